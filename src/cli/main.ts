@@ -1,0 +1,39 @@
+/**
+ * The train-mcp command line: one commander program, one file per command under ./commands.
+ * Every command module exports `register(program)`. Errors the user can fix (TrainMcpError with
+ * usage=true, or commander's own usage errors) print one line and exit with code 2.
+ */
+import { Command, CommanderError } from "commander";
+import { isTrainMcpError } from "../errors.js";
+import { commands } from "./commands/index.js";
+
+export function buildProgram(): Command {
+  const program = new Command("train-mcp")
+    .description("Teach an LLM agent to use any MCP server by reinforcement learning.")
+    .version("0.1.0")
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(str) });
+  for (const register of commands) register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version arrive here as "errors" with exit code 0
+      return e.exitCode === 0 ? 0 : 2;
+    }
+    if (isTrainMcpError(e)) {
+      process.stderr.write(`train-mcp: ${e.message}\n`);
+      return e.usage ? 2 : 1;
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    process.stderr.write(`train-mcp: ${message}\n`);
+    if (process.env.TRAIN_MCP_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The toolbox contract: what every later stage (scenarios, rollouts, rewards) sees of an MCP
+ * server. Transport details stay behind it. See ../shared/ARCHITECTURE.md.
+ */
+import { z } from "zod";
+
+/** A JSON Schema object as the server sent it (validated with ajv, never trusted as typed). */
+export type JsonSchema = Record<string, unknown>;
+
+export const ToolSpecSchema = z.object({
+  name: z.string().describe("tool name as the server declares it"),
+  title: z.string().optional(),
+  description: z.string().default("").describe("the server's description, shown to the model"),
+  inputSchema: z.record(z.string(), z.unknown()).describe("JSON Schema of the arguments"),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+});
+export type ToolSpec = z.infer<typeof ToolSpecSchema>;
+
+/** The OpenAI function-tool shape the chat templates render. */
+export interface OpenAiTool {
+  type: "function";
+  function: { name: string; description: string; parameters: JsonSchema };
+}
+
+/** Why a call failed before or outside the tool itself; absent when the tool ran. */
+export type ToolFaultKind =
+  | "invalid_arguments" // ajv rejected the arguments before sending
+  | "unknown_tool"
+  | "timeout"
+  | "aborted"
+  | "connection" // the server died or the session dropped; the next call reconnects
+  | "protocol"; // a JSON-RPC error from the server
+
+export const ToolResultSchema = z.object({
+  isError: z.boolean().describe("true when the tool reported an error or the call failed"),
+  text: z.string().describe("the result as the policy sees it (normalized, maybe truncated)"),
+  structuredContent: z.unknown().optional(),
+  fault: z
+    .enum(["invalid_arguments", "unknown_tool", "timeout", "aborted", "connection", "protocol"])
+    .optional(),
+  truncated: z.boolean().default(false),
+});
+export type ToolResult = z.infer<typeof ToolResultSchema>;
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** default 30 s */
+  timeoutMs?: number;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+export interface ToolboxStats {
+  calls: number;
+  errors: number;
+  invalidArguments: number;
+  timeouts: number;
+  reconnects: number;
+}
+
+export interface Toolbox {
+  readonly tools: ToolSpec[];
+  /** tools in the OpenAI function shape, for the policy's prompt */
+  openAiTools(): OpenAiTool[];
+  /** never throws for tool-level problems: they come back as a ToolResult with isError */
+  call(name: string, args: unknown, options?: CallOptions): Promise<ToolResult>;
+  /** a fresh server instance (own process, own copy of the working directory) for one rollout */
+  isolated(): Promise<Toolbox>;
+  stats(): ToolboxStats;
+  close(): Promise<void>;
+}

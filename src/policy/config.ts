@@ -1,0 +1,92 @@
+/**
+ * The model config, read from a Hugging Face `config.json` (Qwen2/Qwen2.5/Qwen3/Llama share the
+ * decoder-only shape). Field names are the HF ones; odd defaults are commented. Invariants are
+ * checked once here, with messages, so the model code can trust them.
+ */
+import { z } from "zod";
+
+export const HfConfigSchema = z
+  .object({
+    model_type: z.string().default("llama").describe("qwen2 | qwen3 | llama | train-mcp-tiny"),
+    vocab_size: z.number().int().positive(),
+    hidden_size: z.number().int().positive(),
+    intermediate_size: z.number().int().positive(),
+    num_hidden_layers: z.number().int().positive(),
+    num_attention_heads: z.number().int().positive(),
+    // Llama/Qwen default: no GQA unless the config says so
+    num_key_value_heads: z.number().int().positive().optional(),
+    // Qwen3 sets head_dim explicitly (it need not equal hidden/heads); others derive it
+    head_dim: z.number().int().positive().optional(),
+    rms_norm_eps: z.number().positive().default(1e-6),
+    rope_theta: z.number().positive().default(10000),
+    max_position_embeddings: z.number().int().positive().default(2048),
+    tie_word_embeddings: z.boolean().default(false),
+    // Qwen2 has q/k/v biases and no config flag for them; Llama/Qwen3 use attention_bias
+    attention_bias: z.boolean().optional(),
+    // Qwen3 normalizes q and k per head before RoPE
+    use_qk_norm: z.boolean().optional(),
+    hidden_act: z.string().default("silu"),
+    bos_token_id: z.number().int().nullable().optional(),
+    eos_token_id: z.union([z.number().int(), z.array(z.number().int())]).nullable().optional(),
+    torch_dtype: z.string().optional(),
+  })
+  .passthrough();
+export type HfConfig = z.infer<typeof HfConfigSchema>;
+
+/** The resolved config the engines use: every derived size computed once. */
+export interface ModelConfig {
+  modelType: string;
+  vocabSize: number;
+  hiddenSize: number; // D
+  intermediateSize: number;
+  numLayers: number;
+  numHeads: number; // H
+  numKvHeads: number;
+  headDim: number;
+  rmsNormEps: number;
+  ropeTheta: number;
+  maxPositions: number;
+  tieWordEmbeddings: boolean;
+  qkvBias: boolean;
+  qkNorm: boolean;
+  eosTokenIds: number[];
+  /** the config.json fields as read, for writing checkpoints back unchanged */
+  raw: HfConfig;
+}
+
+export function resolveConfig(input: unknown, where = "config.json"): ModelConfig {
+  const parsed = HfConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${where}: field "${issue.path.join(".")}": ${issue.message}`);
+  }
+  const c = parsed.data;
+  const numKvHeads = c.num_key_value_heads ?? c.num_attention_heads;
+  const headDim = c.head_dim ?? c.hidden_size / c.num_attention_heads;
+  const check = (ok: boolean, msg: string) => {
+    if (!ok) throw new Error(`${where}: ${msg}`);
+  };
+  check(Number.isInteger(headDim), `hidden_size ${c.hidden_size} is not divisible by num_attention_heads ${c.num_attention_heads}`);
+  check(c.num_attention_heads % numKvHeads === 0, `num_attention_heads ${c.num_attention_heads} is not divisible by num_key_value_heads ${numKvHeads}`);
+  check(headDim % 2 === 0, `head_dim ${headDim} must be even for rotary embeddings`);
+  check(c.hidden_act === "silu", `hidden_act "${c.hidden_act}" is not supported (expected "silu")`);
+  const eos = c.eos_token_id;
+  return {
+    modelType: c.model_type,
+    vocabSize: c.vocab_size,
+    hiddenSize: c.hidden_size,
+    intermediateSize: c.intermediate_size,
+    numLayers: c.num_hidden_layers,
+    numHeads: c.num_attention_heads,
+    numKvHeads,
+    headDim,
+    rmsNormEps: c.rms_norm_eps,
+    ropeTheta: c.rope_theta,
+    maxPositions: c.max_position_embeddings,
+    tieWordEmbeddings: c.tie_word_embeddings,
+    qkvBias: c.attention_bias ?? c.model_type === "qwen2",
+    qkNorm: c.use_qk_norm ?? c.model_type === "qwen3",
+    eosTokenIds: eos == null ? [] : Array.isArray(eos) ? eos : [eos],
+    raw: c,
+  };
+}

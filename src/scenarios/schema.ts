@@ -1,0 +1,72 @@
+/**
+ * The scenario format: one task for the agent, one JSON object per line of a .jsonl file.
+ * This zod schema is the single source of truth; the types below are derived from it.
+ */
+import { z } from "zod";
+
+/** A check on a piece of text: the agent's final answer, or a state-check tool's result. */
+export const AnswerCheckSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("exact"),
+    value: z.string().describe("the whole answer, compared after trimming"),
+    caseSensitive: z.boolean().default(false),
+  }),
+  z.object({
+    kind: z.literal("numeric"),
+    value: z.number().describe("the expected number; the first number in the answer that is within tolerance passes"),
+    tolerance: z.number().nonnegative().default(1e-6).describe("absolute tolerance"),
+    relTolerance: z.number().nonnegative().default(0).describe("relative tolerance"),
+  }),
+  z.object({
+    kind: z.literal("contains"),
+    value: z.string().describe("substring the answer must contain"),
+    caseSensitive: z.boolean().default(false),
+  }),
+  z.object({
+    kind: z.literal("regex"),
+    pattern: z.string().describe("JavaScript regular expression the answer must match"),
+    flags: z.string().default("i"),
+  }),
+  z.object({
+    kind: z.literal("json_subset"),
+    value: z.unknown().describe("every key/value here must appear in the JSON parsed from the answer"),
+  }),
+]);
+export type AnswerCheck = z.infer<typeof AnswerCheckSchema>;
+
+/** A tool call to run on the server after the rollout, and what its result must satisfy. */
+export const StateCheckSchema = z.object({
+  kind: z.literal("state"),
+  tool: z.string().describe("tool to call after the rollout, on the rollout's own server instance"),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+  expect: AnswerCheckSchema.describe("check applied to the tool result's text"),
+});
+export type StateCheck = z.infer<typeof StateCheckSchema>;
+
+export const ExpectedSchema = z.union([AnswerCheckSchema, StateCheckSchema]);
+export type Expected = z.infer<typeof ExpectedSchema>;
+
+export const ReferenceCallSchema = z.object({
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+});
+export type ReferenceCall = z.infer<typeof ReferenceCallSchema>;
+
+export const ReferenceSolutionSchema = z.object({
+  calls: z.array(ReferenceCallSchema).describe("tool calls in order; one per assistant turn"),
+  answer: z.string().describe("the final answer text after the calls"),
+});
+export type ReferenceSolution = z.infer<typeof ReferenceSolutionSchema>;
+
+export const ScenarioSchema = z.object({
+  id: z.string().min(1).describe("unique within the file"),
+  task: z.string().min(1).describe("the user message"),
+  difficulty: z.number().int().min(1).max(5),
+  split: z.enum(["train", "test"]),
+  tags: z.array(z.string()).default([]),
+  server: z.string().optional().describe("which bundled server or target the scenario is for"),
+  expected: z.array(ExpectedSchema).optional().describe("all must pass for success"),
+  reference: ReferenceSolutionSchema.optional(),
+});
+export type Scenario = z.infer<typeof ScenarioSchema>;
+export type ScenarioInput = z.input<typeof ScenarioSchema>;

@@ -1,0 +1,98 @@
+/**
+ * A small real HTTP server that speaks the OpenAI chat-completions protocol on 127.0.0.1, for
+ * tests of code that calls an OpenAI-compatible endpoint (the LLM scenario generator, the RULER
+ * judge) through the real `openai` client. The test supplies the replies; the server records
+ * every request so the test can check what was sent. Not a mock of our code: the client, HTTP
+ * and JSON all run for real.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ChatRequest {
+  model: string;
+  messages: Array<{ role: string; content: unknown }>;
+  response_format?: { type: string; json_schema?: { name?: string; schema?: unknown; strict?: boolean } };
+  [key: string]: unknown;
+}
+
+/** What a handler returns: the assistant's text, or an HTTP failure to send instead. */
+export type ChatReply =
+  | { content: string; finishReason?: string }
+  | { status: number; error: string }
+  | { hangMs: number };
+
+export type ChatHandler = (request: ChatRequest, index: number) => ChatReply | Promise<ChatReply>;
+
+export interface ChatServer {
+  url: string; // base URL, e.g. http://127.0.0.1:PORT/v1
+  requests: ChatRequest[];
+  headers: http.IncomingHttpHeaders[];
+  close(): Promise<void>;
+}
+
+export async function startChatServer(handler: ChatHandler): Promise<ChatServer> {
+  const requests: ChatRequest[] = [];
+  const headers: http.IncomingHttpHeaders[] = [];
+  const sockets = new Set<import("node:net").Socket>();
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(body));
+    };
+    if (req.method === "GET" && req.url === "/v1/models") {
+      return send(200, { object: "list", data: [{ id: "test-model", object: "model", owned_by: "test" }] });
+    }
+    if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+      return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
+    }
+    let body: ChatRequest;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequest;
+    } catch {
+      return send(400, { error: { message: "invalid JSON body" } });
+    }
+    const index = requests.length;
+    requests.push(body);
+    headers.push(req.headers);
+    const reply = await handler(body, index);
+    if ("hangMs" in reply) {
+      await new Promise((r) => setTimeout(r, reply.hangMs));
+      if (!res.writableEnded) send(504, { error: { message: "hung" } });
+      return;
+    }
+    if ("status" in reply) return send(reply.status, { error: { message: reply.error, type: "test_error" } });
+    send(200, {
+      id: `chatcmpl-${index}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: reply.content },
+          finish_reason: reply.finishReason ?? "stop",
+          logprobs: null,
+        },
+      ],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    headers,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
