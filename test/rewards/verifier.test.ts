@@ -1,0 +1,100 @@
+/**
+ * The verifier on every expected kind: the five answer checks on the final answer, and a state
+ * check run after the "rollout" on each trajectory's own instance of the real shop fixture server
+ * (stdio, fresh database per isolated instance): the instance where the order was cancelled
+ * passes, the untouched one fails.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "../../src/mcp/connect.js";
+import type { Toolbox } from "../../src/mcp/types.js";
+import { scoreGroup } from "../../src/rewards/combine.js";
+import type { TrajectoryScore } from "../../src/rewards/types.js";
+import { verifierReward } from "../../src/rewards/verifier.js";
+import type { ScenarioInput } from "../../src/scenarios/schema.js";
+import { group, scenario, trajectory } from "./build.js";
+
+async function verify(expected: ScenarioInput["expected"], answer: string, mode?: "all" | "fraction") {
+  const s = scenario({ expected });
+  const t = trajectory({ answer });
+  return (await verifierReward({ mode }).score(t, { scenario: s, group: group([t]), index: 0 })) as TrajectoryScore;
+}
+
+describe("verifier: answer checks", () => {
+  const cases: Array<[string, NonNullable<ScenarioInput["expected"]>[number], string, string]> = [
+    ["exact", { kind: "exact", value: "Paris" }, "paris", "Lyon"],
+    ["numeric", { kind: "numeric", value: 69.93, tolerance: 0.01 }, "The total is $69.93.", "The total is $70.50."],
+    ["contains", { kind: "contains", value: "cancelled" }, "Order 5003 is now Cancelled.", "Order 5003 is placed."],
+    ["regex", { kind: "regex", pattern: "order\\s+#?5003" }, "Done: order #5003", "Done: order 5002"],
+    ["json_subset", { kind: "json_subset", value: { status: "cancelled" } }, '{"order_id":5003,"status":"cancelled"}', '{"status":"placed"}'],
+  ];
+  for (const [kind, check, good, bad] of cases) {
+    it(`${kind}: 1 and success on a match, 0 otherwise, with a detail`, async () => {
+      const pass = await verify([check], good);
+      expect(pass.score).toBe(1);
+      expect(pass.success).toBe(true);
+      const fail = await verify([check], bad);
+      expect(fail.score).toBe(0);
+      expect(fail.success).toBe(false);
+      expect(fail.detail).toMatch(/0\/1 passed/);
+    });
+  }
+
+  it("all vs fraction over several checks", async () => {
+    const checks: NonNullable<ScenarioInput["expected"]> = [
+      { kind: "contains", value: "5003" },
+      { kind: "contains", value: "cancelled" },
+    ];
+    expect((await verify(checks, "order 5003 placed")).score).toBe(0);
+    const partial = await verify(checks, "order 5003 placed", "fraction");
+    expect(partial.score).toBe(0.5);
+    expect(partial.success).toBe(false);
+  });
+
+  it("has no score for a scenario without expectations", async () => {
+    const t = trajectory({ answer: "x" });
+    const r = await verifierReward().score(t, { scenario: scenario(), group: group([t]), index: 0 });
+    expect(r).toEqual({ missing: expect.stringMatching(/no expected outcomes/) });
+  });
+});
+
+describe("verifier: state check on the real shop fixture", () => {
+  let base: Toolbox;
+  const instances: Toolbox[] = [];
+  beforeAll(async () => {
+    base = await connect("fixture:shop");
+    instances.push(await base.isolated(), await base.isolated());
+  });
+  afterAll(async () => {
+    await Promise.all(instances.map((i) => i.close()));
+    await base?.close();
+  });
+
+  it("passes on the instance the rollout changed and fails on the untouched one", async () => {
+    // "Rollout" 0 cancels the order on its own server; rollout 1 only claims to.
+    const cancelled = await instances[0].call("cancel_order", { order_id: 5003 });
+    expect(cancelled.isError).toBe(false);
+    const s = scenario({
+      expected: [
+        { kind: "state", tool: "get_order", arguments: { order_id: 5003 }, expect: { kind: "json_subset", value: { status: "cancelled" } } },
+        { kind: "contains", value: "cancelled" },
+      ],
+    });
+    const g = group([
+      trajectory({ steps: [{ name: "cancel_order", args: { order_id: 5003 } }], answer: "Order 5003 is cancelled." }),
+      trajectory({ steps: [], answer: "Order 5003 is cancelled." }),
+    ]);
+    const scored = await scoreGroup(g, s, [verifierReward()], { stateTarget: (i) => instances[i] });
+    expect(scored.group.trajectories.map((t) => t.rewards.verifier)).toEqual([1, 0]);
+    expect(scored.group.trajectories.map((t) => t.success)).toEqual([true, false]);
+    expect(scored.breakdown[1].details.verifier).toMatch(/1\/2 passed.*✗ state get_order/);
+    expect(scored.stats.failures).toEqual({});
+  });
+
+  it("a state check without a target scores 0 and is counted as a failure, not thrown", async () => {
+    const s = scenario({ expected: [{ kind: "state", tool: "get_order", arguments: { order_id: 5003 }, expect: { kind: "contains", value: "x" } }] });
+    const scored = await scoreGroup(group([trajectory({ answer: "x" })]), s, [verifierReward()]);
+    expect(scored.group.trajectories[0].rewards.verifier).toBe(0);
+    expect(scored.stats.failures.verifier).toBe(1);
+    expect(scored.stats.errors[0].message).toMatch(/no stateTarget/);
+  });
+});
