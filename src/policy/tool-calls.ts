@@ -1,0 +1,208 @@
+/**
+ * Tool calls in model output, in the Hermes format the Qwen chat templates use:
+ *
+ *   <tool_call>
+ *   {"name": "add", "arguments": {"a": 1, "b": 2}}
+ *   </tool_call>
+ *
+ * possibly several, possibly malformed. `parseToolCalls` returns the calls it could read, the
+ * free text outside them, the reasoning inside <think> blocks, and one precise error per problem
+ * ("tool_call 2: invalid JSON at position 17: expected ',' or '}' after a property value, got
+ * 'x'") — it never throws. Recovery is lenient where intent is plain (a missing </tool_call> at
+ * the end, arguments given as JSON text, a "parameters" key, a ```json fence, an array of calls
+ * in one tag) and each leniency that departs from the format is still reported as an error with
+ * its own kind, so a format reward can count them. `formatToolCall` writes the exact text the
+ * Qwen template renders for a call, for supervised targets.
+ */
+import { pythonJson, scanJson } from "./json-scan.js";
+
+export const TOOL_CALL_OPEN = "<tool_call>";
+export const TOOL_CALL_CLOSE = "</tool_call>";
+const THINK_OPEN = "<think>";
+const THINK_CLOSE = "</think>";
+
+export interface ParsedToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export type ToolCallErrorKind =
+  | "unclosed" // <tool_call> without </tool_call>; the call was still read when its JSON was whole
+  | "stray_close" // </tool_call> without an opening tag (removed from the content)
+  | "empty" // nothing inside the tags
+  | "invalid_json"
+  | "trailing_text" // text after the JSON inside the tags (the call was still read)
+  | "not_object" // the JSON is not an object (or an array of objects)
+  | "missing_name"
+  | "bad_arguments"; // arguments neither an object nor JSON text of an object
+
+export interface ToolCallError {
+  /** 1-based number of the <tool_call> tag in the text (0 for problems outside any tag) */
+  index: number;
+  kind: ToolCallErrorKind;
+  /** "tool_call 2: invalid JSON at position 17: ..." (position within the tag's body) */
+  message: string;
+  /** character offset of the problem in the whole text */
+  offset: number;
+}
+
+export interface ParsedOutput {
+  /** the text outside tool calls and <think> blocks, trimmed */
+  content: string;
+  /** the text inside <think> blocks, trimmed and joined by blank lines ("" when none) */
+  reasoning: string;
+  calls: ParsedToolCall[];
+  errors: ToolCallError[];
+}
+
+/** Splits off <think>…</think> blocks. A lone </think> closes a block the prompt opened. */
+function splitThinking(text: string): { visible: Array<{ text: string; offset: number }>; reasoning: string[] } {
+  const visible: Array<{ text: string; offset: number }> = [];
+  const reasoning: string[] = [];
+  let pos = 0;
+  const firstOpen = text.indexOf(THINK_OPEN);
+  const firstClose = text.indexOf(THINK_CLOSE);
+  if (firstClose >= 0 && (firstOpen < 0 || firstClose < firstOpen)) {
+    // Qwen3's generation prompt may end inside a think block: all before </think> is thought
+    reasoning.push(text.slice(0, firstClose));
+    pos = firstClose + THINK_CLOSE.length;
+  }
+  while (pos <= text.length) {
+    const open = text.indexOf(THINK_OPEN, pos);
+    if (open < 0) {
+      visible.push({ text: text.slice(pos), offset: pos });
+      break;
+    }
+    visible.push({ text: text.slice(pos, open), offset: pos });
+    const close = text.indexOf(THINK_CLOSE, open + THINK_OPEN.length);
+    if (close < 0) {
+      // unclosed (truncated) thought: the rest is reasoning, calls in it are not acted upon
+      reasoning.push(text.slice(open + THINK_OPEN.length));
+      break;
+    }
+    reasoning.push(text.slice(open + THINK_OPEN.length, close));
+    pos = close + THINK_CLOSE.length;
+  }
+  return { visible, reasoning: reasoning.map((r) => r.trim()).filter((r) => r.length > 0) };
+}
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+}
+
+/** Reads the call objects in one tag body; pushes calls and errors. */
+function readBody(body: string, bodyOffset: number, index: number, calls: ParsedToolCall[], errors: ToolCallError[]): void {
+  const err = (kind: ToolCallErrorKind, message: string, at: number) =>
+    errors.push({ index, kind, message: `tool_call ${index}: ${message}`, offset: bodyOffset + at });
+  // a markdown fence around the JSON is a common slip: look inside it
+  let start = 0;
+  let end = body.length;
+  const fence = /^\s*```[a-zA-Z]*\s*\n?/.exec(body);
+  if (fence) {
+    start = fence[0].length;
+    const close = body.lastIndexOf("```");
+    if (close >= start) end = close;
+  }
+  let i = start;
+  const skipWs = () => {
+    while (i < end && /\s/.test(body[i])) i++;
+  };
+  skipWs();
+  if (i >= end) return void err("empty", "empty tool call", i);
+  while (i < end) {
+    const scan = scanJson(body.slice(0, end), i);
+    if (!scan.ok) return void err("invalid_json", `invalid JSON at position ${scan.pos}: ${scan.message}`, scan.pos);
+    const items = Array.isArray(scan.value) ? scan.value : [scan.value];
+    for (const item of items) readCall(item, i, err, calls);
+    i = scan.end;
+    skipWs();
+    if (i < end && body[i] !== "{" && body[i] !== "[") {
+      return void err("trailing_text", `unexpected text after the JSON at position ${i}: ${JSON.stringify(body.slice(i, i + 20))}`, i);
+    }
+  }
+}
+
+function readCall(
+  item: unknown,
+  at: number,
+  err: (kind: ToolCallErrorKind, message: string, at: number) => void,
+  calls: ParsedToolCall[],
+): void {
+  if (item === null || typeof item !== "object" || Array.isArray(item)) {
+    return err("not_object", `expected a JSON object {"name": ..., "arguments": {...}}, got ${describe(item)}`, at);
+  }
+  const o = item as Record<string, unknown>;
+  // some models nest the OpenAI shape: {"function": {"name", "arguments"}}
+  const f = o.function !== null && typeof o.function === "object" && !Array.isArray(o.function) && !("name" in o) ? (o.function as Record<string, unknown>) : o;
+  if (typeof f.name !== "string" || f.name.trim() === "") {
+    return err("missing_name", f.name === undefined ? 'missing "name"' : `"name" must be a non-empty string, got ${describe(f.name)}`, at);
+  }
+  const raw = "arguments" in f ? f.arguments : "parameters" in f ? f.parameters : {};
+  let args: unknown = raw;
+  if (typeof raw === "string") {
+    // arguments as JSON text (the OpenAI wire shape): accept it when it holds an object
+    const inner = raw.trim() === "" ? { ok: true as const, value: {}, end: 0 } : scanJson(raw);
+    if (!inner.ok) return err("bad_arguments", `"arguments" is a string but not JSON: position ${inner.pos}: ${inner.message}`, at);
+    if (raw.slice(inner.end).trim() !== "") return err("bad_arguments", `"arguments" string has text after its JSON at position ${inner.end}`, at);
+    args = inner.value;
+  }
+  if (args === null || typeof args !== "object" || Array.isArray(args)) {
+    return err("bad_arguments", `"arguments" must be an object, got ${describe(args)}`, at);
+  }
+  calls.push({ name: f.name, arguments: args as Record<string, unknown> });
+}
+
+/** Parses model output; never throws. */
+export function parseToolCalls(text: string): ParsedOutput {
+  const calls: ParsedToolCall[] = [];
+  const errors: ToolCallError[] = [];
+  const content: string[] = [];
+  let index = 0;
+  try {
+    const { visible, reasoning } = splitThinking(text);
+    for (const part of visible) {
+      let pos = 0;
+      const t = part.text;
+      for (;;) {
+        const open = t.indexOf(TOOL_CALL_OPEN, pos);
+        const seg = t.slice(pos, open < 0 ? t.length : open);
+        // closing tags with no opening tag: reported and dropped from the content
+        for (let at = seg.indexOf(TOOL_CALL_CLOSE); at >= 0; at = seg.indexOf(TOOL_CALL_CLOSE, at + 1)) {
+          errors.push({ index: 0, kind: "stray_close", message: `${TOOL_CALL_CLOSE} without ${TOOL_CALL_OPEN}`, offset: part.offset + pos + at });
+        }
+        const kept = seg.split(TOOL_CALL_CLOSE).join("");
+        content.push(kept);
+        if (open < 0) break;
+        index++;
+        const bodyStart = open + TOOL_CALL_OPEN.length;
+        const close = t.indexOf(TOOL_CALL_CLOSE, bodyStart);
+        const nextOpen = t.indexOf(TOOL_CALL_OPEN, bodyStart);
+        let bodyEnd: number;
+        if (close >= 0 && (nextOpen < 0 || close < nextOpen)) {
+          bodyEnd = close;
+          pos = close + TOOL_CALL_CLOSE.length;
+        } else {
+          bodyEnd = nextOpen >= 0 ? nextOpen : t.length;
+          pos = bodyEnd;
+          errors.push({ index, kind: "unclosed", message: `tool_call ${index}: missing ${TOOL_CALL_CLOSE}`, offset: part.offset + bodyEnd });
+        }
+        readBody(t.slice(bodyStart, bodyEnd), part.offset + bodyStart, index, calls, errors);
+      }
+    }
+    return { content: content.join("").trim(), reasoning: reasoning.join("\n\n"), calls, errors };
+  } catch (e) {
+    // a bug here must not kill a rollout: report it as data
+    errors.push({ index: 0, kind: "invalid_json", message: `tool-call parser failed: ${(e as Error).message}`, offset: 0 });
+    return { content: text.trim(), reasoning: "", calls, errors };
+  }
+}
+
+/**
+ * The exact text the Qwen templates render for one call (the name printed as is, the arguments
+ * through `tojson`): `<tool_call>\n{"name": "add", "arguments": {"a": 1}}\n</tool_call>`.
+ */
+export function formatToolCall(name: string, args: Record<string, unknown>): string {
+  return `${TOOL_CALL_OPEN}\n{"name": "${name}", "arguments": ${pythonJson(args)}}\n${TOOL_CALL_CLOSE}`;
+}
