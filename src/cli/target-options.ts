@@ -1,0 +1,66 @@
+/**
+ * The target flags every command that talks to an MCP server shares, and their translation to
+ * `connect()` arguments. Parsing errors are TrainMcpError("ConfigInvalid") naming the flag, so
+ * the CLI prints one line and exits 2.
+ */
+import { Command, Option } from "commander";
+import { TrainMcpError } from "../errors.js";
+import type { ConnectOptions } from "../mcp/options.js";
+
+export interface TargetFlags {
+  server: string;
+  env?: string[];
+  cwd?: string;
+  header?: string[];
+  timeout?: string;
+  serverLog?: string;
+  inheritEnv?: "safe" | "all" | "none";
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function addTargetOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption("-s, --server <target>", "MCP server: http(s)://URL, stdio:<command line>, a command line, or fixture:<name>")
+    .option("-e, --env <K=V>", "environment variable for a stdio server (repeatable)", collect)
+    .option("--cwd <dir>", "working directory of a stdio server")
+    .option("-H, --header <'K: V'>", "extra HTTP header, e.g. 'Authorization: Bearer …' (repeatable)", collect)
+    .option("--timeout <ms>", "per-call timeout in milliseconds (default 30000)")
+    .option("--server-log <file>", "file for the stdio server's stderr (default: a file in the temp dir)")
+    .addOption(
+      new Option("--inherit-env <mode>", "environment a stdio server inherits: safe (PATH, HOME, locale…), all, none")
+        .choices(["safe", "all", "none"])
+        .default("safe"),
+    );
+}
+
+export function connectArgs(flags: TargetFlags): { target: string; options: ConnectOptions } {
+  const env: Record<string, string> = {};
+  for (const kv of flags.env ?? []) {
+    const i = kv.indexOf("=");
+    if (i <= 0) throw new TrainMcpError("ConfigInvalid", `--env expects K=V, got "${kv}"`);
+    env[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  const headers: Record<string, string> = {};
+  for (const h of flags.header ?? []) {
+    const i = h.indexOf(":");
+    if (i <= 0) throw new TrainMcpError("ConfigInvalid", `--header expects 'Name: value', got a value without a colon`);
+    headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
+  let timeoutMs: number | undefined;
+  if (flags.timeout !== undefined) {
+    timeoutMs = Number(flags.timeout);
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TrainMcpError("ConfigInvalid", `--timeout expects milliseconds > 0, got "${flags.timeout}"`);
+  }
+  return {
+    target: flags.server,
+    options: {
+      env,
+      headers,
+      cwd: flags.cwd,
+      timeoutMs,
+      serverLog: flags.serverLog,
+      inheritEnv: flags.inheritEnv,
+    },
+  };
+}

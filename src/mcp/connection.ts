@@ -1,0 +1,192 @@
+/**
+ * One live MCP session with one server instance: an SDK Client over a stdio child, Streamable
+ * HTTP, or legacy SSE. For HTTP targets it follows the MCP spec's backwards-compatibility rule
+ * (2025-03-26 "Transports", §Backwards Compatibility): POST the initialize request to the URL;
+ * if that answers 4xx, GET the same URL as a legacy HTTP+SSE endpoint.
+ *
+ * A Connection marks itself `dead` when its transport closes (child exited, SSE stream lost);
+ * the toolbox then reconnects on the next call. Pending requests on a dead connection are
+ * rejected by the SDK's Protocol (`ConnectionClosed`), which the toolbox maps to fault
+ * "connection".
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { TrainMcpError } from "../errors.js";
+import { StdioTransport } from "./stdio-transport.js";
+
+export type LaunchSpec =
+  | { kind: "http"; url: string; headers: Record<string, string>; label: string }
+  | {
+      kind: "stdio";
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd?: string;
+      logPath: string;
+      label: string;
+    };
+
+export type TransportKind = "stdio" | "streamable-http" | "sse";
+
+const CLIENT_INFO = { name: "train-mcp", version: "0.1.0" };
+
+// Errors the SDK's HTTP transports report through onerror when a stream is gone for good (or
+// its responses are): pending calls on it would otherwise wait for their timeout.
+const FATAL_STREAM_ERROR = /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts|SSE error/;
+
+export class Connection {
+  dead = false;
+  /** why the connection died, for error messages */
+  deathReason = "";
+
+  private constructor(
+    readonly client: Client,
+    readonly transport: Transport,
+    readonly kind: TransportKind,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.transport instanceof StdioTransport ? this.transport.pid : undefined;
+  }
+
+  get junkLines(): number {
+    return this.transport instanceof StdioTransport ? this.transport.junkLines : 0;
+  }
+
+  describeFailure(): string {
+    if (this.transport instanceof StdioTransport) return this.transport.describeFailure();
+    return this.deathReason;
+  }
+
+  private watch(): void {
+    this.client.onclose = () => {
+      if (!this.dead) this.markDead("connection closed");
+    };
+    this.client.onerror = (error: Error) => {
+      if (this.kind !== "stdio" && !this.dead && FATAL_STREAM_ERROR.test(error.message)) {
+        this.markDead(error.message);
+        // closing rejects every pending request now instead of at its timeout
+        this.client.close().catch(() => {});
+      }
+    };
+  }
+
+  markDead(reason: string): void {
+    this.dead = true;
+    this.deathReason ||= reason;
+  }
+
+  async close(): Promise<void> {
+    this.dead = true;
+    this.deathReason ||= "closed by the client";
+    try {
+      if (this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId) {
+        // polite session end (spec: DELETE with the session id); servers may answer 405
+        await withTimeout(this.transport.terminateSession(), 2000).catch(() => {});
+      }
+      await this.client.close();
+    } catch {
+      /* closing twice or a transport already gone */
+    }
+    await this.transport.close().catch(() => {});
+  }
+
+  static async open(spec: LaunchSpec, connectTimeoutMs: number): Promise<Connection> {
+    return spec.kind === "stdio" ? openStdio(spec, connectTimeoutMs) : openHttp(spec, connectTimeoutMs);
+  }
+
+  /** @internal used by the open functions below */
+  static make(client: Client, transport: Transport, kind: TransportKind): Connection {
+    const c = new Connection(client, transport, kind);
+    c.watch();
+    deliverResponsesLast(transport);
+    return c;
+  }
+}
+
+/**
+ * The SDK's Protocol runs notification handlers a microtask late but handles responses at once,
+ * and drops a request's progress handler with its response: a server's last progress
+ * notification, sent just before the result, was lost. Delivering responses one macrotask later
+ * lets every notification that arrived before them run first.
+ */
+function deliverResponsesLast(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message, extra) => {
+    if ("result" in message || "error" in message) setImmediate(() => deliver(message, extra));
+    else deliver(message, extra);
+  };
+}
+
+async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs: number): Promise<Connection> {
+  const transport = new StdioTransport({
+    command: spec.command,
+    args: spec.args,
+    env: spec.env,
+    cwd: spec.cwd,
+    logPath: spec.logPath,
+  });
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  try {
+    await client.connect(transport, { timeout: timeoutMs });
+  } catch (e) {
+    await transport.close().catch(() => {});
+    // the exit status / spawn error says more than the SDK's "Connection closed"
+    const why = transport.describeFailure();
+    const what = /^(spawn |server )/.test(why) ? why : `${message(e)} (${why})`;
+    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: ${what}`, true, { cause: e });
+  }
+  return Connection.make(client, transport, "stdio");
+}
+
+async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: number): Promise<Connection> {
+  const url = new URL(spec.url);
+  const requestInit: RequestInit = { headers: spec.headers };
+  const streamable = new StreamableHTTPClientTransport(url, { requestInit });
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  let firstError: unknown;
+  try {
+    await client.connect(streamable, { timeout: timeoutMs });
+    return Connection.make(client, streamable, "streamable-http");
+  } catch (e) {
+    firstError = e;
+    await client.close().catch(() => {});
+  }
+  const status = firstError instanceof StreamableHTTPError ? firstError.code : undefined;
+  if (status === undefined || status < 400 || status >= 500) {
+    throw new TrainMcpError("ServerUnreachable", `cannot reach MCP server at ${spec.url}: ${message(firstError)}`, true, {
+      cause: firstError,
+    });
+  }
+  // 4xx on the Streamable HTTP handshake: try the 2024-11-05 HTTP+SSE transport on the same URL
+  const sse = new SSEClientTransport(url, { requestInit });
+  const sseClient = new Client(CLIENT_INFO, { capabilities: {} });
+  try {
+    await sseClient.connect(sse, { timeout: timeoutMs });
+    return Connection.make(sseClient, sse, "sse");
+  } catch (e) {
+    await sseClient.close().catch(() => {});
+    throw new TrainMcpError(
+      "ServerUnreachable",
+      `cannot reach MCP server at ${spec.url}: Streamable HTTP answered ${status} and legacy SSE failed: ${message(e)}`,
+      true,
+      { cause: e },
+    );
+  }
+}
+
+function message(e: unknown): string {
+  if (e instanceof Error) {
+    const cause = (e as { cause?: unknown }).cause;
+    // undici's "fetch failed" hides the reason (ECONNREFUSED…) in `cause`
+    return cause instanceof Error && e.message === "fetch failed" ? `${e.message} (${cause.message})` : e.message;
+  }
+  return String(e);
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  return Promise.race([p, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms).unref())]);
+}

@@ -1,0 +1,197 @@
+/**
+ * A stdio client transport for MCP servers nobody here wrote. It follows the SDK's
+ * StdioClientTransport (client/stdio.ts: spawn without a shell, newline-delimited JSON-RPC on
+ * stdin/stdout) and differs where third-party servers demand it:
+ * - the child runs in its own process group, so close() also ends grandchildren (`npx x`,
+ *   `sh -c`, `uv run` wrappers) and nothing is left behind;
+ * - stdout lines that are not JSON-RPC (servers that log to stdout) are skipped and counted,
+ *   never fatal (the SDK reports them through onerror; here they only bump `junkLines`);
+ * - stderr goes to a log file, not the user's terminal, and its tail is kept in memory so a
+ *   server that dies on start-up can be explained in one line;
+ * - close() is quick: stdin end, a short grace, then SIGTERM and SIGKILL to the group.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { dirname } from "node:path";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { trackChild, untrackChild } from "./children.js";
+
+export interface StdioTransportParams {
+  command: string;
+  args: string[];
+  /** full environment of the child (the caller decides what to inherit) */
+  env: Record<string, string>;
+  /** working directory; default: this process's cwd */
+  cwd?: string;
+  /** file the child's stderr is appended to */
+  logPath: string;
+  /** largest stdout line kept in memory before it is dropped as junk; default 64 MiB */
+  maxLineBytes?: number;
+}
+
+const STDERR_TAIL_CHARS = 2000;
+
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  /** stdout lines that were not JSON-RPC messages */
+  junkLines = 0;
+  private child?: ChildProcess;
+  private log?: WriteStream;
+  private buffer: Buffer = Buffer.alloc(0);
+  private stderrTail = "";
+  private exited = false;
+  private exitInfo = "";
+  private closing = false;
+  private exitPromise?: Promise<void>;
+
+  constructor(private readonly params: StdioTransportParams) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** last stderr output and exit status, for one-line error messages */
+  describeFailure(): string {
+    // the last lines that say something: skip stack frames, blank lines and Node's version
+    const said = this.stderrTail.split("\n").map((l) => l.trim()).filter((l) => l && !/^(at |Node\.js v|\^+$)/.test(l));
+    const tail = said.slice(-2).join(" | ").slice(0, 400);
+    const parts = [this.exitInfo, tail ? `stderr: ${tail}` : "", `log: ${this.params.logPath}`];
+    return parts.filter(Boolean).join("; ");
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error("StdioTransport already started");
+    const { command, args, env, cwd, logPath } = this.params;
+    mkdirSync(dirname(logPath), { recursive: true });
+    this.log = createWriteStream(logPath, { flags: "a" });
+    this.log.on("error", () => {}); // a broken log must never break the session
+    this.log.write(`--- ${new Date().toISOString()} start: ${[command, ...args].join(" ")}\n`);
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, args, {
+        env,
+        cwd,
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        detached: true, // own process group: close() signals the whole group
+        windowsHide: true,
+      });
+      this.child = child;
+      this.exitPromise = new Promise((res) => child.once("close", () => res()));
+      child.once("error", (error) => {
+        this.exited = true;
+        this.exitInfo = error.message; // e.g. "spawn foo ENOENT"
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.once("spawn", () => {
+        if (child.pid) trackChild(child.pid);
+        this.log?.write(`--- pid ${child.pid}\n`);
+        resolve();
+      });
+      child.once("exit", (code, signal) => {
+        this.exited = true;
+        this.exitInfo = signal ? `server killed by ${signal}` : `server exited with code ${code}`;
+      });
+      child.once("close", () => {
+        this.exited = true;
+        if (child.pid) {
+          untrackChild(child.pid);
+          killGroup(child.pid, "SIGKILL"); // leftovers of a wrapper that exited first
+        }
+        this.log?.write(`--- ${this.exitInfo || "closed"}\n`);
+        this.log?.end();
+        this.onclose?.();
+      });
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => this.onData(chunk));
+      child.stderr?.on("data", (chunk: Buffer) => {
+        this.log?.write(chunk);
+        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+      });
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    for (;;) {
+      const nl = this.buffer.indexOf(0x0a);
+      if (nl === -1) break;
+      const line = this.buffer.toString("utf8", 0, nl).replace(/\r$/, "");
+      this.buffer = this.buffer.subarray(nl + 1);
+      this.onLine(line);
+    }
+    const max = this.params.maxLineBytes ?? 64 * 1024 * 1024;
+    if (this.buffer.length > max) {
+      // an endless line without a newline: drop it rather than grow without bound
+      this.buffer = Buffer.alloc(0);
+      this.junkLines++;
+    }
+  }
+
+  private onLine(line: string): void {
+    if (line.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch {
+      this.junkLines++;
+      this.log?.write(`[stdout, not JSON-RPC] ${line.slice(0, 500)}\n`);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (!stdin || this.exited || stdin.destroyed) {
+        reject(new Error(`Not connected (${this.exitInfo || "server not running"})`));
+        return;
+      }
+      if (stdin.write(JSON.stringify(message) + "\n")) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || this.closing) return this.exitPromise;
+    this.closing = true;
+    const waitExit = (ms: number) =>
+      Promise.race([this.exitPromise, new Promise<void>((r) => setTimeout(r, ms).unref())]);
+    if (!this.exited) {
+      try {
+        child.stdin?.end();
+      } catch {
+        /* already gone */
+      }
+      await waitExit(300);
+    }
+    if (!this.exited && child.pid) {
+      killGroup(child.pid, "SIGTERM");
+      await waitExit(1500);
+    }
+    if (!this.exited && child.pid) {
+      killGroup(child.pid, "SIGKILL");
+      await waitExit(1000);
+    }
+    if (child.pid) killGroup(child.pid, "SIGKILL");
+  }
+}
+
+/** Signals the child's whole process group; falls back to the child alone. */
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Target parsing: the one string a user types after `--server` becomes a typed TargetSpec.
+ * Forms: `http(s)://…` (Streamable HTTP, legacy SSE fallback), `stdio:<command line>` or a bare
+ * command line (spawned over stdio), `fixture:<name>` (a bundled fixture server over stdio).
+ * Command lines are split like a POSIX shell splits words (quotes and backslashes), but no
+ * shell runs: no globbing, no variable expansion, no pipes (the MCP SDK's stdio transport also
+ * spawns without a shell).
+ */
+import { TrainMcpError } from "../errors.js";
+
+export type TargetSpec =
+  | { kind: "http"; url: string }
+  | { kind: "stdio"; command: string; args: string[] }
+  | { kind: "fixture"; name: string };
+
+export function parseTarget(target: string): TargetSpec {
+  const t = target.trim();
+  if (t === "") throw new TrainMcpError("ConfigInvalid", "--server: empty target (expected a URL, stdio:<command>, fixture:<name> or a command line)");
+  if (/^https?:\/\//i.test(t)) {
+    try {
+      return { kind: "http", url: new URL(t).toString() };
+    } catch {
+      throw new TrainMcpError("ConfigInvalid", `--server: not a valid URL: ${t}`);
+    }
+  }
+  if (t.startsWith("fixture:")) {
+    const name = t.slice("fixture:".length).trim();
+    if (!name) throw new TrainMcpError("ConfigInvalid", "--server: fixture: needs a name, e.g. fixture:calculator");
+    return { kind: "fixture", name };
+  }
+  const line = t.startsWith("stdio:") ? t.slice("stdio:".length) : t;
+  const words = splitCommandLine(line);
+  if (words.length === 0) throw new TrainMcpError("ConfigInvalid", "--server: stdio: needs a command line");
+  return { kind: "stdio", command: words[0], args: words.slice(1) };
+}
+
+/** Splits a command line into words: '…' literal, "…" with \" \\ escapes, \x outside quotes. */
+export function splitCommandLine(line: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  let inWord = false;
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote === "'") {
+      if (c === "'") quote = null;
+      else word += c;
+    } else if (quote === '"') {
+      if (c === '"') quote = null;
+      else if (c === "\\" && (line[i + 1] === '"' || line[i + 1] === "\\")) word += line[++i];
+      else word += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      inWord = true;
+    } else if (c === "\\" && i + 1 < line.length) {
+      word += line[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (quote) throw new TrainMcpError("ConfigInvalid", `--server: unterminated ${quote} quote in command line: ${line}`);
+  if (inWord) words.push(word);
+  return words;
+}
+
+/** A short human label for messages and log headers (never includes header values). */
+export function describeTarget(spec: TargetSpec): string {
+  if (spec.kind === "http") return spec.url;
+  if (spec.kind === "fixture") return `fixture:${spec.name}`;
+  return [spec.command, ...spec.args].join(" ");
+}

@@ -1,0 +1,282 @@
+/**
+ * McpToolbox: the Toolbox contract (types.ts) over one server instance. A call is checked
+ * (known tool, arguments valid under the tool's inputSchema), waits for a concurrency slot,
+ * goes out as `tools/call`, and comes back normalized. Nothing tool-level throws: failures
+ * become ToolResults with a `fault`, counted in stats(), because for the policy a failed call
+ * is an observation (verifiers' tool_env habit).
+ *
+ * Faults: a dead connection (stdio child exited, HTTP stream lost) fails the calls in flight
+ * with fault "connection"; the next call starts a new instance (same command, same working
+ * copy) and counts a reconnect.
+ *
+ * Isolation: for stdio targets isolated() spawns a new process (in a fresh copy of templateDir
+ * when given). HTTP servers cannot be forked from here, so isolated() on an HTTP target returns
+ * a view sharing this toolbox's session: its close() leaves the session open. `isolation`
+ * says which one you got.
+ */
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { TrainMcpError } from "../errors.js";
+import { Connection, type LaunchSpec, type TransportKind } from "./connection.js";
+import { normalizeResult } from "./normalize.js";
+import type { ResolvedOptions } from "./options.js";
+import { Semaphore } from "./semaphore.js";
+import { listAllTools, toOpenAiTool } from "./tool-list.js";
+import type { CallOptions, OpenAiTool, Toolbox, ToolboxStats, ToolFaultKind, ToolResult, ToolSpec } from "./types.js";
+import { ArgumentValidator } from "./validate.js";
+
+// Looser than the SDK's CallToolResultSchema: unknown content block types from newer or odd
+// servers are rendered as placeholders instead of failing the whole call.
+const LooseCallResultSchema = z.looseObject({
+  content: z.array(z.unknown()).optional(),
+  structuredContent: z.unknown().optional(),
+  isError: z.boolean().optional(),
+});
+
+/** state shared by a toolbox and its isolated siblings: the tool list and compiled validators */
+interface Shared {
+  tools: ToolSpec[];
+  byName: Map<string, ToolSpec>;
+  validator: ArgumentValidator;
+}
+
+export class McpToolbox implements Toolbox {
+  /** "process": isolated() gives a new server process; "shared": it shares this session (HTTP) */
+  readonly isolation: "process" | "shared";
+  private readonly semaphore: Semaphore;
+  private readonly counters = { calls: 0, errors: 0, invalidArguments: 0, timeouts: 0, reconnects: 0 };
+  private junkFromClosed = 0;
+  private reconnecting?: Promise<Connection>;
+  private readonly isolatedChildren = new Set<McpToolbox>();
+  private closed = false;
+
+  private constructor(
+    private readonly launch: LaunchSpec,
+    private readonly options: ResolvedOptions,
+    private readonly shared: Shared,
+    private conn: Connection,
+    /** temp copy of templateDir owned by this instance, removed on close */
+    private readonly workDir: string | undefined,
+  ) {
+    this.semaphore = new Semaphore(options.maxConcurrency);
+    this.isolation = launch.kind === "stdio" ? "process" : "shared";
+  }
+
+  /** Starts one server instance (with its own working copy if templateDir is set). */
+  static async start(launch: LaunchSpec, options: ResolvedOptions, shared?: Shared): Promise<McpToolbox> {
+    let workDir: string | undefined;
+    let spec = launch;
+    if (launch.kind === "stdio" && options.templateDir) {
+      workDir = await mkdtemp(join(tmpdir(), "train-mcp-work-"));
+      try {
+        await cp(options.templateDir, workDir, { recursive: true });
+      } catch (e) {
+        await rm(workDir, { recursive: true, force: true });
+        throw new TrainMcpError("IoFailed", `cannot copy templateDir ${options.templateDir}: ${(e as Error).message}`);
+      }
+      spec = { ...launch, cwd: workDir };
+    }
+    let conn: Connection | undefined;
+    try {
+      conn = await Connection.open(spec, options.connectTimeoutMs);
+      let s = shared;
+      if (!s) {
+        const tools = await listAllTools(conn.client, options.connectTimeoutMs);
+        s = { tools, byName: new Map(tools.map((t) => [t.name, t])), validator: new ArgumentValidator() };
+      }
+      return new McpToolbox(spec, options, s, conn, workDir);
+    } catch (e) {
+      await conn?.close();
+      if (workDir) await rm(workDir, { recursive: true, force: true });
+      if (e instanceof TrainMcpError) throw e;
+      throw new TrainMcpError("ServerUnreachable", `cannot list tools of ${launch.label}: ${(e as Error).message}`, true, { cause: e });
+    }
+  }
+
+  get tools(): ToolSpec[] {
+    return this.shared.tools;
+  }
+
+  /** how the current session talks to the server */
+  get transportKind(): TransportKind {
+    return this.conn.kind;
+  }
+
+  /** pid of the current stdio server process (undefined for HTTP) */
+  get pid(): number | undefined {
+    return this.conn.pid;
+  }
+
+  /** the working copy of templateDir this instance runs in, if any */
+  get workingDirectory(): string | undefined {
+    return this.workDir;
+  }
+
+  /** file the stdio server's stderr goes to (undefined for HTTP) */
+  get serverLog(): string | undefined {
+    return this.launch.kind === "stdio" ? this.launch.logPath : undefined;
+  }
+
+  openAiTools(): OpenAiTool[] {
+    return this.shared.tools.map(toOpenAiTool);
+  }
+
+  stats(): ToolboxStats & { junkLines: number } {
+    return { ...this.counters, junkLines: this.junkFromClosed + this.conn.junkLines };
+  }
+
+  async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
+    this.counters.calls++;
+    const result = await this.callOnce(name, args, options);
+    if (result.isError) this.counters.errors++;
+    if (result.fault === "invalid_arguments") this.counters.invalidArguments++;
+    if (result.fault === "timeout") this.counters.timeouts++;
+    return result;
+  }
+
+  private async callOnce(name: string, args: unknown, options: CallOptions): Promise<ToolResult> {
+    if (this.closed) return fault("connection", "the toolbox is closed");
+    const tool = this.shared.byName.get(name);
+    if (!tool) {
+      const known = this.shared.tools.map((t) => t.name).join(", ");
+      return fault("unknown_tool", `unknown tool "${name}"; known tools: ${known || "(none)"}`);
+    }
+    const check = this.shared.validator.check(name, tool.inputSchema, args);
+    if (!check.ok) return fault("invalid_arguments", `invalid arguments for ${name}: ${check.message}`);
+
+    const { signal } = options;
+    let release: () => void;
+    try {
+      release = await this.semaphore.acquire(signal);
+    } catch {
+      return fault("aborted", `call to ${name} aborted before it was sent`);
+    }
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    let conn: Connection | undefined;
+    const send = async (c: Connection) =>
+      c.client.request({ method: "tools/call", params: { name, arguments: check.args } }, LooseCallResultSchema, {
+        signal,
+        timeout: timeoutMs,
+        // progress resets the timeout (slow tools that report progress are alive); the total
+        // is still capped so a tool cannot hold a rollout forever by chattering
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: Math.max(timeoutMs, options.timeoutMs !== undefined ? 4 * timeoutMs : this.options.maxTotalTimeoutMs),
+        onprogress: (p) => options.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
+      });
+    try {
+      conn = await this.live();
+      if (signal?.aborted) return fault("aborted", `call to ${name} aborted`);
+      let raw;
+      try {
+        raw = await send(conn);
+      } catch (e) {
+        if (!sessionExpired(e)) throw e;
+        conn.markDead("session expired (HTTP 404)");
+        conn = await this.live();
+        raw = await send(conn);
+      }
+      return normalizeResult(raw, this.options.maxOutputChars);
+    } catch (e) {
+      return this.classify(e, name, timeoutMs, conn, signal);
+    } finally {
+      release();
+    }
+  }
+
+  private classify(e: unknown, name: string, timeoutMs: number, conn: Connection | undefined, signal?: AbortSignal): ToolResult {
+    if (signal?.aborted) return fault("aborted", `call to ${name} aborted`);
+    const msg = e instanceof Error ? e.message : String(e);
+    if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+      return fault("timeout", `call to ${name} timed out after ${timeoutMs} ms`);
+    }
+    const connectionLost = !conn || conn.dead || !(e instanceof McpError) || e.code === ErrorCode.ConnectionClosed;
+    if (connectionLost) {
+      conn?.markDead(msg);
+      const why = conn?.describeFailure();
+      return fault("connection", `connection to the server lost during ${name}: ${msg}${why ? ` (${why})` : ""}; the next call reconnects`);
+    }
+    // a JSON-RPC error answer: keep the server's code and message (McpError's message has both)
+    return fault("protocol", msg);
+  }
+
+  /** the current connection, or a new instance if it died (one reconnect shared by all callers) */
+  private live(): Promise<Connection> {
+    if (!this.conn.dead) return Promise.resolve(this.conn);
+    if (!this.reconnecting) {
+      const old = this.conn;
+      this.reconnecting = (async () => {
+        this.junkFromClosed += old.junkLines;
+        await old.close();
+        const fresh = await Connection.open(this.launch, this.options.connectTimeoutMs);
+        if (this.closed) {
+          await fresh.close();
+          throw new Error("the toolbox is closed");
+        }
+        this.conn = fresh;
+        this.counters.reconnects++;
+        return fresh;
+      })().finally(() => {
+        this.reconnecting = undefined;
+      });
+    }
+    return this.reconnecting;
+  }
+
+  async isolated(): Promise<Toolbox> {
+    if (this.closed) throw new TrainMcpError("ServerUnreachable", "isolated() on a closed toolbox", false);
+    if (this.isolation === "shared") return sharedView(this);
+    const child = await McpToolbox.start(this.launch, this.options, this.shared);
+    this.isolatedChildren.add(child);
+    child.onClose = () => this.isolatedChildren.delete(child);
+    return child;
+  }
+
+  private onClose?: () => void;
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.isolatedChildren].map((c) => c.close()));
+    await this.reconnecting?.catch(() => undefined);
+    await this.conn.close();
+    if (this.workDir) await rm(this.workDir, { recursive: true, force: true }).catch(() => {});
+    this.onClose?.();
+  }
+}
+
+/**
+ * HTTP 404 on a request carrying a session id: the server forgot the session (restarted). The
+ * spec says start a new session; the call was never run, so it is resent once. Servers built on
+ * the SDK's example answer 400 "No valid session ID" instead, so that counts too.
+ */
+function sessionExpired(e: unknown): boolean {
+  if (!(e instanceof StreamableHTTPError)) return false;
+  return e.code === 404 || (e.code === 400 && /session/i.test(e.message));
+}
+
+function fault(kind: ToolFaultKind, text: string): ToolResult {
+  return { isError: true, text, fault: kind, truncated: false };
+}
+
+/** isolated() for HTTP targets: same session, own close() that leaves the session open */
+function sharedView(parent: McpToolbox): Toolbox {
+  let closed = false;
+  const view: Toolbox = {
+    get tools() {
+      return parent.tools;
+    },
+    openAiTools: () => parent.openAiTools(),
+    call: (name, args, options) =>
+      closed ? Promise.resolve(fault("connection", "the toolbox is closed")) : parent.call(name, args, options),
+    isolated: () => parent.isolated(),
+    stats: () => parent.stats(),
+    close: async () => {
+      closed = true;
+    },
+  };
+  return view;
+}

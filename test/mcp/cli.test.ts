@@ -1,0 +1,114 @@
+/**
+ * The real CLI (`node bin/train-mcp.mjs`) for `tools`, `call` and the no-argument default:
+ * output shapes and exit codes 0 (success), 1 (the tool reported an error) and 2 (the user's
+ * input was wrong: bad JSON, unknown tool, unreachable server, a command that does not exist),
+ * always one line on stderr and never a stack trace.
+ */
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEverything, stdioTarget, type HttpServer } from "../servers/launch.js";
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["bin/train-mcp.mjs", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function oneCleanLine(stderr: string): void {
+  const lines = stderr.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^train-mcp: /);
+  expect(stderr).not.toMatch(/\n\s+at /);
+}
+
+let http: HttpServer;
+const everything = stdioTarget("everything");
+beforeAll(async () => {
+  http = await startEverything("http");
+});
+afterAll(async () => {
+  await http?.close();
+});
+
+describe.concurrent("train-mcp CLI", () => {
+  it("tools prints a table of a fixture's tools", async () => {
+    const r = await cli("tools", "--server", "fixture:calculator");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^TOOL\s+REQUIRED ARGS\s+DESCRIPTION/);
+    expect(r.stdout).toMatch(/calculate\s+expression\s+Evaluate/);
+  });
+
+  it("tools --json prints name, description and inputSchema of every tool", async () => {
+    const r = await cli("tools", "--server", everything, "--json");
+    expect(r.code).toBe(0);
+    const tools = JSON.parse(r.stdout) as Array<{ name: string; description: string; inputSchema: { type: string } }>;
+    expect(tools).toHaveLength(18);
+    expect(Object.keys(tools[0]).sort()).toEqual(["description", "inputSchema", "name"]);
+    expect(tools[1]).toMatchObject({ name: "order", inputSchema: { type: "object" } });
+  });
+
+  it("call --json prints {isError, text, structuredContent}", async () => {
+    const r = await cli("call", "--server", "fixture:calculator", "calculate", '{"expression":"2+2"}', "--json");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ isError: false, text: "4", structuredContent: { result: 4 } });
+  });
+
+  it("call passes --env to a stdio server and --header to an HTTP one", async () => {
+    const env = await cli("call", "-s", everything, "--env", "FOO=bar=baz", "env", '{"name":"FOO"}');
+    expect(env).toMatchObject({ code: 0, stdout: "bar=baz\n" });
+    const auth = await cli("call", "-s", http.url, "-H", "Authorization: Bearer abc", "auth");
+    expect(auth).toMatchObject({ code: 0, stdout: "Bearer abc\n" });
+  });
+
+  it("call exits 1 when the tool reports an error", async () => {
+    const r = await cli("call", "--server", everything, "fail", "{}");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("the warehouse is closed");
+  });
+
+  it("exits 2 with one line for bad JSON, unknown tools and invalid arguments", async () => {
+    const bad = await cli("call", "-s", everything, "echo", "{text:");
+    expect(bad.code).toBe(2);
+    oneCleanLine(bad.stderr);
+    expect(bad.stderr).toContain("not valid JSON");
+    const unknown = await cli("call", "-s", everything, "ehco", "{}");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown tool "ehco"');
+    const invalid = await cli("call", "-s", everything, "slow", '{"steps":"many","ms":1}');
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain("/steps: must be integer");
+  });
+
+  it("exits 2 with one line for an unreachable server or a missing command", async () => {
+    const down = await cli("tools", "-s", "http://127.0.0.1:9/mcp");
+    expect(down.code).toBe(2);
+    oneCleanLine(down.stderr);
+    expect(down.stderr).toContain("cannot reach MCP server at http://127.0.0.1:9/mcp");
+    const missing = await cli("tools", "-s", "stdio:train-mcp-no-such-command --flag");
+    expect(missing.code).toBe(2);
+    oneCleanLine(missing.stderr);
+    expect(missing.stderr).toContain("spawn train-mcp-no-such-command ENOENT");
+    const crash = await cli("tools", "-s", `${process.execPath} -e "console.error('boom: bad config'); process.exit(3)"`);
+    expect(crash.code).toBe(2);
+    oneCleanLine(crash.stderr);
+    expect(crash.stderr).toContain("server exited with code 3; stderr: boom: bad config");
+  });
+
+  it("with no arguments lists the calculator's tools and makes one call", async () => {
+    const r = await cli();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Tools of fixture:calculator");
+    expect(r.stdout).toMatch(/→ 1157\.625/);
+  });
+});

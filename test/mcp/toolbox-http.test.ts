@@ -1,0 +1,103 @@
+/**
+ * The toolbox over HTTP against test/servers/everything.ts in real child processes: Streamable
+ * HTTP with headers, progress and a session that drops mid-call (server killed, restarted on the
+ * same port, reconnected), and a legacy HTTP+SSE-only server reached through the 4xx fallback.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { connect, type McpToolbox } from "../../src/mcp/connect.js";
+import { isTrainMcpError } from "../../src/errors.js";
+import { startEverything, type HttpServer } from "../servers/launch.js";
+
+const servers: HttpServer[] = [];
+const toolboxes: McpToolbox[] = [];
+afterAll(async () => {
+  await Promise.all(toolboxes.map((t) => t.close()));
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+async function serve(mode: "http" | "sse", port = 0, ...extra: string[]): Promise<HttpServer> {
+  const s = await startEverything(mode, port, ...extra);
+  servers.push(s);
+  return s;
+}
+
+async function open(url: string, options = {}): Promise<McpToolbox> {
+  const tb = await connect(url, { headers: { Authorization: "Bearer test-token" }, ...options });
+  toolboxes.push(tb);
+  return tb;
+}
+
+describe.each(["http", "sse"] as const)("over %s", (mode) => {
+  it("lists, validates, calls with headers and passes progress", async () => {
+    const server = await serve(mode);
+    const tb = await open(server.url);
+    expect(tb.transportKind).toBe(mode === "http" ? "streamable-http" : "sse");
+    expect(tb.tools).toHaveLength(18);
+    expect(await tb.call("echo", { text: `via ${mode}` })).toMatchObject({ isError: false, text: `via ${mode}` });
+    expect((await tb.call("auth", {})).text).toBe("Bearer test-token");
+    expect(await tb.call("order", { customer: {}, items: [], shipping: "x" })).toMatchObject({ fault: "invalid_arguments" });
+    const seen: number[] = [];
+    expect(await tb.call("slow", { steps: 3, ms: 30 }, { onProgress: (p) => seen.push(p.progress) })).toMatchObject({ isError: false });
+    expect(seen).toEqual([1, 2, 3]);
+    expect(await tb.call("sleep", { ms: 2000 }, { timeoutMs: 200 })).toMatchObject({ fault: "timeout" });
+    const w = await tb.call("weather", { city: "Lima" });
+    expect(w.structuredContent).toEqual({ city: "Lima", temp: 21.5, unit: "C" });
+  });
+});
+
+describe("faults and isolation over HTTP", () => {
+  it("fails the in-flight call when the session drops and reconnects on the next call", async () => {
+    const first = await serve("http");
+    const port = new URL(first.url).port;
+    const tb = await open(first.url);
+    expect(await tb.call("counter_inc", {})).toMatchObject({ text: "1" });
+    const inFlight = tb.call("sleep", { ms: 5000 });
+    await new Promise((r) => setTimeout(r, 200));
+    await first.close(); // SIGKILL: the response stream breaks
+    expect(await inFlight).toMatchObject({ isError: true, fault: "connection" });
+    // while nobody listens the next call fails too, without throwing
+    expect(await tb.call("echo", { text: "x" })).toMatchObject({ fault: "connection" });
+    await serve("http", Number(port));
+    expect(await tb.call("counter_get", {})).toMatchObject({ isError: false, text: "0" }); // a new server, a new session
+    expect(tb.stats().reconnects).toBe(1);
+  });
+
+  it("starts a new session at once when a restarted server answers 404 for the old one", async () => {
+    const first = await serve("http", 0, "--no-get");
+    const tb = await open(first.url);
+    expect(await tb.call("counter_inc", {})).toMatchObject({ text: "1" });
+    await first.close();
+    await serve("http", Number(new URL(first.url).port), "--no-get");
+    // no call was in flight: the stale session is replaced without failing this call
+    expect(await tb.call("counter_get", {})).toMatchObject({ isError: false, text: "0" });
+    expect(tb.stats()).toMatchObject({ reconnects: 1, errors: 0 });
+  });
+
+  it("shares the session for isolated() (an HTTP server cannot be forked) and keeps it open on the view's close", async () => {
+    const server = await serve("http");
+    const tb = await open(server.url);
+    expect(tb.isolation).toBe("shared");
+    const view = await tb.isolated();
+    expect(await view.call("counter_inc", {})).toMatchObject({ text: "1" });
+    expect(await tb.call("counter_get", {})).toMatchObject({ text: "1" });
+    await view.close();
+    expect(await view.call("echo", { text: "x" })).toMatchObject({ fault: "connection" });
+    expect(await tb.call("echo", { text: "parent still open" })).toMatchObject({ isError: false });
+  });
+
+  it("throws one clear ServerUnreachable error when nothing listens", async () => {
+    const server = await serve("http");
+    const url = server.url;
+    await server.close();
+    const err = await connect(url).catch((e: unknown) => e);
+    expect(isTrainMcpError(err) && err.code).toBe("ServerUnreachable");
+    expect((err as Error).message).toMatch(/cannot reach MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp: fetch failed \(.*ECONNREFUSED/);
+  });
+
+  it("names both attempts when Streamable HTTP answers 4xx and SSE fails too", async () => {
+    const server = await serve("sse");
+    const wrong = server.url.replace(/\/sse$/, "/nothing-here");
+    const err = await connect(wrong, { connectTimeoutMs: 5000 }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/Streamable HTTP answered 405 and legacy SSE failed/);
+  });
+});

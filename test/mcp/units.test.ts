@@ -1,0 +1,101 @@
+/**
+ * The pure parts of the MCP layer, without servers: target parsing, command-line splitting,
+ * result normalization edge cases, schema dialects in the validator, the semaphore.
+ */
+import { describe, expect, it } from "vitest";
+import { normalizeResult, truncate } from "../../src/mcp/normalize.js";
+import { Semaphore } from "../../src/mcp/semaphore.js";
+import { parseTarget, splitCommandLine } from "../../src/mcp/target.js";
+import { ArgumentValidator } from "../../src/mcp/validate.js";
+import { connectArgs } from "../../src/cli/target-options.js";
+
+describe("targets", () => {
+  it("recognizes URLs, fixtures, stdio: and bare command lines", () => {
+    expect(parseTarget("https://example.com/mcp")).toEqual({ kind: "http", url: "https://example.com/mcp" });
+    expect(parseTarget("fixture:shop")).toEqual({ kind: "fixture", name: "shop" });
+    expect(parseTarget("stdio:npx -y server --root '/tmp/a b'")).toEqual({ kind: "stdio", command: "npx", args: ["-y", "server", "--root", "/tmp/a b"] });
+    expect(parseTarget("python3 server.py")).toEqual({ kind: "stdio", command: "python3", args: ["server.py"] });
+  });
+
+  it("splits command lines like a shell, without running one", () => {
+    expect(splitCommandLine(`a "b c" 'd "e"' f\\ g "h\\"i" ''`)).toEqual(["a", "b c", 'd "e"', "f g", 'h"i', ""]);
+    expect(splitCommandLine("  x   $HOME  *.ts ")).toEqual(["x", "$HOME", "*.ts"]);
+    expect(() => splitCommandLine("a 'b")).toThrow(/unterminated ' quote/);
+    expect(() => parseTarget("stdio:  ")).toThrow(/needs a command line/);
+  });
+
+  it("turns CLI flags into connect options, with clear errors", () => {
+    const { options } = connectArgs({ server: "x", env: ["A=1", "B=x=y"], header: ["Authorization: Bearer t:k"], timeout: "500" });
+    expect(options).toMatchObject({ env: { A: "1", B: "x=y" }, headers: { Authorization: "Bearer t:k" }, timeoutMs: 500 });
+    expect(() => connectArgs({ server: "x", env: ["NOEQUALS"] })).toThrow(/--env expects K=V/);
+    expect(() => connectArgs({ server: "x", header: ["secret-without-colon"] })).toThrow(/--header expects/);
+    // a header value is never echoed back in an error
+    expect(() => connectArgs({ server: "x", header: ["secret-without-colon"] })).not.toThrow(/secret/);
+    expect(() => connectArgs({ server: "x", timeout: "soon" })).toThrow(/--timeout/);
+  });
+});
+
+describe("normalization", () => {
+  it("handles empty, error-only and unknown content", () => {
+    expect(normalizeResult({ content: [] }).text).toBe("(no output)");
+    expect(normalizeResult({ content: [], isError: true })).toMatchObject({ isError: true, text: expect.stringContaining("without a message") });
+    expect(normalizeResult({ content: [{ type: "hologram", data: "…" }] }).text).toBe("[hologram content]");
+    expect(normalizeResult({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }).text).toBe("a\nb");
+  });
+
+  it("shows structured content once, only when the text does not already carry it", () => {
+    expect(normalizeResult({ content: [{ type: "text", text: '{"b":2,"a":1}' }], structuredContent: { a: 1, b: 2 } }).text).toBe('{"b":2,"a":1}');
+    expect(normalizeResult({ content: [{ type: "text", text: "42" }], structuredContent: { answer: 42 } }).text).toBe("42");
+    expect(normalizeResult({ content: [{ type: "text", text: "ok" }], structuredContent: { answer: 42 } }).text).toBe('ok\n{"answer":42}');
+    expect(normalizeResult({ structuredContent: { answer: 42 } }).text).toBe('{"answer":42}');
+  });
+
+  it("truncates exactly past the limit", () => {
+    expect(truncate("abcdef", 6)).toEqual({ text: "abcdef", truncated: false });
+    expect(truncate("abcdefg", 6)).toEqual({ text: "abcdef\n…[truncated 1 chars]", truncated: true });
+    const r = normalizeResult({ content: [{ type: "text", text: "y".repeat(50) }] }, 10);
+    expect(r).toMatchObject({ truncated: true, text: "yyyyyyyyyy\n…[truncated 40 chars]" });
+  });
+});
+
+describe("validator", () => {
+  const v = new ArgumentValidator();
+
+  it("compiles 2019-09 and 2020-12 schemas, and tools sharing an $id", () => {
+    const s2020 = { $schema: "https://json-schema.org/draft/2020-12/schema", $id: "same", type: "object", prefixItems: [], properties: { n: { type: "number", exclusiveMinimum: 0 } } };
+    const s2019 = { $schema: "https://json-schema.org/draft/2019-09/schema", $id: "same", type: "object", properties: { s: { type: "string", maxLength: 2 } } };
+    expect(v.check("a", s2020, { n: 0 })).toEqual({ ok: false, message: "/n: must be > 0" });
+    expect(v.check("b", s2019, { s: "abc" })).toEqual({ ok: false, message: "/s: must NOT have more than 2 characters" });
+    expect(v.check("b", s2019, { s: "ab" }).ok).toBe(true);
+  });
+
+  it("leaves validation to the server when a schema cannot be compiled", () => {
+    const broken = { type: "object", properties: { x: { $ref: "#/definitions/missing" } } };
+    expect(v.check("broken", broken, { x: 1 })).toEqual({ ok: true, args: { x: 1 } });
+  });
+
+  it("caps the list of errors", () => {
+    const schema = { type: "object", properties: Object.fromEntries("abcdefg".split("").map((k) => [k, { type: "string" }])) };
+    const r = v.check("many", schema, Object.fromEntries("abcdefg".split("").map((k) => [k, 1])));
+    expect(r.ok === false && r.message).toMatch(/^\/a: must be string; .*\(2 more\)$/);
+  });
+});
+
+describe("semaphore", () => {
+  it("limits holders and lets an aborted waiter leave the queue", async () => {
+    const s = new Semaphore(1);
+    const first = await s.acquire();
+    const ac = new AbortController();
+    const aborted = s.acquire(ac.signal);
+    const third = s.acquire();
+    ac.abort();
+    await expect(aborted).rejects.toBeDefined();
+    expect(s.inFlight).toBe(1);
+    first();
+    const release3 = await third;
+    expect(s.inFlight).toBe(1);
+    release3();
+    release3(); // releasing twice frees one slot only
+    expect(s.inFlight).toBe(0);
+  });
+});

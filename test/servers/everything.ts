@@ -1,0 +1,242 @@
+/**
+ * A test-only MCP server exercising what third-party servers do: paginated tools/list, raw JSON
+ * Schemas in draft-07 and 2020-12 with nested objects, arrays, enums, optional fields and an
+ * unknown format; progress notifications; slow tools; huge output; image/audio/resource content;
+ * isError results; outputSchema + structuredContent; in-memory state; junk on stdout; crashes.
+ * Written on the SDK's low-level Server so every wire detail is under the test's control.
+ *
+ *   node --import tsx test/servers/everything.ts                 stdio
+ *   node --import tsx test/servers/everything.ts --http 0        Streamable HTTP at /mcp
+ *   node --import tsx test/servers/everything.ts --sse 0         legacy HTTP+SSE only, at /sse
+ *   --no-get          (HTTP) answer 405 to GET: no standalone SSE stream
+ *   --junk-on-start   print non-JSON lines on stdout before serving (stdio)
+ * HTTP modes print `listening on http://127.0.0.1:PORT/<path>` on stderr.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+
+const PAGE = 4;
+const argv = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+
+const obj = (properties: Record<string, object>, required: string[] = [], extra: Record<string, unknown> = {}) => ({
+  type: "object" as const,
+  properties,
+  required,
+  ...extra,
+});
+
+const TOOLS: Tool[] = [
+  { name: "echo", description: "Echo the text back.", inputSchema: obj({ text: { type: "string" } }, ["text"]) },
+  {
+    name: "order",
+    description: "Place an order: customer, line items and shipping speed.",
+    inputSchema: {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      ...obj(
+        {
+          customer: obj({ name: { type: "string", minLength: 1 }, email: { type: "string", format: "email" } }, ["name"]),
+          items: {
+            type: "array",
+            minItems: 1,
+            items: obj({ sku: { type: "string" }, qty: { type: "integer", minimum: 1 } }, ["sku", "qty"], { additionalProperties: false }),
+          },
+          shipping: { type: "string", enum: ["standard", "express"] },
+          note: { type: "string", format: "x-house-style" },
+        },
+        ["customer", "items", "shipping"],
+      ),
+    },
+  },
+  {
+    name: "slow",
+    description: "Takes `steps` steps of `ms` each, reporting progress.",
+    inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", ...obj({ steps: { type: "integer" }, ms: { type: "integer" } }, ["steps", "ms"]) },
+  },
+  { name: "sleep", description: "Sleeps ms milliseconds, silently.", inputSchema: obj({ ms: { type: "integer" } }, ["ms"]) },
+  { name: "big", description: "Returns `chars` characters.", inputSchema: obj({ chars: { type: "integer" } }, ["chars"]) },
+  { name: "image", description: "Returns a PNG image and a caption.", inputSchema: obj({}) },
+  { name: "media", description: "Returns audio, a resource link and embedded resources.", inputSchema: obj({}) },
+  { name: "fail", description: "Always reports an error.", inputSchema: obj({}) },
+  {
+    name: "weather",
+    description: "Structured weather for a city.",
+    inputSchema: obj({ city: { type: "string" } }, ["city"]),
+    outputSchema: obj({ city: { type: "string" }, temp: { type: "number" }, unit: { type: "string" } }, ["city", "temp", "unit"]),
+  },
+  {
+    name: "stats",
+    description: "Structured numbers, with only a prose summary as text.",
+    inputSchema: obj({}),
+    outputSchema: obj({ mean: { type: "number" } }, ["mean"]),
+  },
+  { name: "counter_inc", description: "Adds one to this server's counter.", inputSchema: obj({}) },
+  { name: "counter_get", description: "Reads this server's counter.", inputSchema: obj({}) },
+  { name: "junk", description: "Prints junk on stdout, then answers.", inputSchema: obj({}) },
+  { name: "auth", description: "The Authorization header of this HTTP request.", inputSchema: obj({}) },
+  { name: "pid", description: "This server's process id.", inputSchema: obj({}) },
+  { name: "env", description: "Reads an environment variable.", inputSchema: obj({ name: { type: "string" } }, ["name"]) },
+  { name: "read", description: "Reads a file in the working directory.", inputSchema: obj({ file: { type: "string" } }, ["file"]) },
+  { name: "write", description: "Writes a file in the working directory.", inputSchema: obj({ file: { type: "string" }, text: { type: "string" } }, ["file", "text"]) },
+];
+
+let counter = 0;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const text = (t: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: t }], isError });
+// 1x1 transparent PNG
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+function makeServer(): Server {
+  const server = new Server({ name: "everything", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async (req) => {
+    const start = Number(req.params?.cursor ?? 0);
+    const next = start + PAGE;
+    return { tools: TOOLS.slice(start, next), ...(next < TOOLS.length ? { nextCursor: String(next) } : {}) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+    const a = (req.params.arguments ?? {}) as Record<string, unknown>;
+    switch (req.params.name) {
+      case "echo":
+        return text(String(a.text));
+      case "order": {
+        const items = a.items as Array<{ sku: string; qty: number }>;
+        return text(`ordered ${items.map((i) => `${i.qty}x${i.sku}`).join(",")} by ${a.shipping}`);
+      }
+      case "slow": {
+        const token = req.params._meta?.progressToken;
+        const steps = Number(a.steps);
+        for (let i = 1; i <= steps; i++) {
+          await sleep(Number(a.ms));
+          if (token !== undefined) {
+            await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps, message: `step ${i}` } });
+          }
+        }
+        return text(`done after ${steps} steps`);
+      }
+      case "sleep":
+        await sleep(Number(a.ms));
+        return text("awake");
+      case "big":
+        return text("x".repeat(Number(a.chars)));
+      case "image":
+        return { content: [{ type: "text", text: "a tiny picture" }, { type: "image", data: PNG, mimeType: "image/png" }] };
+      case "media":
+        return {
+          content: [
+            { type: "audio", data: Buffer.alloc(3000).toString("base64"), mimeType: "audio/wav" },
+            { type: "resource_link", uri: "file:///data/report.csv", name: "report.csv" },
+            { type: "resource", resource: { uri: "mem://notes", mimeType: "text/plain", text: "embedded note" } },
+            { type: "resource", resource: { uri: "mem://blob", mimeType: "application/octet-stream", blob: Buffer.alloc(10).toString("base64") } },
+          ],
+        };
+      case "fail":
+        return text("something went wrong: the warehouse is closed", true);
+      case "weather": {
+        const data = { city: String(a.city), temp: 21.5, unit: "C" };
+        return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
+      }
+      case "stats":
+        return { content: [{ type: "text", text: "the mean is about four" }], structuredContent: { mean: 4.2 } };
+      case "counter_inc":
+        return text(String(++counter));
+      case "counter_get":
+        return text(String(counter));
+      case "junk":
+        process.stdout.write("junk line from a chatty server\n{\"not\":\"jsonrpc\"}\n\n");
+        return text("still here");
+      case "auth":
+        return text(String(extra.requestInfo?.headers?.authorization ?? "(none)"));
+      case "pid":
+        return text(String(process.pid));
+      case "env":
+        return text(process.env[String(a.name)] ?? "(unset)");
+      case "read":
+        return text(await readFile(String(a.file), "utf8"));
+      case "write":
+        await writeFile(String(a.file), String(a.text));
+        return text("written");
+      default:
+        return text(`no such tool ${req.params.name}`, true);
+    }
+  });
+  return server;
+}
+
+async function body(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const s = Buffer.concat(chunks).toString("utf8");
+  return s ? JSON.parse(s) : undefined;
+}
+
+function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>, path: string): void {
+  const http = createServer((req, res) => {
+    handler(req, res).catch((e) => {
+      if (!res.headersSent) res.writeHead(500).end(String(e));
+    });
+  });
+  http.listen(Number(flag("http") ?? flag("sse")), "127.0.0.1", () => {
+    const addr = http.address();
+    const port = typeof addr === "object" && addr ? addr.port : 0;
+    process.stderr.write(`listening on http://127.0.0.1:${port}${path}\n`);
+  });
+}
+
+if (flag("http") !== undefined) {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  listen(async (req, res) => {
+    if (!req.url?.startsWith("/mcp")) return void res.writeHead(404).end();
+    const sid = req.headers["mcp-session-id"];
+    const existing = typeof sid === "string" ? sessions.get(sid) : undefined;
+    if (req.method === "POST") {
+      const msg = await body(req);
+      if (existing) return existing.handleRequest(req, res, msg);
+      // spec: an unknown session id gets 404, so the client starts a new session
+      if (typeof sid === "string") return void res.writeHead(404).end("unknown session");
+      if (!isInitializeRequest(msg)) return void res.writeHead(400).end("no session");
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+      });
+      transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
+      await makeServer().connect(transport);
+      return transport.handleRequest(req, res, msg);
+    }
+    // --no-get: no standalone SSE stream, so a restart is only noticed by a 404 on the next POST
+    if (req.method === "GET" && argv.includes("--no-get")) return void res.writeHead(405).end();
+    if (existing) return existing.handleRequest(req, res);
+    res.writeHead(typeof sid === "string" ? 404 : 400).end();
+  }, "/mcp");
+} else if (flag("sse") !== undefined) {
+  const sessions = new Map<string, SSEServerTransport>();
+  listen(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (url.pathname === "/sse" && req.method === "GET") {
+      const transport = new SSEServerTransport("/messages", res);
+      sessions.set(transport.sessionId, transport);
+      res.on("close", () => sessions.delete(transport.sessionId));
+      await makeServer().connect(transport);
+      return;
+    }
+    if (url.pathname === "/messages" && req.method === "POST") {
+      const t = sessions.get(url.searchParams.get("sessionId") ?? "");
+      if (!t) return void res.writeHead(404).end("unknown session");
+      return t.handlePostMessage(req, res, await body(req));
+    }
+    // a legacy server knows nothing of Streamable HTTP: POST /sse is not allowed
+    res.writeHead(405).end("method not allowed");
+  }, "/sse");
+} else {
+  if (argv.includes("--junk-on-start")) process.stdout.write("Starting everything server v1.0 ...\n");
+  process.stderr.write("everything: stdio server ready\n");
+  await makeServer().connect(new StdioServerTransport());
+}
