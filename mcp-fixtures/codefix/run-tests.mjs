@@ -1,0 +1,40 @@
+// Child-process side of codefix's run_tests: imports every `*.test.js` file in one task folder
+// (argv[2]), runs each exported case (a function; async allowed), and writes one JSON line
+// {cases: [{name, ok, error}]} to stdout. Runs under the sandbox flags of shared/sandbox.ts, so
+// it can only read the workspace.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { inspect } from "node:util";
+
+const taskDir = process.argv[2];
+const cases = [];
+const describe = (e) => {
+  // Assertion errors: "expected X, got Y" reads better than node's multi-line diff.
+  if (e && e.code === "ERR_ASSERTION" && ("expected" in e || "actual" in e)) {
+    return `expected ${inspect(e.expected)}, got ${inspect(e.actual)}`;
+  }
+  return e && typeof e === "object" && "message" in e ? `${e.name ?? "Error"}: ${e.message}` : String(e);
+};
+
+const files = readdirSync(taskDir).filter((f) => f.endsWith(".test.js")).sort();
+for (const file of files) {
+  let suite;
+  try {
+    suite = (await import(pathToFileURL(join(taskDir, file)).href)).default;
+  } catch (e) {
+    // A syntax error in the module under test surfaces here: report it as one failing case.
+    cases.push({ name: `${file} (loading)`, ok: false, error: describe(e) });
+    continue;
+  }
+  for (const [name, fn] of Object.entries(suite ?? {})) {
+    try {
+      await fn();
+      cases.push({ name, ok: true, error: null });
+    } catch (e) {
+      cases.push({ name, ok: false, error: describe(e).split("\n")[0].slice(0, 300) });
+    }
+  }
+}
+process.stdout.write(JSON.stringify({ cases }) + "\n");
+process.exit(0);

@@ -1,0 +1,7 @@
+// The FizzBuzz word for n.
+export function fizzBuzz(n) {
+  if (n % 3 === 0) return "Fizz";
+  if (n % 5 === 0) return "Buzz";
+  if (n % 15 === 0) return "FizzBuzz";
+  return String(n);
+}

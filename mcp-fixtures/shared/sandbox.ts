@@ -1,0 +1,123 @@
+/**
+ * Runs a Node.js script in a locked-down child process; used by code-runner (snippets) and
+ * codefix (test runs of model-edited code).
+ *
+ * Layers, each independent of the others:
+ * - a separate process with an empty environment (no inherited secrets), killed with SIGKILL at
+ *   a wall-clock deadline, its stdout capped;
+ * - the Node permission model (`--experimental-permission` on Node 20, `--permission` on newer):
+ *   file reads only from the listed paths, writes only to the listed paths, no child processes,
+ *   no worker threads, no native addons. It does NOT restrict the network on Node 20;
+ * - `--disallow-code-generation-from-strings` (eval / new Function throw in every realm);
+ * - memory: a V8 heap cap (`--max-old-space-size`) and, on Linux, an address-space cap
+ *   (`ulimit -v`) that also bounds ArrayBuffers and other off-heap allocations.
+ *
+ * Reference: https://nodejs.org/api/permissions.html (process-based permissions).
+ */
+import { spawn } from "node:child_process";
+
+export interface SandboxOptions {
+  /** Absolute path of the script to run (it is added to the readable paths). */
+  script: string;
+  args?: string[];
+  /** Working directory of the child. */
+  cwd: string;
+  /** Paths (files or directories) the child may read; default none besides the script. */
+  readPaths?: string[];
+  /** Paths the child may write; default none. */
+  writePaths?: string[];
+  /** V8 old-space limit in MiB (default 96). */
+  heapMb?: number;
+  /** Address-space limit in MiB, Linux only (default 1024); 0 disables it. */
+  vmemMb?: number;
+  /** Wall-clock limit in ms after which the child is SIGKILLed (default 5000). */
+  timeoutMs: number;
+  /** Written to the child's stdin, which is then closed. */
+  input?: string;
+  /** Stdout bytes kept (default 1 MiB); the child is killed if it writes more. */
+  maxOutputBytes?: number;
+}
+
+export interface SandboxOutcome {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  outputLimitHit: boolean;
+  /** The child died because a memory cap was reached (heap or address space). */
+  outOfMemory: boolean;
+}
+
+/** The permission-model flag for the running Node version. */
+export function permissionFlag(): string {
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  // --permission is stable from 22.13 / 23.5; earlier releases only know the experimental flag.
+  return major > 23 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13) ? "--permission" : "--experimental-permission";
+}
+
+/** Node flags that apply the permission model and the heap cap. */
+export function sandboxNodeFlags(opts: Pick<SandboxOptions, "script" | "readPaths" | "writePaths" | "heapMb">): string[] {
+  return [
+    "--no-warnings",
+    permissionFlag(),
+    ...[opts.script, ...(opts.readPaths ?? [])].map((p) => `--allow-fs-read=${p}`),
+    ...(opts.writePaths ?? []).map((p) => `--allow-fs-write=${p}`),
+    "--disallow-code-generation-from-strings",
+    `--max-old-space-size=${opts.heapMb ?? 96}`,
+  ];
+}
+
+export function runSandboxed(opts: SandboxOptions): Promise<SandboxOutcome> {
+  const nodeArgs = [...sandboxNodeFlags(opts), opts.script, ...(opts.args ?? [])];
+  const vmemMb = opts.vmemMb ?? 1024;
+  const useUlimit = process.platform === "linux" && vmemMb > 0;
+  // `ulimit -v` must be set in the child before exec, so on Linux we go through /bin/sh.
+  const [command, args] = useUlimit
+    ? ["/bin/sh", ["-c", `ulimit -v ${vmemMb * 1024} && exec "$0" "$@"`, process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
+  const maxOut = opts.maxOutputBytes ?? 1024 * 1024;
+
+  return new Promise((resolve) => {
+    const child = spawn(command, args as string[], { cwd: opts.cwd, env: {}, stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let outBytes = 0;
+    let errBytes = 0;
+    let timedOut = false;
+    let outputLimitHit = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, opts.timeoutMs);
+    child.stdout.on("data", (b: Buffer) => {
+      outBytes += b.length;
+      if (outBytes > maxOut) {
+        outputLimitHit = true;
+        child.kill("SIGKILL");
+        return;
+      }
+      out.push(b);
+    });
+    child.stderr.on("data", (b: Buffer) => {
+      errBytes += b.length;
+      if (errBytes <= 64 * 1024) err.push(b);
+    });
+    child.stdin.on("error", () => undefined); // the child may exit before reading its input
+    child.stdin.end(opts.input ?? "");
+    const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+      clearTimeout(timer);
+      const stderr = Buffer.concat(err).toString("utf8");
+      const outOfMemory =
+        !timedOut &&
+        !outputLimitHit &&
+        (/heap limit|out of memory|allocation failed/i.test(stderr) || signal === "SIGABRT" || code === 134);
+      resolve({ stdout: Buffer.concat(out).toString("utf8"), stderr, code, signal, timedOut, outputLimitHit, outOfMemory });
+    };
+    child.once("close", finish);
+    child.once("error", (e) => {
+      err.push(Buffer.from(String(e)));
+      finish(null, null);
+    });
+  });
+}
