@@ -17,10 +17,22 @@ export function buildProgram(): Command {
   return program;
 }
 
+const ROOT_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
+
+/** `train-mcp` alone runs the offline demo; `train-mcp --server X ...` is `train-mcp train ...`. */
+export function routeArgs(argv: string[]): string[] {
+  if (argv.length === 0) return ["demo"];
+  if (argv[0].startsWith("-") && !ROOT_FLAGS.has(argv[0])) {
+    const hasServer = argv.some((a) => a === "-s" || a === "--server" || a.startsWith("--server="));
+    return [hasServer ? "train" : "demo", ...argv];
+  }
+  return argv;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
-    await program.parseAsync(argv, { from: "user" });
+    await program.parseAsync(routeArgs(argv), { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (e) {
     if (e instanceof CommanderError) {

@@ -1,0 +1,254 @@
+/**
+ * `train-mcp train --server <target> ...` (and `train-mcp --server <target>`, the same), plus
+ * `train-mcp demo` (what `train-mcp` with no arguments runs): flags map onto the TRL-named run
+ * config (src/train/config.ts), resolved as flag ?? --config file ?? default. API keys are read
+ * from the environment here, once, and passed down; they never enter the config.
+ */
+import { Command, Option } from "commander";
+import cliProgress from "cli-progress";
+import { TrainMcpError } from "../../errors.js";
+import { parseDangerousPatterns } from "../../rewards/dangerous.js";
+import { readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
+import { DEMO_CONFIG } from "../../train/demo.js";
+import { train, type TrainHooks, type TrainSummary } from "../../train/loop.js";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+interface TrainFlags {
+  server?: string[];
+  config?: string;
+  out?: string;
+  model?: string;
+  scenarios?: string[];
+  steps?: string;
+  groupsPerStep?: string;
+  groupSize?: string;
+  lr?: string;
+  lossType?: string;
+  epsilon?: string;
+  epsilonHigh?: string;
+  beta?: string;
+  maxTurns?: string;
+  maxTokensPerTurn?: string;
+  temperature?: string;
+  loraRank?: string;
+  seed?: string;
+  engine?: string;
+  device?: string;
+  sft?: string;
+  sftSteps?: string;
+  evalSteps?: string;
+  evalN?: string;
+  saveSteps?: string;
+  judgeModel?: string;
+  judgeBaseUrl?: string;
+  dangerousTools?: string[];
+  policyUrl?: string;
+  resume?: string;
+  env?: string[];
+  header?: string[];
+  quiet?: boolean;
+  json?: boolean;
+  jsonl?: boolean;
+}
+
+function num(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new TrainMcpError("ConfigInvalid", `--${flag} expects a number, got "${v}"`);
+  return n;
+}
+
+function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
+  const server = "-s, --server <target>";
+  const serverHelp = "MCP server (URL, command line, stdio:..., fixture:NAME); repeat to train on several";
+  (serverRequired ? cmd.option(server, serverHelp, collect) : cmd.option(server, serverHelp, collect))
+    .option("--config <file>", "JSON run config (TRL GRPOConfig names); flags override it")
+    .option("-o, --out <dir>", "run directory (default runs/<date>-<time>)")
+    .option("--model <dir|default>", 'a Hugging Face model folder, or "default" (the built-in tiny model)')
+    .option("--scenarios <file|auto>", "scenario file (.jsonl), repeatable; auto: bundled or generated", collect)
+    .option("--steps <n>", "GRPO steps (max_steps)")
+    .option("--groups-per-step <n>", "scenarios per step (B)")
+    .option("--group-size <n>", "rollouts per scenario (G, num_generations)")
+    .option("--lr <x>", "learning rate")
+    .addOption(new Option("--loss-type <t>", "loss aggregation").choices(["grpo", "bnpo", "dr_grpo", "dapo"]))
+    .option("--epsilon <x>", "lower clip range")
+    .option("--epsilon-high <x>", "upper clip range (DAPO clip-higher)")
+    .option("--beta <x>", "KL coefficient (needs LoRA: the reference is the base model)")
+    .option("--max-turns <n>", "assistant turns per rollout")
+    .option("--max-tokens-per-turn <n>", "tokens per assistant turn")
+    .option("--temperature <x>", "rollout sampling temperature")
+    .option("--lora-rank <n>", "train LoRA adapters of this rank (0 = full fine-tuning)")
+    .option("--seed <n>", "random seed")
+    .addOption(new Option("--engine <e>", "rollout engine").choices(["auto", "ort", "tfjs"]))
+    .addOption(new Option("--device <d>", "training device").choices(["auto", "cpu", "gpu", "wasm"]))
+    .addOption(new Option("--sft <mode>", "supervised warm start").choices(["auto", "on", "off"]))
+    .option("--sft-steps <n>", "warm-start steps at most")
+    .option("--eval-steps <n>", "held-out evaluation every N steps")
+    .option("--eval-n <n>", "held-out scenarios per evaluation (0 = all)")
+    .option("--save-steps <n>", "checkpoint every N steps")
+    .option("--judge-model <name>", "RULER judge model (OpenAI-compatible; key from $OPENAI_API_KEY)")
+    .option("--judge-base-url <url>", "RULER judge endpoint")
+    .option("--dangerous-tools <pattern>", "tool-name glob or argument regex to penalize (repeatable)", collect)
+    .option("--policy-url <url>", "remote OpenAI-compatible policy (rollouts only)")
+    .option("--resume <run-dir>", "continue a run from its newest checkpoint")
+    .option("-e, --env <K=V>", "environment variable for stdio servers (repeatable)", collect)
+    .option("-H, --header <'K: V'>", "HTTP header for URL servers (repeatable; never saved)", collect)
+    .option("-q, --quiet", "no progress output")
+    .option("--json", "print the summary as one JSON line at the end")
+    .option("--jsonl", "print each step's metrics as a JSON line");
+  return cmd;
+}
+
+function flagsToConfig(f: TrainFlags): Record<string, unknown> {
+  const c: Record<string, unknown> = {
+    server: f.server,
+    out: f.out ?? f.resume,
+    model: f.model,
+    scenarios: f.scenarios,
+    max_steps: num("steps", f.steps),
+    groups_per_step: num("groups-per-step", f.groupsPerStep),
+    num_generations: num("group-size", f.groupSize),
+    learning_rate: num("lr", f.lr),
+    loss_type: f.lossType,
+    epsilon: num("epsilon", f.epsilon),
+    epsilon_high: num("epsilon-high", f.epsilonHigh),
+    beta: num("beta", f.beta),
+    max_turns: num("max-turns", f.maxTurns),
+    max_tokens_per_turn: num("max-tokens-per-turn", f.maxTokensPerTurn),
+    temperature: num("temperature", f.temperature),
+    lora_rank: num("lora-rank", f.loraRank),
+    seed: num("seed", f.seed),
+    engine: f.engine,
+    device: f.device,
+    sft: f.sft,
+    sft_steps: num("sft-steps", f.sftSteps),
+    eval_steps: num("eval-steps", f.evalSteps),
+    eval_n: num("eval-n", f.evalN),
+    save_steps: num("save-steps", f.saveSteps),
+    policy_url: f.policyUrl,
+  };
+  return c;
+}
+
+function connectOptions(f: TrainFlags) {
+  const env: Record<string, string> = {};
+  for (const kv of f.env ?? []) {
+    const i = kv.indexOf("=");
+    if (i <= 0) throw new TrainMcpError("ConfigInvalid", `--env expects K=V, got "${kv}"`);
+    env[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  const headers: Record<string, string> = {};
+  for (const h of f.header ?? []) {
+    const i = h.indexOf(":");
+    if (i <= 0) throw new TrainMcpError("ConfigInvalid", "--header expects 'Name: value'");
+    headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+  }
+  return { env, headers };
+}
+
+function hooks(f: TrainFlags): { hooks: TrainHooks; stop(): void } {
+  const quiet = !!f.quiet;
+  const tty = process.stderr.isTTY && !quiet && !f.jsonl;
+  let bar: cliProgress.SingleBar | undefined;
+  let barLabel = "";
+  const stopBar = () => {
+    bar?.stop();
+    bar = undefined;
+  };
+  return {
+    stop: stopBar,
+    hooks: {
+      log: (line) => {
+        if (quiet) return;
+        stopBar();
+        process.stderr.write(`${line}\n`);
+      },
+      onMetrics: f.jsonl ? (r) => process.stdout.write(JSON.stringify(r) + "\n") : undefined,
+      progress: tty
+        ? (label, done, total) => {
+            if (!bar || barLabel !== label) {
+              stopBar();
+              barLabel = label;
+              bar = new cliProgress.SingleBar(
+                { format: `${label.padEnd(22)} [{bar}] {value}/{total}`, stream: process.stderr, clearOnComplete: true, hideCursor: false },
+                cliProgress.Presets.shades_classic,
+              );
+              bar.start(total, done);
+            } else bar.update(done);
+            if (done >= total) stopBar();
+          }
+        : undefined,
+    },
+  };
+}
+
+async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}): Promise<TrainSummary> {
+  const file = f.config ? readConfigFile(f.config) : f.resume ? readConfigFile(`${f.resume}/config.json`) : undefined;
+  const flagCfg = flagsToConfig(f);
+  const base: Record<string, unknown> = { ...preset, ...(file ?? {}) };
+  if (f.judgeModel || f.judgeBaseUrl) {
+    if (!f.judgeModel || !f.judgeBaseUrl) throw new TrainMcpError("ConfigInvalid", "--judge-model and --judge-base-url go together");
+    const rewards = (base.rewards as Record<string, unknown> | undefined) ?? {};
+    base.rewards = { ...rewards, judge: { ...((rewards.judge as object) ?? {}), model: f.judgeModel, baseURL: f.judgeBaseUrl } };
+  }
+  if (f.dangerousTools?.length) {
+    const rewards = (base.rewards as Record<string, unknown> | undefined) ?? {};
+    base.rewards = { ...rewards, dangerous: parseDangerousPatterns(f.dangerousTools) };
+  }
+  const config: TrainConfig = resolveTrainConfig(flagCfg, base, f.config ?? "flags");
+  const judgeKey = config.rewards.judge ? process.env[config.rewards.judge.apiKeyEnv] : undefined;
+  const { hooks: h, stop } = hooks(f);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    h.log("interrupted: finishing this step, checkpointing, then exiting (Ctrl-C again to quit at once)");
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    return await train({
+      config,
+      resume: !!f.resume,
+      judgeApiKey: judgeKey,
+      policyApiKey: process.env.OPENAI_API_KEY,
+      connect: connectOptions(f),
+      hooks: h,
+      signal: controller.signal,
+    });
+  } finally {
+    stop();
+    process.off("SIGINT", onSigint);
+  }
+}
+
+function printSummary(s: TrainSummary, f: TrainFlags): void {
+  const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "n/a");
+  if (!f.quiet) {
+    process.stderr.write(
+      `\nheld-out success (${s.heldout_n} scenarios): before RL ${pct(s.heldout_before)} → after RL ${pct(s.heldout_after)}` +
+        `  (${s.steps} GRPO steps${s.sft_steps ? `, ${s.sft_steps} warm-start steps` : ""}, ${s.wall_s} s)\n` +
+        `report: ${s.report ?? "(not built)"}\nrun directory: ${s.run_dir}\n`,
+    );
+  }
+  if (f.json) process.stdout.write(JSON.stringify(s) + "\n");
+  if (s.interrupted) process.exitCode = 130;
+}
+
+export function register(program: Command): void {
+  const trainCmd = addTrainOptions(
+    program.command("train").description("train a model to use an MCP server's tools (GRPO with real tool calls)"),
+    true,
+  ).action(async (f: TrainFlags) => {
+    if (!f.server?.length && !f.resume && !f.config) throw new TrainMcpError("ConfigInvalid", "train needs --server <target> (or --config / --resume)");
+    printSummary(await runTraining(f), f);
+  });
+  void trainCmd;
+  addTrainOptions(program.command("demo").description("the offline demo: the built-in model learns the bundled fixture servers"), false).action(
+    async (f: TrainFlags) => {
+      printSummary(await runTraining(f, DEMO_CONFIG as Record<string, unknown>), f);
+    },
+  );
+}

@@ -1,0 +1,111 @@
+/**
+ * One typed run config, resolved once (CleanRL's Args; STYLE.md 7): command-line flag ??
+ * config file (--config train.json) ?? default. Names follow TRL's GRPOConfig where one exists
+ * (num_generations, learning_rate, loss_type, epsilon_high, max_steps, ...); the GRPO fields
+ * are src/rl's schema, the reward fields src/rewards'. Secrets never live here: API keys are
+ * read from the environment variable the config names, by the CLI, and passed down.
+ */
+import fs from "node:fs";
+import { z } from "zod";
+import { TrainMcpError } from "../errors.js";
+import { RewardConfigSchema } from "../rewards/defaults.js";
+import { GrpoConfigSchema } from "../rl/config.js";
+
+export const TrainConfigSchema = GrpoConfigSchema.extend({
+  server: z.array(z.string().min(1)).min(1).describe("MCP targets (URL, command line, stdio:..., fixture:NAME); several train together"),
+  out: z.string().optional().describe("run directory; default runs/<date>-<time>"),
+  model: z.string().default("default").describe('"default" (the built-in tiny model) or a Hugging Face model folder'),
+  scenarios: z
+    .array(z.string())
+    .default(["auto"])
+    .describe('scenario files (.jsonl); "auto": the bundled set of each fixture server, else generated (verified)'),
+  max_steps: z.number().int().min(0).default(20).describe("GRPO steps"),
+  groups_per_step: z.number().int().min(1).default(4).describe("B: scenarios per step (each played num_generations times)"),
+  micro_batch_size: z.number().int().min(1).default(16).describe("sequences per forward/backward (gradient accumulation over the rest)"),
+  micro_batch_tokens: z.number().int().min(64).default(4096).describe("padded tokens (rows × longest) per forward/backward at most"),
+  temperature: z.number().min(0).default(1).describe("sampling temperature of rollouts"),
+  top_p: z.number().gt(0).max(1).default(1),
+  top_k: z.number().int().min(0).default(0),
+  max_turns: z.number().int().min(1).default(4).describe("assistant turns per rollout"),
+  max_tokens_per_turn: z.number().int().min(1).default(96).describe("new tokens per assistant turn"),
+  lora_rank: z.number().int().min(0).default(0).describe("0 = full fine-tuning; >0 trains LoRA adapters"),
+  lora_alpha: z.number().positive().default(32),
+  lora_dropout: z.number().min(0).lt(1).default(0),
+  lora_target_modules: z
+    .array(z.enum(["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]))
+    .default(["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]),
+  weight_decay: z.number().min(0).default(0),
+  save_steps: z.number().int().min(0).default(10).describe("checkpoint every N steps (0 = only at the end)"),
+  save_total_limit: z.number().int().min(1).default(2).describe("checkpoints kept (plus the best)"),
+  eval_steps: z.number().int().min(0).default(0).describe("held-out evaluation every N steps (0 = before and after only)"),
+  eval_n: z.number().int().min(0).default(0).describe("held-out scenarios per evaluation (0 = all)"),
+  eval_k: z.number().int().min(1).default(1).describe("samples per scenario for pass@k (1 = greedy)"),
+  seed: z.number().int().default(0),
+  engine: z.enum(["auto", "ort", "tfjs"]).default("auto").describe("rollout sampler: onnxruntime (fast) or tfjs"),
+  device: z.enum(["auto", "cpu", "gpu", "wasm"]).default("auto").describe("training backend device"),
+  sft: z.enum(["auto", "on", "off"]).default("auto").describe("supervised warm start on reference solutions: auto = when the model cannot call tools yet"),
+  sft_steps: z.number().int().min(0).default(200),
+  sft_learning_rate: z.number().positive().default(2e-3),
+  sft_batch_size: z.number().int().min(1).default(16),
+  sft_target_success: z.number().min(0).max(1).default(1).describe("stop the warm start early once a probe reaches this success"),
+  isolate: z.enum(["auto", "on", "off"]).default("auto").describe("a fresh server per rollout (auto: for stateful fixtures)"),
+  max_concurrent_rollouts: z.number().int().min(1).default(64),
+  tool_timeout_ms: z.number().int().positive().default(15_000),
+  system_prompt: z.string().optional(),
+  policy_url: z.string().optional().describe("remote OpenAI-compatible policy (evaluation / remote learners)"),
+  rewards: RewardConfigSchema.default({
+    weights: {},
+    normalize: true,
+    verifierMode: "all",
+    rubric: true,
+    dangerous: { tools: [], args: [] },
+  }),
+}).strict();
+export type TrainConfig = z.infer<typeof TrainConfigSchema>;
+export type TrainConfigInput = z.input<typeof TrainConfigSchema>;
+
+/** Reads a JSON config file; errors name the file and the field. */
+export function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    throw new TrainMcpError("ConfigInvalid", `${file}: cannot read: ${(e as Error).message}`);
+  }
+  try {
+    const v: unknown = JSON.parse(text);
+    if (!v || typeof v !== "object" || Array.isArray(v)) throw new Error("expected a JSON object");
+    return v as Record<string, unknown>;
+  } catch (e) {
+    throw new TrainMcpError("ConfigInvalid", `${file}: invalid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** flag ?? file ?? default, validated once; `where` names the source in errors. */
+export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record<string, unknown>, where = "config"): TrainConfig {
+  const merged: Record<string, unknown> = { ...(file ?? {}) };
+  for (const [k, v] of Object.entries(flags)) if (v !== undefined) merged[k] = v;
+  const parsed = TrainConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue.path.join(".") || "(root)";
+    throw new TrainMcpError("ConfigInvalid", `${where}: field "${field}": ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+const SECRET_KEY = /key|token|secret|password|authorization/i;
+
+/** The config as saved with a run: anything that looks like a secret removed. */
+export function scrubSecrets<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => scrubSecrets(v)) as T;
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      // apiKeyEnv names a variable, it holds no secret
+      out[k] = SECRET_KEY.test(k) && k !== "apiKeyEnv" && typeof v === "string" ? "[redacted]" : scrubSecrets(v);
+    }
+    return out as T;
+  }
+  return value;
+}

@@ -1,0 +1,73 @@
+/**
+ * Held-out evaluation: every test scenario played k times (k = 1: greedy), scored by the same
+ * rewards as training. Success rate = the share of scenarios whose first rollout passed its
+ * checks; pass@k = the share with at least one passing rollout among k.
+ */
+import type { RewardComponent } from "../rewards/types.js";
+import type { Policy } from "../rollout/policy.js";
+import type { Trajectory } from "../rollout/trajectory.js";
+import type { Scenario } from "../scenarios/schema.js";
+import { playAndScore } from "./play.js";
+import type { ServerSet } from "./servers.js";
+
+export interface EvalOptions {
+  k: number;
+  /** used when k > 1; k = 1 decodes greedily */
+  temperature: number;
+  seed: number;
+  maxTurns: number;
+  maxTokensPerTurn: number;
+  systemPrompt?: string;
+  maxConcurrentRollouts: number;
+  toolTimeoutMs: number;
+  components: readonly RewardComponent[];
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface EvalResult {
+  n: number;
+  success_rate: number;
+  mean_reward: number;
+  mean_turns: number;
+  pass_at_k?: number;
+  k?: number;
+  per_tag: Record<string, number>;
+  trajectories: Trajectory[];
+}
+
+export async function evaluate(scenarios: Scenario[], policy: Policy, servers: ServerSet, o: EvalOptions): Promise<EvalResult> {
+  if (scenarios.length === 0) return { n: 0, success_rate: 0, mean_reward: 0, mean_turns: 0, per_tag: {}, trajectories: [] };
+  const played = await playAndScore(scenarios, policy, servers, {
+    groupSize: o.k,
+    seed: o.seed,
+    temperature: o.k === 1 ? 0 : o.temperature,
+    maxTurns: o.maxTurns,
+    maxTokensPerTurn: o.maxTokensPerTurn,
+    systemPrompt: o.systemPrompt,
+    maxConcurrentRollouts: o.maxConcurrentRollouts,
+    toolTimeoutMs: o.toolTimeoutMs,
+    components: o.components,
+    onProgress: o.onProgress,
+  });
+  const groups = played.scored.map((s) => s.group.trajectories);
+  const first = groups.map((g) => g[0]);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const tagHits = new Map<string, number[]>();
+  scenarios.forEach((s, i) => {
+    for (const tag of s.tags.filter((t) => t.startsWith("tool:") || t.startsWith("server:")))
+      tagHits.set(tag, [...(tagHits.get(tag) ?? []), first[i].success ? 1 : 0]);
+  });
+  const result: EvalResult = {
+    n: scenarios.length,
+    success_rate: mean(first.map((t) => (t.success ? 1 : 0))),
+    mean_reward: mean(first.map((t) => t.reward)),
+    mean_turns: mean(first.map((t) => t.turns)),
+    per_tag: Object.fromEntries([...tagHits].map(([k, v]) => [k, mean(v)])),
+    trajectories: groups.flat(),
+  };
+  if (o.k > 1) {
+    result.k = o.k;
+    result.pass_at_k = mean(groups.map((g) => (g.some((t) => t.success) ? 1 : 0)));
+  }
+  return result;
+}

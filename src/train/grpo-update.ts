@@ -1,0 +1,88 @@
+/**
+ * One GRPO update from scored groups (TRL's GRPOTrainer step, CleanRL-readable): advantages per
+ * group, optional DAPO filtering of zero-variance groups, micro-batches of sequences, the loss
+ * from src/rl (token/sequence ratio, clip, KL, aggregation), one AdamW step. Returns the step's
+ * metrics under namespaced keys.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import type { Trainable } from "../policy/trainable.js";
+import { computeAdvantages } from "../rl/advantages.js";
+import { lossBatch } from "../rl/batch.js";
+import type { GrpoConfig } from "../rl/config.js";
+import { lossConfigOf } from "../rl/config.js";
+import { countCompletionTokens, grpoLoss, stepDivisors } from "../rl/grpo-loss.js";
+import { lossMetricRecord, MetricKey, StepMetrics, type MetricRecord } from "../rl/metrics.js";
+import type { Trajectory } from "../rollout/trajectory.js";
+import { chunkByBudget } from "./micro-batches.js";
+
+export interface UpdateInput {
+  /** the step's groups, each the G trajectories of one scenario (already scored) */
+  groups: Trajectory[][];
+  cfg: GrpoConfig;
+  microBatchSize: number;
+  microBatchTokens: number;
+  /** the sampler is another engine than the trainer (onnxruntime): truncated IS applies */
+  samplerIsOtherEngine: boolean;
+}
+
+export function grpoUpdate(trainable: Trainable, input: UpdateInput): MetricRecord {
+  const { cfg } = input;
+  const metrics = new StepMetrics();
+  // rollouts that carry no tokens (failed before the policy spoke) cannot be trained on
+  const groups = input.groups.map((g) => g.filter((t) => t.tokenIds.length > 1 && t.assistantMask.some((m) => m === 1)));
+  const adv = computeAdvantages(
+    groups.map((g) => g.map((t) => t.reward)),
+    { scaleRewards: cfg.scale_rewards, stdKind: cfg.std_kind, eps: cfg.advantage_epsilon },
+  );
+  metrics.set(MetricKey.groupsZeroVariance, adv.zeroVarianceCount);
+
+  // DAPO dynamic sampling: a group whose rewards are all equal has no signal; drop it
+  const rows: Array<{ t: Trajectory; a: number }> = [];
+  groups.forEach((g, gi) => {
+    if (cfg.dynamic_sampling && adv.zeroVariance[gi]) return;
+    g.forEach((t, i) => rows.push({ t, a: adv.byGroup[gi][i] }));
+  });
+  metrics.set(MetricKey.groupsKept, new Set(rows.map((r) => r.t.groupId)).size);
+  if (rows.length === 0) return { ...metrics.summary(), "update/skipped": 1 };
+  metrics.set(MetricKey.advantageAbsMean, rows.reduce((s, r) => s + Math.abs(r.a), 0) / rows.length);
+
+  // similar lengths together: less padding per micro-batch
+  rows.sort((x, y) => x.t.tokenIds.length - y.t.tokenIds.length);
+  const micro: Array<ReturnType<typeof lossBatch> & { adv: number[] }> = [];
+  for (const chunk of chunkByBudget(rows, (r) => r.t.tokenIds.length, input.microBatchSize, input.microBatchTokens)) {
+    micro.push({ ...lossBatch(chunk.map((r) => r.t)), adv: chunk.map((r) => r.a) });
+  }
+  const stepTokens = countCompletionTokens(micro.flatMap((m) => m.mask));
+  const divisors = stepDivisors(micro.length, stepTokens, "mean");
+  const lossCfg = lossConfigOf(cfg);
+  const useTis = input.samplerIsOtherEngine && lossCfg.tisCap !== undefined;
+
+  const t0 = performance.now();
+  const result = trainable.step(
+    micro,
+    (logp, mb, entropy) => {
+      const shape = logp.shape; // [B, T-1]
+      const { loss, metrics: m } = grpoLoss(
+        {
+          logp,
+          mask: tf.tensor2d(mb.mask, shape),
+          advantages: mb.adv,
+          // TRL: old = the trainer's own log-probs, detached (num_iterations 1); the sampler's
+          // log-probs, when they come from another engine, only weight the loss (truncated IS)
+          samplerLogp: useTis ? tf.tensor2d(mb.samplerLogp, shape) : undefined,
+          truncated: mb.truncated,
+          entropy,
+        },
+        { ...lossCfg, ...divisors, tisCap: useTis ? lossCfg.tisCap : undefined },
+      );
+      metrics.add(lossMetricRecord(m));
+      return loss;
+    },
+    { entropy: true },
+  );
+  metrics.set(MetricKey.gradNorm, result.gradNorm);
+  metrics.set(MetricKey.tokens, stepTokens);
+  metrics.set(MetricKey.timeUpdate, (performance.now() - t0) / 1000);
+  metrics.set(MetricKey.learningRate, trainable.optimizer.lr);
+  return metrics.summary();
+}

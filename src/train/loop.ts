@@ -1,0 +1,375 @@
+/**
+ * The training loop (ARCHITECTURE.md, train/): connect → scenarios → policy → (warm start) →
+ * held-out "before" → GRPO steps [pick scenarios → play groups → score → update → refresh the
+ * sampler → metrics line → checkpoint] → held-out "after" → summary and report. Everything a
+ * run produces lands in its run directory; `resume` continues from the newest checkpoint with
+ * the same data order and random state.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { ConnectOptions } from "../mcp/connect.js";
+import { Rng } from "../policy/sampling.js";
+import { rewardMetrics } from "../rewards/combine.js";
+import { rewardsFromConfig } from "../rewards/defaults.js";
+import type { RewardComponent } from "../rewards/types.js";
+import { MetricKey } from "../rl/metrics.js";
+import { LocalPolicy } from "../rollout/local-policy.js";
+import type { Policy } from "../rollout/policy.js";
+import { RemotePolicy } from "../rollout/remote-policy.js";
+import type { Trajectory } from "../rollout/trajectory.js";
+import type { Scenario } from "../scenarios/schema.js";
+import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
+import { scrubSecrets, type TrainConfig } from "./config.js";
+import { evaluate, type EvalResult } from "./evaluate.js";
+import { grpoUpdate } from "./grpo-update.js";
+import { playAndScore } from "./play.js";
+import { setupPolicy, type PolicySetup } from "./policy-setup.js";
+import { RunDir, type EvalRecord } from "./run-dir.js";
+import { loadScenarios } from "./scenario-source.js";
+import { ServerSet } from "./servers.js";
+import { collectDemonstrations, sftStep } from "./sft.js";
+
+export interface TrainHooks {
+  log(line: string): void;
+  /** one record per step (metrics line), for JSON-lines output */
+  onMetrics?(record: Record<string, unknown>): void;
+  progress?(label: string, done: number, total: number): void;
+}
+
+export interface TrainOptions {
+  config: TrainConfig;
+  /** continue the run in config.out from its newest checkpoint */
+  resume?: boolean;
+  judgeApiKey?: string;
+  policyApiKey?: string;
+  connect?: ConnectOptions;
+  hooks: TrainHooks;
+  /** aborts between steps: the loop checkpoints and returns (Ctrl-C) */
+  signal?: AbortSignal;
+}
+
+export interface TrainSummary {
+  run_dir: string;
+  heldout_before: number;
+  heldout_after: number;
+  heldout_n: number;
+  heldout_base?: number;
+  steps: number;
+  sft_steps: number;
+  wall_s: number;
+  engine: string;
+  interrupted: boolean;
+  report?: string;
+}
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[:T]/g, "-").replace(/\..+$/, "");
+}
+
+/** A seeded permutation of 0..n-1 for each pass over the data (deterministic, resumable). */
+function dataOrder(n: number, seed: number, epoch: number): number[] {
+  const rng = new Rng(seed, 1000 + epoch);
+  const idx = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [idx[i], idx[j]] = [idx[j], idx[i]];
+  }
+  return idx;
+}
+
+function pick(train: Scenario[], position: number, count: number, seed: number): Scenario[] {
+  const out: Scenario[] = [];
+  for (let p = position; p < position + count; p++) {
+    const epoch = Math.floor(p / train.length);
+    out.push(train[dataOrder(train.length, seed, epoch)[p % train.length]]);
+  }
+  return out;
+}
+
+const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
+
+export async function train(o: TrainOptions): Promise<TrainSummary> {
+  const t0 = performance.now();
+  const cfg = o.config;
+  const { log } = o.hooks;
+  const runDir = RunDir.create(path.resolve(cfg.out ?? path.join("runs", stamp())));
+  if (!o.resume || !fs.existsSync(runDir.path("config.json"))) runDir.writeJson("config.json", scrubSecrets(cfg));
+  log(`run directory: ${runDir.dir}`);
+
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, o.connect);
+  let setup: PolicySetup | undefined;
+  try {
+    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log });
+    const heldout = cfg.eval_n > 0 ? data.test.slice(0, cfg.eval_n) : data.test;
+    log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
+
+    setup = await setupPolicy({
+      model: cfg.model,
+      seed: cfg.seed,
+      device: cfg.device,
+      engine: cfg.engine,
+      learningRate: cfg.learning_rate,
+      weightDecay: cfg.weight_decay,
+      maxGradNorm: cfg.max_grad_norm,
+      lora: cfg.lora_rank > 0 ? { r: cfg.lora_rank, alpha: cfg.lora_alpha, dropout: cfg.lora_dropout, targetModules: cfg.lora_target_modules } : undefined,
+      log,
+    });
+    const { trainable, sampler, tokenizer, model } = setup;
+    log(
+      `model: ${cfg.model === "default" ? "built-in tiny model" : setup.modelDir}${setup.randomInit ? " (random init)" : ""}, ` +
+        `${cfg.lora_rank > 0 ? `LoRA r=${cfg.lora_rank}` : "full fine-tuning"}; backend ${setup.backend}; rollouts on ${sampler.engine}`,
+    );
+
+    const knownTools = servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name));
+    const components: RewardComponent[] = rewardsFromConfig(cfg.rewards, {
+      hasExpectations: [...data.train, ...heldout].some((s) => s.expected?.length),
+      judgeApiKey: o.judgeApiKey,
+      maxTurns: cfg.max_turns,
+      knownTools,
+    });
+
+    // resume: weights, optimizer, counters, and the run files cut back to the checkpoint
+    let state: TrainerState = { step: 0, sftDone: false, dataPosition: 0, rngCounter: 0, bestSuccess: null, bestStep: null, lora: cfg.lora_rank > 0, time: new Date().toISOString() };
+    const ckDir = runDir.path("checkpoints");
+    if (o.resume) {
+      const latest = latestCheckpoint(ckDir);
+      if (latest) {
+        const ck = readCheckpointState(latest);
+        await restoreWeights(latest, model, ck.state.lora, cfg.seed);
+        trainable.loadOptimizerState(ck.optimizer);
+        state = ck.state;
+        await sampler.refresh();
+        for (const f of ["metrics.jsonl", "trajectories.jsonl", "eval.jsonl"] as const) runDir.truncateAfterStep(f, state.step);
+        log(`resumed from ${path.basename(latest)} (step ${state.step})`);
+      } else log("no checkpoint yet: starting from the beginning");
+    }
+
+    const policy: Policy = cfg.policy_url
+      ? new RemotePolicy({ baseURL: cfg.policy_url, model: cfg.model, apiKey: o.policyApiKey })
+      : new LocalPolicy({ codec: tokenizer, sampler, maxContextTokens: model.config.maxPositions });
+    const rollout = {
+      maxTurns: cfg.max_turns,
+      maxTokensPerTurn: cfg.max_tokens_per_turn,
+      systemPrompt: cfg.system_prompt,
+      maxConcurrentRollouts: cfg.max_concurrent_rollouts,
+      toolTimeoutMs: cfg.tool_timeout_ms,
+    };
+    const evals: EvalRecord[] = readEvals(runDir);
+    const runEval = async (label: string, step: number, scenarios = heldout): Promise<EvalResult> => {
+      const te = performance.now();
+      const r = await evaluate(scenarios, policy, servers, {
+        ...rollout,
+        k: cfg.eval_k,
+        temperature: cfg.temperature,
+        seed: cfg.seed + 17,
+        components,
+        onProgress: (d, t) => o.hooks.progress?.(`eval ${label}`, d, t),
+      });
+      const rec: EvalRecord = { step, label, split: "test", n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, per_tag: r.per_tag, time: new Date().toISOString() };
+      if (r.pass_at_k !== undefined) Object.assign(rec, { pass_at_k: r.pass_at_k, k: r.k });
+      runDir.append("eval.jsonl", [rec]);
+      runDir.appendTrajectories(r.trajectories, { step, phase: "eval", label });
+      evals.push(rec);
+      log(`held-out ${label}: success ${(r.success_rate * 100).toFixed(1)}% of ${r.n} (mean reward ${r.mean_reward.toFixed(3)}, ${((performance.now() - te) / 1000).toFixed(1)} s)`);
+      return r;
+    };
+    const checkpoint = () => {
+      state.time = new Date().toISOString();
+      saveTrainingCheckpoint(ckDir, { model, optimizer: trainable.optimizerState(), state, modelDir: setup!.modelDir });
+      pruneCheckpoints(ckDir, cfg.save_total_limit, state.bestStep);
+    };
+
+    // 1. supervised warm start, when the model cannot call tools yet
+    let sftSteps = 0;
+    let base: number | undefined;
+    if (!state.sftDone && !cfg.policy_url) {
+      let needSft = cfg.sft === "on";
+      if (cfg.sft === "auto") {
+        const probe = await runEval("base", 0);
+        base = probe.success_rate;
+        const callers = probe.trajectories.filter((t) => t.toolCalls.some((c) => !c.error?.startsWith("parse:"))).length;
+        needSft = callers / Math.max(1, probe.trajectories.length) < 0.5;
+        log(needSft ? `the model calls tools in ${callers} of ${probe.trajectories.length} held-out rollouts: supervised warm start first` : "the model already calls tools: no warm start");
+      }
+      if (needSft && cfg.sft_steps > 0) sftSteps = await warmStart(data.train);
+      state.sftDone = true;
+      checkpoint();
+    }
+
+    async function warmStart(trainSet: Scenario[]): Promise<number> {
+      const ts = performance.now();
+      const { demos, rejected } = await collectDemonstrations(trainSet, tokenizer, servers, { ...rollout, components, seed: cfg.seed });
+      log(`warm start: ${demos.length} demonstrations from reference solutions${rejected ? ` (${rejected} did not verify and were dropped)` : ""}`);
+      if (demos.length === 0) return 0;
+      const lr = trainable.optimizer.lr;
+      trainable.optimizer.lr = cfg.sft_learning_rate;
+      const rng = new Rng(cfg.seed, 77);
+      let order: number[] = [];
+      const probeSet = trainSet.slice(0, 32);
+      let done = 0;
+      for (let i = 1; i <= cfg.sft_steps; i++) {
+        if (o.signal?.aborted) break;
+        const batch: Trajectory[] = [];
+        while (batch.length < cfg.sft_batch_size) {
+          if (order.length === 0) order = shuffled(demos.length, rng);
+          batch.push(demos[order.pop()!]);
+        }
+        const r = sftStep(trainable, batch, cfg.micro_batch_size, cfg.micro_batch_tokens);
+        done = i;
+        const rec = { step: i, phase: "sft", time: new Date().toISOString(), [MetricKey.lossSft]: round(r.loss, 5), [MetricKey.gradNorm]: round(r.gradNorm), [MetricKey.tokens]: r.tokens };
+        runDir.append("metrics.jsonl", [rec]);
+        o.hooks.onMetrics?.(rec);
+        o.hooks.progress?.("warm start", i, cfg.sft_steps);
+        if (i % 25 === 0 || i === cfg.sft_steps) {
+          await sampler.refresh();
+          const pr = await evaluate(probeSet, policy, servers, { ...rollout, k: 1, temperature: 0, seed: cfg.seed, components });
+          log(`warm start ${i}/${cfg.sft_steps}: loss ${r.loss.toFixed(3)}, train-probe success ${(pr.success_rate * 100).toFixed(0)}%`);
+          if (pr.success_rate >= cfg.sft_target_success) break;
+        }
+      }
+      await sampler.refresh();
+      // GRPO starts with fresh optimizer moments at its own learning rate
+      trainable.loadOptimizerState({ step: 0, m: new Map(), v: new Map() });
+      trainable.optimizer.lr = lr;
+      log(`warm start: ${done} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`);
+      return done;
+    }
+
+    // 2. held-out success before RL
+    const heldoutBefore = (evals.find((e) => e.label === "before") ?? (await runEval("before", state.step))).success_rate;
+
+    // 3. GRPO
+    let interrupted = false;
+    while (state.step < cfg.max_steps) {
+      if (o.signal?.aborted) {
+        interrupted = true;
+        break;
+      }
+      const step = state.step + 1;
+      const tStep = performance.now();
+      let scenarios = pick(data.train, state.dataPosition, cfg.groups_per_step, cfg.seed);
+      state.dataPosition += scenarios.length;
+      const played = await playAndScore(scenarios, policy, servers, {
+        ...rollout,
+        groupSize: cfg.num_generations,
+        temperature: cfg.temperature,
+        topP: cfg.top_p,
+        topK: cfg.top_k,
+        seed: cfg.seed * 1_000_003 + ++state.rngCounter * 7919,
+        step,
+        components,
+        normalizeRewards: cfg.rewards.normalize,
+        onProgress: (d, t) => o.hooks.progress?.(`step ${step} rollouts`, d, t),
+        log,
+      });
+      let scored = played.scored;
+      let refilled = 0;
+      // DAPO: resample scenarios for groups that carried no signal
+      for (let r = 0; cfg.dynamic_sampling && r < cfg.max_refill_rounds; r++) {
+        const flat = scored.filter((g) => new Set(g.group.trajectories.map((t) => t.reward)).size <= 1).length;
+        if (flat === 0) break;
+        scenarios = pick(data.train, state.dataPosition, flat, cfg.seed);
+        state.dataPosition += scenarios.length;
+        const more = await playAndScore(scenarios, policy, servers, { ...rollout, groupSize: cfg.num_generations, temperature: cfg.temperature, topP: cfg.top_p, topK: cfg.top_k, seed: cfg.seed * 1_000_003 + ++state.rngCounter * 7919, step, components, normalizeRewards: cfg.rewards.normalize });
+        scored = [...scored, ...more.scored];
+        refilled += more.scored.length;
+        played.ms.rollout += more.ms.rollout;
+        played.ms.reward += more.ms.reward;
+      }
+      const groups = scored.map((s) => s.group.trajectories);
+      const update = grpoUpdate(trainable, { groups, cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine: sampler.engine !== "tfjs" });
+      await sampler.refresh();
+      state.step = step;
+      const trajectories = groups.flat();
+      const toolCalls = trajectories.flatMap((t) => t.toolCalls);
+      const record: Record<string, unknown> = {
+        step,
+        phase: "grpo",
+        time: new Date().toISOString(),
+        ...Object.fromEntries(Object.entries({ ...rewardMetrics(scored), ...update }).map(([k, v]) => [k, round(v, 6)])),
+        [MetricKey.groupsRefilled]: refilled,
+        "rollout/turns": round(trajectories.reduce((s, t) => s + t.turns, 0) / Math.max(1, trajectories.length), 3),
+        "rollout/tool_calls": toolCalls.length,
+        "rollout/tool_errors": toolCalls.filter((c) => c.isError).length,
+        "rollout/failed": trajectories.filter((t) => t.finish === "error").length,
+        "rollout/truncated": trajectories.filter((t) => t.finish === "max_tokens").length,
+        [MetricKey.timeRollout]: round(played.ms.rollout / 1000, 3),
+        "time/reward": round(played.ms.reward / 1000, 3),
+        "time/step": round((performance.now() - tStep) / 1000, 3),
+      };
+      runDir.append("metrics.jsonl", [record]);
+      runDir.appendTrajectories(trajectories, { phase: "grpo" });
+      o.hooks.onMetrics?.(record);
+      log(
+        `step ${step}/${cfg.max_steps}: reward ${fmt(record["reward/total"])} success ${fmt(record["reward/success_rate"])} ` +
+          `loss ${fmt(record["loss/total"])} kl ${fmt(record["kl/mean"])} clip ${fmt(record["clip/region"])} ` +
+          `zero-var ${record["groups/zero_variance"] ?? 0} (${fmt(record["time/step"], 1)} s)`,
+      );
+      if (cfg.eval_steps > 0 && step % cfg.eval_steps === 0 && step < cfg.max_steps) {
+        const r = await runEval("periodic", step);
+        if (state.bestSuccess === null || r.success_rate > state.bestSuccess) {
+          state.bestSuccess = r.success_rate;
+          state.bestStep = step;
+        }
+      }
+      if (cfg.save_steps > 0 && step % cfg.save_steps === 0) checkpoint();
+    }
+    if (state.step > 0 || sftSteps > 0) checkpoint();
+
+    // 4. held-out success after RL
+    const after = interrupted ? undefined : await runEval("after", state.step);
+    const summary: TrainSummary = {
+      run_dir: runDir.dir,
+      heldout_before: round(heldoutBefore),
+      heldout_after: round(after?.success_rate ?? NaN),
+      heldout_n: heldout.length,
+      ...(base !== undefined ? { heldout_base: round(base) } : {}),
+      steps: state.step,
+      sft_steps: sftSteps,
+      wall_s: round((performance.now() - t0) / 1000, 1),
+      engine: sampler.engine,
+      interrupted,
+    };
+    runDir.writeJson("summary.json", summary);
+    try {
+      const { buildReport } = await import("../report/build-report.js");
+      summary.report = (await buildReport(runDir.dir)).path;
+    } catch (e) {
+      log(`report: ${(e as Error).message}`);
+    }
+    runDir.writeJson("summary.json", summary);
+    return summary;
+  } finally {
+    await setup?.sampler.close().catch(() => undefined);
+    await servers.close();
+  }
+}
+
+function readEvals(runDir: RunDir): EvalRecord[] {
+  const file = runDir.path("eval.jsonl");
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as EvalRecord];
+      } catch {
+        return [];
+      }
+    });
+}
+
+function shuffled(n: number, rng: Rng): number[] {
+  const idx = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [idx[i], idx[j]] = [idx[j], idx[i]];
+  }
+  return idx;
+}
+
+function fmt(v: unknown, d = 3): string {
+  return typeof v === "number" ? v.toFixed(d) : "-";
+}

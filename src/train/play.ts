@@ -1,0 +1,65 @@
+/**
+ * Play and score: groups of rollouts for a list of scenarios, on each scenario's own server,
+ * scored by the reward components (state checks run on each rollout's own server instance
+ * before it is released). Used by training steps and by evaluation alike.
+ */
+import type { RewardComponent } from "../rewards/types.js";
+import { scoreGroup, type ScoredGroup } from "../rewards/combine.js";
+import type { Policy } from "../rollout/policy.js";
+import { playGroups, type PlayOptions } from "../rollout/group.js";
+import type { Scenario } from "../scenarios/schema.js";
+import type { ServerSet } from "./servers.js";
+
+export interface PlayAndScoreOptions extends Omit<PlayOptions, "isolate" | "onProgress"> {
+  components: readonly RewardComponent[];
+  normalizeRewards?: boolean;
+  onProgress?: (done: number, total: number) => void;
+  log?: (line: string) => void;
+}
+
+export interface Played {
+  scored: ScoredGroup[];
+  scenarios: Scenario[];
+  ms: { rollout: number; reward: number };
+}
+
+export async function playAndScore(scenarios: Scenario[], policy: Policy, servers: ServerSet, o: PlayAndScoreOptions): Promise<Played> {
+  // one playGroups call per server, in the order the scenarios came
+  const byServer = new Map<string, Scenario[]>();
+  for (const s of scenarios) {
+    const key = servers.entryFor(s).target;
+    byServer.set(key, [...(byServer.get(key) ?? []), s]);
+  }
+  const scoredById = new Map<Scenario, ScoredGroup>();
+  let rolloutMs = 0;
+  let rewardMs = 0;
+  let done = 0;
+  for (const [target, list] of byServer) {
+    const entry = servers.entries.find((e) => e.target === target)!;
+    const t0 = performance.now();
+    const { groups, release } = await playGroups(list, policy, entry.toolbox, {
+      ...o,
+      isolate: entry.isolate,
+      onProgress: (d) => o.onProgress?.(done + d, scenarios.length * o.groupSize),
+    });
+    done += list.length * o.groupSize;
+    rolloutMs += performance.now() - t0;
+    const t1 = performance.now();
+    try {
+      const scored = await Promise.all(
+        groups.map((g, i) =>
+          scoreGroup(g, list[i], o.components, {
+            stateTarget: (k) => g.toolboxes[k],
+            normalize: o.normalizeRewards,
+            log: o.log ? (ev) => o.log!(`reward ${ev.component}: ${ev.message}`) : undefined,
+          }),
+        ),
+      );
+      scored.forEach((s, i) => scoredById.set(list[i], s));
+    } finally {
+      await release();
+    }
+    rewardMs += performance.now() - t1;
+  }
+  return { scored: scenarios.map((s) => scoredById.get(s)!), scenarios, ms: { rollout: rolloutMs, reward: rewardMs } };
+}

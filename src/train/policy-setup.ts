@@ -1,0 +1,112 @@
+/**
+ * Loads what a run trains: the model folder (the built-in default or a Hugging Face checkpoint),
+ * its tokenizer and chat template, the trainable tfjs model (full or LoRA), and the rollout
+ * sampler — onnxruntime when it loads (several times faster on CPU), tfjs otherwise — with a
+ * `refresh()` that hands the sampler the weights of the latest update.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { TrainMcpError } from "../errors.js";
+import { initBackend } from "../policy/backend.js";
+import { resolveConfig } from "../policy/config.js";
+import { defaultModelDir } from "../policy/default-model/index.js";
+import type { LoraTarget } from "../policy/model/transformer.js";
+import { Transformer } from "../policy/model/transformer.js";
+import type { Sampler } from "../policy/sampler.js";
+import { TfjsSampler } from "../policy/tfjs-sampler.js";
+import { ChatTokenizer } from "../policy/tokenizer.js";
+import { Trainable } from "../policy/trainable.js";
+import { initRandomWeights, loadCheckpoint } from "../policy/weights.js";
+
+export interface PolicySetupOptions {
+  model: string; // "default" or a folder
+  seed: number;
+  device: "auto" | "cpu" | "gpu" | "wasm";
+  engine: "auto" | "ort" | "tfjs";
+  learningRate: number;
+  weightDecay: number;
+  maxGradNorm: number;
+  lora?: { r: number; alpha: number; dropout: number; targetModules: LoraTarget[] };
+  /** a run's checkpoint whose weights replace the folder's (resume, eval of a checkpoint) */
+  log?: (line: string) => void;
+}
+
+export interface RolloutSampler extends Sampler {
+  readonly engine: "ort" | "tfjs";
+  /** the sampler uses the model's current weights from now on */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface PolicySetup {
+  modelDir: string;
+  /** true when the folder had no weights and the model starts from a seeded random init */
+  randomInit: boolean;
+  tokenizer: ChatTokenizer;
+  model: Transformer;
+  trainable: Trainable;
+  sampler: RolloutSampler;
+  backend: string;
+}
+
+export function resolveModelDir(model: string): string {
+  const dir = model === "default" ? defaultModelDir() : path.resolve(model);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
+    throw new TrainMcpError("ModelInvalid", `--model ${model}: no such folder (expected "default" or a Hugging Face model folder)`);
+  for (const f of ["config.json", "tokenizer.json"])
+    if (!fs.existsSync(path.join(dir, f))) throw new TrainMcpError("ModelInvalid", `--model ${model}: ${path.join(dir, f)} is missing`);
+  return dir;
+}
+
+export async function setupPolicy(o: PolicySetupOptions): Promise<PolicySetup> {
+  const modelDir = resolveModelDir(o.model);
+  const backend = await initBackend({ device: o.device });
+  const tokenizer = await ChatTokenizer.fromDir(modelDir);
+  const hasWeights = fs.existsSync(path.join(modelDir, "model.safetensors")) || fs.existsSync(path.join(modelDir, "model.safetensors.index.json"));
+  let model: Transformer;
+  if (hasWeights) model = await Transformer.load(modelDir);
+  else if (o.model === "default") {
+    const config = resolveConfig(JSON.parse(fs.readFileSync(path.join(modelDir, "config.json"), "utf8")), path.join(modelDir, "config.json"));
+    model = new Transformer(config, initRandomWeights(config, o.seed));
+  } else throw new TrainMcpError("ModelInvalid", `${modelDir}: no model.safetensors (or .index.json) in the model folder`);
+  const trainable = new Trainable(model, {
+    lr: o.learningRate,
+    weightDecay: o.weightDecay,
+    maxGradNorm: o.maxGradNorm,
+    lora: o.lora ? { ...o.lora, seed: o.seed } : undefined,
+  });
+  const sampler = await createSampler(model, tokenizer, o.engine, o.log);
+  return { modelDir, randomInit: !hasWeights, tokenizer, model, trainable, sampler, backend };
+}
+
+export async function createSampler(
+  model: Transformer,
+  tokenizer: ChatTokenizer,
+  engine: "auto" | "ort" | "tfjs",
+  log: (line: string) => void = () => undefined,
+): Promise<RolloutSampler> {
+  const decode = (ids: number[]) => tokenizer.decode(ids);
+  const eosTokenIds = [...new Set([...tokenizer.eosTokenIds, ...model.config.eosTokenIds])];
+  if (engine !== "tfjs") {
+    try {
+      const { OrtSampler } = await import("../policy/onnx/ort-sampler.js");
+      const ort = await OrtSampler.create({ config: model.config, weights: model.exportWeights(true), eosTokenIds, decode, padTokenId: tokenizer.padTokenId ?? 0 });
+      return {
+        engine: "ort",
+        generate: (p, opts) => ort.generate(p, opts),
+        refresh: () => ort.updateWeights(model.exportWeights(true)),
+        close: () => ort.close(),
+      };
+    } catch (e) {
+      if (engine === "ort") throw new TrainMcpError("BackendUnavailable", `--engine ort: onnxruntime failed to load the policy: ${(e as Error).message}`);
+      log(`onnxruntime unavailable (${(e as Error).message}); sampling with tfjs`);
+    }
+  }
+  const tfjs = new TfjsSampler(model, { decode, eosTokenIds, batchSize: 32 });
+  return {
+    engine: "tfjs",
+    generate: (p, opts) => tfjs.generate(p, opts),
+    refresh: async () => undefined, // reads the live model weights at every call
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * A run directory: what a training run leaves behind, all plain files (the report reads only
+ * these). config.json (secrets removed), metrics.jsonl (one line per step), eval.jsonl (one line
+ * per evaluation), trajectories.jsonl (every rollout, with rewards and judge explanations),
+ * checkpoints/, summary.json, report.html. Lines are appended with one write each, so a run
+ * killed mid-write loses at most its last line.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { TrainMcpError } from "../errors.js";
+import { writeFileAtomic } from "../policy/safetensors.js";
+import type { Trajectory } from "../rollout/trajectory.js";
+
+export interface EvalRecord {
+  step: number;
+  label: string; // "base" | "before" | "periodic" | "after"
+  split: "test" | "train";
+  n: number;
+  success_rate: number;
+  mean_reward: number;
+  mean_turns: number;
+  pass_at_k?: number;
+  k?: number;
+  per_tag?: Record<string, number>;
+  time: string;
+}
+
+export class RunDir {
+  constructor(readonly dir: string) {}
+
+  static create(dir: string): RunDir {
+    try {
+      fs.mkdirSync(path.join(dir, "checkpoints"), { recursive: true });
+    } catch (e) {
+      throw new TrainMcpError("IoFailed", `${dir}: cannot create the run directory: ${(e as Error).message}`);
+    }
+    return new RunDir(dir);
+  }
+
+  path(name: string): string {
+    return path.join(this.dir, name);
+  }
+
+  writeJson(name: string, value: unknown): void {
+    writeFileAtomic(this.path(name), JSON.stringify(value, null, 2) + "\n");
+  }
+
+  readJson<T>(name: string): T | undefined {
+    const file = this.path(name);
+    if (!fs.existsSync(file)) return undefined;
+    return JSON.parse(fs.readFileSync(file, "utf8")) as T;
+  }
+
+  append(name: "metrics.jsonl" | "eval.jsonl" | "trajectories.jsonl", records: readonly unknown[]): void {
+    if (records.length === 0) return;
+    fs.appendFileSync(this.path(name), records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  }
+
+  appendTrajectories(trajectories: readonly Trajectory[], extra: Record<string, unknown> = {}): void {
+    this.append(
+      "trajectories.jsonl",
+      trajectories.map((t) => ({ ...t, ...extra })),
+    );
+  }
+
+  /** Rewrites a JSONL file keeping only lines whose step is <= `step` (resume drops later ones). */
+  truncateAfterStep(name: "metrics.jsonl" | "eval.jsonl" | "trajectories.jsonl", step: number): void {
+    const file = this.path(name);
+    if (!fs.existsSync(file)) return;
+    const kept = fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => {
+        if (!line.trim()) return false;
+        try {
+          const v = JSON.parse(line) as { step?: number };
+          return (v.step ?? 0) <= step;
+        } catch {
+          return false; // a line cut by a kill
+        }
+      });
+    writeFileAtomic(file, kept.length ? kept.join("\n") + "\n" : "");
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Where a run's scenarios come from: the files given with --scenarios, or "auto": the bundled
+ * set of each fixture server (scenarios/<name>.jsonl), and for any other server a set generated
+ * on the spot by the execution-verified generator (saved in the run directory).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { TrainMcpError } from "../errors.js";
+import { readScenarioFile, writeScenarioFile } from "../scenarios/io.js";
+import type { Scenario } from "../scenarios/schema.js";
+import { generateVerified } from "../scenarios/verified/generate.js";
+import type { ServerSet } from "./servers.js";
+
+export const BUNDLED_SCENARIOS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scenarios");
+
+export interface ScenarioSplit {
+  train: Scenario[];
+  test: Scenario[];
+  sources: string[];
+}
+
+export async function loadScenarios(
+  specs: string[],
+  servers: ServerSet,
+  o: { seed: number; runDir: string; log: (line: string) => void; generateN?: number },
+): Promise<ScenarioSplit> {
+  const all: Scenario[] = [];
+  const sources: string[] = [];
+  for (const spec of specs) {
+    if (spec !== "auto") {
+      all.push(...readScenarioFile(spec)); // throws ScenarioInvalid naming every bad line
+      sources.push(spec);
+      continue;
+    }
+    for (const entry of servers.entries) {
+      const fixture = /^fixture:(.+)$/.exec(entry.target)?.[1];
+      const bundled = fixture ? path.join(BUNDLED_SCENARIOS_DIR, `${fixture}.jsonl`) : undefined;
+      if (bundled && fs.existsSync(bundled)) {
+        all.push(...readScenarioFile(bundled).map((s) => ({ ...s, server: entry.target })));
+        sources.push(path.relative(process.cwd(), bundled));
+        continue;
+      }
+      const n = o.generateN ?? 200;
+      o.log(`generating ${n} execution-verified scenarios for ${entry.target} ...`);
+      const { scenarios } = await generateVerified(entry.toolbox, { n, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}` });
+      const file = path.join(o.runDir, `scenarios-${sources.length}.jsonl`);
+      writeScenarioFile(file, scenarios);
+      all.push(...scenarios);
+      sources.push(file);
+    }
+  }
+  const seen = new Set<string>();
+  for (const s of all) {
+    if (seen.has(s.id)) throw new TrainMcpError("ScenarioInvalid", `scenario id "${s.id}" appears twice across ${sources.join(", ")}`);
+    seen.add(s.id);
+  }
+  const playable = servers.playable(all);
+  const train = playable.filter((s) => s.split === "train");
+  const test = playable.filter((s) => s.split === "test");
+  if (train.length === 0) throw new TrainMcpError("ScenarioInvalid", `no training scenarios (split "train") in ${sources.join(", ")}`);
+  return { train, test, sources };
+}

@@ -1,0 +1,64 @@
+/**
+ * The MCP servers of a run, one toolbox each, and which one a scenario plays on: the scenario's
+ * `server` field names its target (as given on the command line, e.g. "fixture:shop"); with a
+ * single server every scenario plays there. Stateful servers get a fresh instance per rollout
+ * ("auto": the fixtures known to keep state, or when asked).
+ */
+import { connect, type ConnectOptions } from "../mcp/connect.js";
+import type { Toolbox } from "../mcp/types.js";
+import { TrainMcpError } from "../errors.js";
+import type { Scenario } from "../scenarios/schema.js";
+
+/** Fixtures whose tools change server state: each rollout needs its own instance. */
+const STATEFUL_FIXTURES = new Set(["fixture:shop", "fixture:codefix"]);
+
+export interface ServerEntry {
+  target: string;
+  toolbox: Toolbox;
+  isolate: boolean;
+}
+
+export class ServerSet {
+  private constructor(readonly entries: ServerEntry[]) {}
+
+  static async connect(targets: string[], isolate: "auto" | "on" | "off", options: ConnectOptions = {}): Promise<ServerSet> {
+    const entries: ServerEntry[] = [];
+    try {
+      for (const target of targets) {
+        const toolbox = await connect(target, options);
+        const stateful = isolate === "on" || (isolate === "auto" && STATEFUL_FIXTURES.has(target));
+        entries.push({ target, toolbox, isolate: stateful });
+      }
+    } catch (e) {
+      await Promise.all(entries.map((x) => x.toolbox.close()));
+      throw e;
+    }
+    return new ServerSet(entries);
+  }
+
+  /** The server a scenario plays on. */
+  entryFor(scenario: Scenario): ServerEntry {
+    if (this.entries.length === 1 && (!scenario.server || !this.has(scenario.server))) return this.entries[0];
+    const hit = scenario.server ? this.entries.find((e) => e.target === scenario.server) : undefined;
+    if (!hit)
+      throw new TrainMcpError(
+        "ScenarioInvalid",
+        `scenario ${scenario.id}: server "${scenario.server ?? "(none)"}" is not among the run's servers (${this.entries.map((e) => e.target).join(", ")})`,
+      );
+    return hit;
+  }
+
+  has(target: string): boolean {
+    return this.entries.some((e) => e.target === target);
+  }
+
+  /** Keeps the scenarios whose server is in the set (all of them for a single server). */
+  playable(scenarios: Scenario[]): Scenario[] {
+    if (this.entries.length === 1) return scenarios;
+    return scenarios.filter((s) => s.server && this.has(s.server));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.entries.map((e) => e.toolbox.close().catch(() => undefined)));
+  }
+}

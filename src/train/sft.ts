@@ -1,0 +1,81 @@
+/**
+ * The supervised warm start: a model that cannot yet write a tool call gets nothing from GRPO
+ * (every rollout scores the same). So first imitate demonstrations — the scenarios' reference
+ * solutions played by the teacher on the real servers (or, STaR-style, the best trajectories of
+ * earlier groups) — with the masked NLL of the assistant tokens.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import type { Trainable } from "../policy/trainable.js";
+import type { RewardComponent } from "../rewards/types.js";
+import { lossBatch } from "../rl/batch.js";
+import { sftLoss } from "../rl/sft-loss.js";
+import type { Trajectory } from "../rollout/trajectory.js";
+import type { Scenario } from "../scenarios/schema.js";
+import type { ChatTokenizer } from "../policy/tokenizer.js";
+import { playAndScore } from "./play.js";
+import type { ServerSet } from "./servers.js";
+import { TeacherPolicy } from "./teacher.js";
+import { chunkByBudget } from "./micro-batches.js";
+
+export interface DemoOptions {
+  systemPrompt?: string;
+  maxTurns: number;
+  components: readonly RewardComponent[];
+  seed: number;
+  maxConcurrentRollouts: number;
+  toolTimeoutMs: number;
+}
+
+/** Reference solutions played on the real servers; only those that verify are kept. */
+export async function collectDemonstrations(
+  scenarios: Scenario[],
+  tokenizer: ChatTokenizer,
+  servers: ServerSet,
+  o: DemoOptions,
+): Promise<{ demos: Trajectory[]; rejected: number }> {
+  const withRef = scenarios.filter((s) => s.reference);
+  if (withRef.length === 0) return { demos: [], rejected: 0 };
+  const teacher = new TeacherPolicy(tokenizer, withRef);
+  const played = await playAndScore(withRef, teacher, servers, {
+    groupSize: 1,
+    seed: o.seed,
+    maxTurns: Math.max(o.maxTurns, ...withRef.map((s) => (s.reference?.calls.length ?? 0) + 1)),
+    maxTokensPerTurn: 4096,
+    temperature: 0,
+    systemPrompt: o.systemPrompt,
+    maxConcurrentRollouts: o.maxConcurrentRollouts,
+    toolTimeoutMs: o.toolTimeoutMs,
+    components: o.components,
+  });
+  const all = played.scored.flatMap((g) => g.group.trajectories);
+  // a demonstration must end in an answer and pass its checks (when it has any)
+  const demos = all.filter((t) => t.finish === "answer" && (t.success || !("verifier" in t.rewards)) && !t.toolCalls.some((c) => c.isError));
+  return { demos, rejected: all.length - demos.length };
+}
+
+export interface SftStepResult {
+  loss: number;
+  gradNorm: number;
+  tokens: number;
+}
+
+/** One optimizer step of imitation over `batch`, in micro-batches of `microBatchSize`. */
+export function sftStep(trainable: Trainable, batch: readonly Trajectory[], microBatchSize: number, microBatchTokens: number): SftStepResult {
+  const micro: Array<{ ids: number[][]; mask: number[][] }> = [];
+  let tokens = 0;
+  const sorted = [...batch].sort((a, b) => a.tokenIds.length - b.tokenIds.length);
+  for (const chunk of chunkByBudget(sorted, (t) => t.tokenIds.length, microBatchSize, microBatchTokens)) {
+    const lb = lossBatch(chunk);
+    micro.push({ ids: lb.ids, mask: lb.mask });
+    tokens += lb.tokens;
+  }
+  // Trainable.step averages micro-batch gradients: each micro-batch divides by the step's
+  // tokens / k so the update is the token mean over the whole batch
+  const perMicro = tokens / micro.length;
+  const r = trainable.step(micro, (logp, mb) => {
+    const mask = tf.tensor2d(mb.mask, logp.shape); // [B, T]
+    return sftLoss({ logp, mask }, { totalStepTokens: perMicro }).loss;
+  });
+  // the mean of the micro-batch losses is the token-mean NLL of the whole batch
+  return { loss: r.loss, gradNorm: r.gradNorm, tokens };
+}
