@@ -43,7 +43,9 @@ export const StateCheckSchema = z.object({
 });
 export type StateCheck = z.infer<typeof StateCheckSchema>;
 
-export const ExpectedSchema = z.union([AnswerCheckSchema, StateCheckSchema]);
+// One discriminated union over all six kinds (zod 4 flattens the nested one), so a bad `kind`
+// is reported as "expected one of …" at the `kind` field instead of an opaque union failure.
+export const ExpectedSchema = z.discriminatedUnion("kind", [AnswerCheckSchema, StateCheckSchema]);
 export type Expected = z.infer<typeof ExpectedSchema>;
 
 export const ReferenceCallSchema = z.object({

@@ -105,10 +105,16 @@ describe.concurrent("train-mcp CLI", () => {
     expect(crash.stderr).toContain("server exited with code 3; stderr: boom: bad config");
   });
 
-  it("with no arguments lists the calculator's tools and makes one call", async () => {
-    const r = await cli();
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain("Tools of fixture:calculator");
-    expect(r.stdout).toMatch(/→ 1157\.625/);
+  it("routes no arguments to the demo and a bare --server to train", async () => {
+    const { routeArgs } = await import("../../src/cli/main.js");
+    expect(routeArgs([])).toEqual(["demo"]);
+    expect(routeArgs(["--json"])).toEqual(["demo", "--json"]);
+    expect(routeArgs(["--server", "fixture:shop", "--steps", "3"])).toEqual(["train", "--server", "fixture:shop", "--steps", "3"]);
+    expect(routeArgs(["-s", "http://x/mcp"])).toEqual(["train", "-s", "http://x/mcp"]);
+    expect(routeArgs(["--help"])).toEqual(["--help"]);
+    expect(routeArgs(["tools", "-s", "fixture:calculator"])).toEqual(["tools", "-s", "fixture:calculator"]);
+    const help = await cli("train", "--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("--group-size");
   });
 });

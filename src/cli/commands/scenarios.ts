@@ -1,0 +1,196 @@
+/**
+ * `train-mcp scenarios generate|check|show`: build, validate and summarize scenario files.
+ *
+ *   generate --server T --generator verified|llm --n 200 --out FILE [--seed S] [--test-fraction F]
+ *   check FILE [--server T]   every bad line listed (exit 2); with --server, every reference
+ *                             solution is replayed on a fresh server (exit 1 if one fails)
+ *   show FILE                 counts per split, difficulty and tool
+ * The OpenAI key is read here from OPENAI_API_KEY (never from a flag, never logged) and passed
+ * down. The progress bar goes to stderr and only when stderr is a terminal.
+ */
+import { Option, type Command } from "commander";
+import cliProgress from "cli-progress";
+import { TrainMcpError } from "../../errors.js";
+import { connect } from "../../mcp/connect.js";
+import type { Toolbox } from "../../mcp/types.js";
+import { formatProblem, parseScenarioText, readScenarioFile, writeScenarioFile } from "../../scenarios/io.js";
+import { generateWithLlm } from "../../scenarios/llm/generate.js";
+import { replayMutates, replayScenario } from "../../scenarios/replay.js";
+import { countScenarios, formatCounts } from "../../scenarios/summary.js";
+import { detectStateful, generateVerified } from "../../scenarios/verified/generate.js";
+import { readFileSync } from "node:fs";
+import { addTargetOptions, connectArgs, type TargetFlags } from "../target-options.js";
+
+interface GenerateFlags extends TargetFlags {
+  generator: "verified" | "llm";
+  n: string;
+  out: string;
+  seed: string;
+  testFraction: string;
+  llmBaseUrl?: string;
+  llmModel?: string;
+  llmMaxRequests?: string;
+  concurrency?: string;
+  verify: boolean;
+  stateful?: boolean;
+  idPrefix?: string;
+}
+
+function intFlag(name: string, v: string, min: number): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new TrainMcpError("ConfigInvalid", `${name} expects an integer ≥ ${min}, got "${v}"`);
+  return n;
+}
+
+function fractionFlag(name: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new TrainMcpError("ConfigInvalid", `${name} expects a number within 0..1, got "${v}"`);
+  return n;
+}
+
+function progressBar(label: string): { update: (done: number, total: number) => void; stop: () => void } {
+  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar(
+    { format: `${label} [{bar}] {value}/{total} | {duration_formatted}`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update(done, total) {
+      if (!started) {
+        bar.start(total, 0);
+        started = true;
+      }
+      bar.update(done);
+    },
+    stop: () => started && bar.stop(),
+  };
+}
+
+export function register(program: Command): void {
+  const scenarios = program.command("scenarios").description("generate, check and summarize scenario files (JSONL)");
+
+  addTargetOptions(scenarios.command("generate").description("write N verified or LLM-written scenarios for a server's tools"))
+    .addOption(new Option("-g, --generator <kind>", "verified: offline, execution-checked; llm: written by an OpenAI-compatible model").choices(["verified", "llm"]).default("verified"))
+    .option("-n, --n <count>", "number of scenarios", "200")
+    .requiredOption("-o, --out <file>", "scenario file to write (JSONL; written atomically, only on success)")
+    .option("--seed <s>", "random seed (same seed, same server: same file)", "1")
+    .option("--test-fraction <f>", "share of held-out test scenarios", "0.25")
+    .option("--id-prefix <p>", "scenario id prefix (default: the fixture name, or s / llm)")
+    .option("--concurrency <k>", "verified: scenarios built at once (default 4)")
+    .option("--no-verify", "verified: skip replaying every reference solution on a fresh server")
+    .option("--stateful", "verified: build state-changing tasks on fresh server instances (default: detected from tool names)")
+    .option("--no-stateful", "verified: treat the server as stateless")
+    .option("--llm-base-url <url>", "llm: OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 (key from OPENAI_API_KEY)")
+    .option("--llm-model <name>", "llm: model name")
+    .option("--llm-max-requests <k>", "llm: requests allowed in all, retries included (default 2 × batches + 4)")
+    .action(async (flags: GenerateFlags) => {
+      const n = intFlag("--n", flags.n, 1);
+      const testFraction = fractionFlag("--test-fraction", flags.testFraction);
+      const { target, options } = connectArgs(flags);
+      const fixture = /^fixture:(.+)$/.exec(target.trim())?.[1];
+      const toolbox = await connect(target, options);
+      const bar = progressBar(`scenarios (${flags.generator})`);
+      try {
+        let result;
+        if (flags.generator === "llm") {
+          if (!flags.llmBaseUrl || !flags.llmModel) throw new TrainMcpError("ConfigInvalid", "--generator llm needs --llm-base-url and --llm-model");
+          const seed = intFlag("--seed", flags.seed, 0);
+          const r = await generateWithLlm(toolbox.tools, {
+            baseUrl: flags.llmBaseUrl,
+            model: flags.llmModel,
+            apiKey: process.env.OPENAI_API_KEY,
+            maxRequests: flags.llmMaxRequests ? intFlag("--llm-max-requests", flags.llmMaxRequests, 1) : undefined,
+            n,
+            seed,
+            testFraction,
+            server: target,
+            idPrefix: flags.idPrefix ?? (fixture ? `${fixture}-llm` : "llm"),
+            onProgress: bar.update,
+            log: (line) => process.stderr.write(`\n${line}\n`),
+          });
+          result = r.scenarios;
+        } else {
+          const r = await generateVerified(toolbox, {
+            n,
+            seed: flags.seed,
+            testFraction,
+            server: target,
+            idPrefix: flags.idPrefix ?? fixture ?? "s",
+            concurrency: flags.concurrency ? intFlag("--concurrency", flags.concurrency, 1) : undefined,
+            verify: flags.verify,
+            stateful: flags.stateful,
+            onProgress: bar.update,
+          });
+          result = r.scenarios;
+        }
+        bar.stop();
+        writeScenarioFile(flags.out, result);
+        const c = countScenarios(result);
+        process.stdout.write(`wrote ${result.length} scenarios to ${flags.out} (train ${c.split.train ?? 0}, test ${c.split.test ?? 0})\n`);
+      } finally {
+        bar.stop();
+        await toolbox.close();
+      }
+    });
+
+  const check = scenarios
+    .command("check")
+    .description("validate a scenario file: every bad line with its line number and field (exit 2); --server also replays reference solutions")
+    .argument("<file>", "scenario file (JSONL)")
+    .option("-s, --server <target>", "replay every reference solution against this server (a fresh instance for each scenario that changes state)")
+    .action(async (file: string, flags: { server?: string }) => {
+      let text: string;
+      try {
+        text = readFileSync(file, "utf8");
+      } catch (e) {
+        throw new TrainMcpError("IoFailed", `cannot read ${file}: ${(e as Error).message}`);
+      }
+      const { scenarios: list, problems } = parseScenarioText(text);
+      if (problems.length > 0) {
+        for (const p of problems) process.stderr.write(`${formatProblem(file, p)}\n`);
+        throw new TrainMcpError("ScenarioInvalid", `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"} (${list.length} valid scenarios)`);
+      }
+      if (list.length === 0) throw new TrainMcpError("ScenarioInvalid", `${file}: no scenarios`);
+      const c = countScenarios(list);
+      process.stdout.write(`${file}: ${list.length} valid scenarios (train ${c.split.train ?? 0}, test ${c.split.test ?? 0})\n`);
+      if (!flags.server) return;
+      const toolbox = await connect(flags.server);
+      const bar = progressBar("replay");
+      let failed = 0;
+      let replayed = 0;
+      try {
+        const stateful = detectStateful(toolbox.tools);
+        for (const s of list) {
+          if (!s.reference) continue;
+          const box: Toolbox = stateful && replayMutates(s) ? await toolbox.isolated() : toolbox;
+          try {
+            const r = await replayScenario(box, s);
+            replayed++;
+            if (!r.pass) {
+              failed++;
+              process.stderr.write(`\n${s.id}: ${r.detail}\n`);
+            }
+          } finally {
+            if (box !== toolbox) await box.close();
+          }
+          bar.update(replayed, c.withReference);
+        }
+      } finally {
+        bar.stop();
+        await toolbox.close();
+      }
+      process.stdout.write(`replayed ${replayed} reference solutions: ${replayed - failed} reproduce their expected outcome, ${failed} do not\n`);
+      if (failed > 0) process.exitCode = 1;
+    });
+  void check;
+
+  scenarios
+    .command("show")
+    .description("summarize a scenario file: counts per split, difficulty and tool")
+    .argument("<file>", "scenario file (JSONL)")
+    .action((file: string) => {
+      const list = readScenarioFile(file);
+      process.stdout.write(`${file}\n\n${formatCounts(countScenarios(list))}\n`);
+    });
+}

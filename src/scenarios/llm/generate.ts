@@ -1,0 +1,224 @@
+/**
+ * The LLM scenario generator: asks any OpenAI-compatible endpoint (through the `openai`
+ * client) for tasks of graded difficulty over a server's tools, validates every task with zod,
+ * drops near-duplicates and tasks that name a tool, and asks again until N distinct ones exist.
+ *
+ * Structured output first: `response_format: {type: "json_schema", strict}`; a provider that
+ * answers HTTP 400 naming json_schema/response_format gets `{type: "json_object"}` (JSON mode)
+ * from then on, the reply checked by zod alone. Transient failures (408/409/429/5xx, connection
+ * errors: openai-node's own retry rule) are retried with backoff inside a bounded number of
+ * attempts; a persistent failure throws and nothing is returned, so the caller writes no file.
+ * The API key is passed in by the CLI and never logged.
+ */
+import OpenAI from "openai";
+import { TrainMcpError } from "../../errors.js";
+import type { ToolSpec } from "../../mcp/types.js";
+import { NearDuplicateFilter } from "../dedupe.js";
+import { ScenarioSchema, type Expected, type Scenario } from "../schema.js";
+import { Rng } from "../verified/rng.js";
+import { extractNumbers } from "../numbers.js";
+import { LlmReplySchema, LlmTaskSchema, REPLY_JSON_SCHEMA, systemPrompt, userPrompt, type LlmTask, type ResourceInfo } from "./prompt.js";
+
+export interface LlmOptions {
+  /** e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1 */
+  baseUrl: string;
+  model: string;
+  /** resolved by the CLI from OPENAI_API_KEY; local servers accept any (default "not-needed") */
+  apiKey?: string;
+  n: number;
+  /** default 1; also sent as the request's `seed` */
+  seed?: number;
+  /** default 0.25 */
+  testFraction?: number;
+  resources?: ResourceInfo[];
+  /** tasks asked for per request; default min(n, 20) */
+  batchSize?: number;
+  /** requests allowed in all, failures included; default 2 × ceil(n / batch) + 4 */
+  maxRequests?: number;
+  /** first backoff after a transient failure, doubled each time; default 1000 ms */
+  retryDelayMs?: number;
+  /** per-request timeout; default 120 000 ms */
+  timeoutMs?: number;
+  /** default 0.8 */
+  temperature?: number;
+  /** Jaccard threshold for near-duplicates; default 0.8 */
+  dedupeThreshold?: number;
+  server?: string;
+  /** default "llm" */
+  idPrefix?: string;
+  onProgress?: (done: number, total: number) => void;
+  /** one line per notable event (fallback, retry, rejected tasks); never includes the key */
+  log?: (line: string) => void;
+}
+
+export interface LlmResult {
+  scenarios: Scenario[];
+  requests: number;
+  /** true when the provider refused json_schema and JSON mode was used */
+  usedJsonObjectFallback: boolean;
+  rejected: { invalid: number; duplicate: number; namesTool: number };
+}
+
+export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOptions): Promise<LlmResult> {
+  const n = options.n;
+  if (!Number.isInteger(n) || n < 1) throw new TrainMcpError("ConfigInvalid", `--n must be a positive integer, got ${n}`);
+  if (!options.baseUrl) throw new TrainMcpError("ConfigInvalid", "--llm-base-url is required for --generator llm");
+  if (!options.model) throw new TrainMcpError("ConfigInvalid", "--llm-model is required for --generator llm");
+  if (tools.length === 0) throw new TrainMcpError("ConfigInvalid", "the server has no tools to write tasks for");
+  const batch = Math.max(1, options.batchSize ?? Math.min(n, 20));
+  const maxRequests = options.maxRequests ?? 2 * Math.ceil(n / batch) + 4;
+  const log = options.log ?? (() => undefined);
+  const client = new OpenAI({
+    baseURL: options.baseUrl,
+    apiKey: options.apiKey || "not-needed",
+    maxRetries: 0, // retries are ours: bounded together with bad replies
+    timeout: options.timeoutMs ?? 120_000,
+  });
+
+  const accepted: LlmTask[] = [];
+  const filter = new NearDuplicateFilter(options.dedupeThreshold ?? 0.8);
+  const rejected = { invalid: 0, duplicate: 0, namesTool: 0 };
+  let jsonObject = false;
+  let requests = 0;
+  let transientFailures = 0;
+  let lastError = "";
+
+  while (accepted.length < n) {
+    if (requests >= maxRequests) {
+      throw new TrainMcpError(
+        "JudgeFailed",
+        `LLM generator: only ${accepted.length} of ${n} valid, distinct tasks after ${requests} requests to ${options.baseUrl}${lastError ? ` (last error: ${lastError})` : ""}; nothing written`,
+        false,
+      );
+    }
+    requests++;
+    const want = Math.min(batch, n - accepted.length + Math.ceil(batch / 4)); // a little slack for rejects
+    let content: string;
+    try {
+      content = await ask(client, options, tools, want, accepted.map((a) => a.task), jsonObject, requests);
+    } catch (e) {
+      if (!jsonObject && isJsonSchemaUnsupported(e)) {
+        jsonObject = true;
+        requests--; // a capability probe, not a failed attempt
+        log(`provider does not support response_format json_schema (${errorLine(e)}); using JSON mode`);
+        continue;
+      }
+      if (isTransient(e)) {
+        lastError = errorLine(e);
+        const delay = (options.retryDelayMs ?? 1000) * 2 ** Math.min(transientFailures++, 5);
+        log(`request ${requests} failed (${lastError}); retrying in ${delay} ms`);
+        await new Promise((r) => setTimeout(r, delay));
+        continue;
+      }
+      throw new TrainMcpError("JudgeFailed", `LLM generator: ${options.baseUrl} refused the request: ${errorLine(e)}`, false, { cause: e });
+    }
+    const tasks = parseReply(content);
+    if (!tasks) {
+      rejected.invalid++;
+      lastError = "reply was not the JSON object asked for";
+      log(`request ${requests}: ${lastError}`);
+      continue;
+    }
+    for (const raw of tasks) {
+      const parsed = LlmTaskSchema.safeParse(raw);
+      if (!parsed.success) {
+        rejected.invalid++;
+        continue;
+      }
+      const task = { ...parsed.data, task: parsed.data.task.trim() };
+      if (namesTool(task.task, tools)) {
+        rejected.namesTool++;
+        continue;
+      }
+      if (!filter.add(task.task)) {
+        rejected.duplicate++;
+        continue;
+      }
+      accepted.push(task);
+      options.onProgress?.(Math.min(accepted.length, n), n);
+      if (accepted.length >= n) break;
+    }
+  }
+
+  const rng = new Rng(`${options.seed ?? 1}/llm-split`);
+  const testIdx = new Set(rng.sample([...Array(n).keys()], Math.round(n * (options.testFraction ?? 0.25))));
+  const width = Math.max(4, String(n).length);
+  const scenarios = accepted.slice(0, n).map((t, i) =>
+    ScenarioSchema.parse({
+      id: `${options.idPrefix ?? "llm"}-${String(i + 1).padStart(width, "0")}`,
+      task: t.task,
+      difficulty: t.difficulty,
+      split: testIdx.has(i) ? "test" : "train",
+      tags: ["generator:llm", ...(t.tags ?? []).slice(0, 5)],
+      ...(options.server ? { server: options.server } : {}),
+      ...(expectedOf(t) ? { expected: [expectedOf(t)] } : {}),
+    }),
+  );
+  return { scenarios, requests, usedJsonObjectFallback: jsonObject, rejected };
+}
+
+async function ask(client: OpenAI, o: LlmOptions, tools: readonly ToolSpec[], count: number, avoid: string[], jsonObject: boolean, attempt: number): Promise<string> {
+  const completion = await client.chat.completions.create({
+    model: o.model,
+    messages: [
+      { role: "system", content: systemPrompt() },
+      { role: "user", content: userPrompt(tools, o.resources ?? [], count, avoid) },
+    ],
+    temperature: o.temperature ?? 0.8,
+    seed: (o.seed ?? 1) * 1000 + attempt,
+    response_format: jsonObject
+      ? { type: "json_object" }
+      : { type: "json_schema", json_schema: { name: "scenarios", strict: true, schema: REPLY_JSON_SCHEMA as unknown as Record<string, unknown> } },
+  });
+  return completion.choices[0]?.message?.content ?? "";
+}
+
+/** The tasks array of a reply, tolerating code fences around the JSON; undefined when unusable. */
+function parseReply(content: string): unknown[] | undefined {
+  const body = content.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (Array.isArray(value)) return value;
+  const r = LlmReplySchema.safeParse(value);
+  return r.success ? r.data.scenarios : undefined;
+}
+
+function expectedOf(t: LlmTask): Expected | undefined {
+  const answer = t.expected_answer?.trim();
+  if (!answer || t.answer_kind === "none" || !t.answer_kind) return undefined;
+  if (t.answer_kind === "numeric") {
+    const v = extractNumbers(answer)[0];
+    return v === undefined ? undefined : { kind: "numeric", value: v, tolerance: 1e-6, relTolerance: 1e-3 };
+  }
+  return { kind: "contains", value: answer, caseSensitive: false };
+}
+
+/** A tool name written in the task (snake_case or camelCase names only: "search" is a word). */
+function namesTool(task: string, tools: readonly ToolSpec[]): boolean {
+  return tools.some((t) => /[_A-Z-]/.test(t.name) && new RegExp(`\\b${t.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(task));
+}
+
+function status(e: unknown): number | undefined {
+  return e instanceof OpenAI.APIError ? e.status : undefined;
+}
+
+function isJsonSchemaUnsupported(e: unknown): boolean {
+  return status(e) === 400 && /json_schema|response_format|structured|schema/i.test(errorLine(e));
+}
+
+/** openai-node's shouldRetry rule: connection errors, 408, 409, 429 and 5xx. */
+function isTransient(e: unknown): boolean {
+  if (e instanceof OpenAI.APIConnectionError) return true;
+  const s = status(e);
+  return s === 408 || s === 409 || s === 429 || (s !== undefined && s >= 500);
+}
+
+function errorLine(e: unknown): string {
+  const s = status(e);
+  const msg = e instanceof Error ? e.message : String(e);
+  return `${s ? `HTTP ${s}: ` : ""}${msg}`.replace(/\s+/g, " ").slice(0, 300);
+}

@@ -1,0 +1,79 @@
+/**
+ * What the LLM scenario generator asks for: the prompt (tools, resources, rules) and the reply
+ * schema, once as JSON Schema for `response_format: json_schema` (strict: every field required,
+ * optional ones nullable, as OpenAI's structured outputs demand) and once as zod for validating
+ * replies from providers that only offer JSON mode.
+ */
+import { z } from "zod";
+import type { ToolSpec } from "../../mcp/types.js";
+
+export interface ResourceInfo {
+  uri: string;
+  name?: string;
+  description?: string;
+}
+
+/** One task as the model writes it. */
+export const LlmTaskSchema = z.object({
+  task: z.string().min(8).max(2000).describe("the user's request"),
+  difficulty: z.number().int().min(1).max(5),
+  tags: z.array(z.string()).max(10).nullable().optional(),
+  expected_answer: z.string().max(500).nullable().optional().describe("the short answer when it is knowable in advance"),
+  answer_kind: z.enum(["numeric", "contains", "none"]).nullable().optional(),
+});
+export type LlmTask = z.infer<typeof LlmTaskSchema>;
+
+export const LlmReplySchema = z.object({ scenarios: z.array(z.unknown()) });
+
+/** The same shape as JSON Schema, for json_schema mode. */
+export const REPLY_JSON_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  required: ["scenarios"],
+  properties: {
+    scenarios: {
+      type: "array",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["task", "difficulty", "tags", "expected_answer", "answer_kind"],
+        properties: {
+          task: { type: "string", description: "the user's request, in their words" },
+          difficulty: { type: "integer", minimum: 1, maximum: 5, description: "1 = one obvious call, 5 = many dependent calls" },
+          tags: { type: "array", items: { type: "string" } },
+          expected_answer: { type: ["string", "null"], description: "the short final answer if it can be known without calling the tools, else null" },
+          answer_kind: { type: ["string", "null"], enum: ["numeric", "contains", "none", null] },
+        },
+      },
+    },
+  },
+} as const;
+
+function describeTool(t: ToolSpec): string {
+  const { $schema: _s, ...params } = t.inputSchema;
+  return `- ${t.name}: ${(t.description || t.title || "").replace(/\s+/g, " ").trim()}\n  parameters: ${JSON.stringify(params)}`;
+}
+
+export function systemPrompt(): string {
+  return [
+    "You write evaluation tasks for an AI agent that can call the tools of one server.",
+    "Each task is a message a real user would send. Rules:",
+    "1. Every task must be solvable using only the listed tools (and resources), with values that plausibly exist on the server.",
+    "2. Never name a tool or mention tool calls; describe the goal as a user would.",
+    "3. Grade difficulty 1-5: 1 = one obvious call, 3 = two or three calls where one result feeds the next, 5 = a long chain with reasoning.",
+    "4. Vary the tasks: different tools, goals, values and wording. No two tasks may be near-identical.",
+    "5. If the exact answer is knowable without running the tools (e.g. arithmetic), give it in expected_answer with answer_kind",
+    '   "numeric" or "contains"; otherwise expected_answer null and answer_kind "none".',
+    'Reply with one JSON object: {"scenarios": [{"task": string, "difficulty": 1-5, "tags": [string], "expected_answer": string|null, "answer_kind": "numeric"|"contains"|"none"}]}.',
+  ].join("\n");
+}
+
+export function userPrompt(tools: readonly ToolSpec[], resources: readonly ResourceInfo[], count: number, avoid: readonly string[]): string {
+  const parts = [`Tools:\n${tools.map(describeTool).join("\n")}`];
+  if (resources.length > 0) {
+    parts.push(`Resources:\n${resources.slice(0, 50).map((r) => `- ${r.uri}${r.name ? ` (${r.name})` : ""}${r.description ? `: ${r.description}` : ""}`).join("\n")}`);
+  }
+  parts.push(`Write ${count} new tasks, spread over difficulties 1 to 5 (more easy than hard).`);
+  if (avoid.length > 0) parts.push(`Do not repeat or closely paraphrase these existing tasks:\n${avoid.slice(-40).map((t) => `- ${t}`).join("\n")}`);
+  return parts.join("\n\n");
+}

@@ -1,0 +1,335 @@
+/**
+ * The execution-verified scenario generator: no LLM, exact answers, deterministic for a seed.
+ *
+ * 1. Harvest: read-only tools are called with synthesized arguments on a fresh instance, and
+ *    every id, name and email in their results is filed in a ValuePool (harvest.ts).
+ * 2. Plan: N slots; a seeded shuffle marks round(N × testFraction) of them "test"; slot i goes
+ *    to tool i mod T (tools in seeded order), and to one of that tool's recipes by weight.
+ *    A test scenario either uses a held-out phrasing or expects an outcome no training
+ *    scenario expects (values not seen in training).
+ * 3. Build: each slot runs its recipe with its own random stream (derived from seed, slot and
+ *    attempt) on a real server: the shared one for read-only recipes, a fresh isolated instance
+ *    for recipes that change state. A draft whose checks fail on its own answer, or whose calls
+ *    or task repeat an earlier scenario's, is retried with the next attempt's stream.
+ * 4. Verify (default on): every reference solution is replayed on a fresh instance and must
+ *    reproduce its expected outcome (replay.ts); the ones that do not are rebuilt.
+ * Slots are built in batches of `concurrency` and committed in slot order, so the output does
+ * not depend on timing. Fewer than N distinct scenarios is an error: nothing partial.
+ */
+import { TrainMcpError } from "../../errors.js";
+import type { Toolbox, ToolResult, ToolSpec } from "../../mcp/types.js";
+import { checkExpected } from "../check.js";
+import { replayScenario } from "../replay.js";
+import { ScenarioSchema, type ReferenceCall, type Scenario } from "../schema.js";
+import { genericRecipes, isReadOnlyTool } from "./generic.js";
+import { ValuePool } from "./harvest.js";
+import type { BuiltDraft, Recipe, RecipeContext, Split } from "./recipe.js";
+import { applicableFixtureRecipes } from "./registry.js";
+import { Rng } from "./rng.js";
+import { synthesizeArgs } from "./schema-values.js";
+
+export interface VerifiedOptions {
+  /** how many scenarios */
+  n: number;
+  /** default 1 */
+  seed?: string | number;
+  /** share of scenarios in the held-out "test" split; default 0.25 */
+  testFraction?: number;
+  /** share of test scenarios phrased with templates never used in training; default 0.4 */
+  heldOutTemplateRate?: number;
+  /** build mutating recipes on fresh instances; default: detected from the tools */
+  stateful?: boolean;
+  /** written to each scenario's `server` field */
+  server?: string;
+  /** id prefix; default "s" */
+  idPrefix?: string;
+  /** slots built at once; default 4 */
+  concurrency?: number;
+  /** replay every reference solution on a fresh instance; default true */
+  verify?: boolean;
+  /** use the bundled fixtures' natural phrasings where their tools are present; default true */
+  fixtureRecipes?: boolean;
+  /** attempts per slot before it is given to another recipe; default 10 */
+  maxAttempts?: number;
+  /** called after each committed scenario */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface VerifiedResult {
+  scenarios: Scenario[];
+  /** scenarios per recipe id, and failed attempts per recipe id */
+  perRecipe: Record<string, number>;
+  failedAttempts: Record<string, number>;
+}
+
+/** A server is treated as stateful when some tool's name says it changes things. */
+export function detectStateful(tools: readonly ToolSpec[]): boolean {
+  return tools.some((t) => !isReadOnlyTool(t.name));
+}
+
+export async function generateVerified(toolbox: Toolbox, options: VerifiedOptions): Promise<VerifiedResult> {
+  const n = options.n;
+  if (!Number.isInteger(n) || n < 1) throw new TrainMcpError("ConfigInvalid", `--n must be a positive integer, got ${n}`);
+  const testFraction = options.testFraction ?? 0.25;
+  if (!(testFraction >= 0 && testFraction <= 1)) throw new TrainMcpError("ConfigInvalid", `--test-fraction must be within 0..1, got ${testFraction}`);
+  const seed = String(options.seed ?? 1);
+  const stateful = options.stateful ?? detectStateful(toolbox.tools);
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const maxAttempts = options.maxAttempts ?? 10;
+  const tools = new Map(toolbox.tools.map((t) => [t.name, t]));
+
+  // A pristine instance for read-only work on a stateful server: it never sees a mutating call.
+  const pristine = stateful ? await toolbox.isolated() : toolbox;
+  try {
+    const recipes = selectRecipes(toolbox.tools, options.fixtureRecipes ?? true);
+    // Only generic recipes draw on harvested values; fixture recipes look things up themselves.
+    const pool = recipes.some((r) => r.id.startsWith("generic.")) ? await harvest(pristine, toolbox.tools, seed) : new ValuePool();
+    if (recipes.length === 0) throw new TrainMcpError("ConfigInvalid", "the server has no tools to build scenarios from");
+    const byTool = groupByPrimary(recipes);
+    const toolOrder = new Rng(`${seed}/tools`).shuffle([...byTool.keys()].sort());
+
+    const splitRng = new Rng(`${seed}/split`);
+    const testSlots = new Set(splitRng.sample([...Array(n).keys()], Math.round(n * testFraction)));
+
+    const committed: Array<{ slot: number; built: BuiltDraft; split: Split }> = [];
+    const seen = new Set<string>();
+    const trainExpected = new Set<string>();
+    const heldOutExpected = new Set<string>();
+    const failStreak = new Map<string, number>();
+    const exhausted = new Set<string>();
+    const perRecipe: Record<string, number> = {};
+    const failedAttempts: Record<string, number> = {};
+    // Pending slots with their next attempt number; slot numbers past n are replacements, which
+    // keep the split of the slot they replace (so the split sizes are exact).
+    let pending: Array<{ slot: number; attempt: number; split: Split }> = [...Array(n).keys()].map((slot) => ({ slot, attempt: 0, split: testSlots.has(slot) ? "test" : "train" }));
+    let nextSpare = n;
+    const maxSlots = n * 3 + 20;
+
+    while (pending.length > 0 && committed.length < n) {
+      const batch = pending.slice(0, concurrency);
+      pending = pending.slice(concurrency);
+      const results = await Promise.all(
+        batch.map(async ({ slot, attempt, split }) => {
+          const rng = Rng.derive(seed, "slot", slot, "attempt", attempt);
+          const recipe = chooseRecipe(rng, byTool, toolOrder, slot, attempt, maxAttempts, exhausted);
+          const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4 });
+          if (built && (options.verify ?? true)) {
+            const replay = await replayOnFresh(toolbox, pristine, stateful && (recipe.mutates ?? false), built);
+            if (!replay) return { slot, attempt, split, recipe, built: undefined };
+          }
+          return { slot, attempt, split, recipe, built };
+        }),
+      );
+      for (const r of results) {
+        const key = r.built ? dedupeKey(r.built) : undefined;
+        // Held-out values: a test scenario on a training template may not expect what a
+        // training scenario expects (the same capital, the same product), and vice versa.
+        const valuesClash =
+          r.built && key && (r.split === "train" ? heldOutExpected.has(key.expected) : !r.built.heldOutTemplate && trainExpected.has(key.expected));
+        if (r.built && key && !seen.has(key.calls) && !seen.has(key.task) && !valuesClash && committed.length < n) {
+          seen.add(key.calls);
+          seen.add(key.task);
+          if (r.split === "train") trainExpected.add(key.expected);
+          else if (!r.built.heldOutTemplate) heldOutExpected.add(key.expected);
+          failStreak.set(r.recipe.id, 0);
+          committed.push({ slot: r.slot, built: r.built, split: r.split });
+          perRecipe[r.recipe.id] = (perRecipe[r.recipe.id] ?? 0) + 1;
+          options.onProgress?.(committed.length, n);
+        } else {
+          failedAttempts[r.recipe.id] = (failedAttempts[r.recipe.id] ?? 0) + 1;
+          const streak = (failStreak.get(r.recipe.id) ?? 0) + 1;
+          failStreak.set(r.recipe.id, streak);
+          if (streak >= EXHAUSTED_AFTER) exhausted.add(r.recipe.id);
+          if (r.attempt + 1 < maxAttempts * 2) pending.push({ slot: r.slot, attempt: r.attempt + 1, split: r.split });
+          else if (nextSpare < maxSlots) pending.push({ slot: nextSpare++, attempt: 0, split: r.split });
+        }
+      }
+    }
+    if (committed.length < n) {
+      throw new TrainMcpError(
+        "ConfigInvalid",
+        `could only build ${committed.length} distinct verified scenarios of the ${n} asked for (the server's tools offer too few distinct tasks); lower --n`,
+      );
+    }
+    committed.sort((a, b) => a.slot - b.slot);
+    const prefix = options.idPrefix ?? "s";
+    const width = Math.max(4, String(n).length);
+    const scenarios = committed.map((c, i) =>
+      ScenarioSchema.parse({
+        id: `${prefix}-${String(i + 1).padStart(width, "0")}`,
+        task: c.built.task,
+        difficulty: c.built.difficulty,
+        split: c.split,
+        tags: [
+          `template:${c.built.recipe}`,
+          ...[...new Set(c.built.calls.map((call) => `tool:${call.name}`))],
+          ...(c.split === "test" ? [c.built.heldOutTemplate ? "heldout:template" : "heldout:values"] : []),
+          ...(c.built.calls.length > 1 ? ["multi-step"] : []),
+          ...(c.built.tags ?? []),
+        ],
+        ...(options.server ? { server: options.server } : {}),
+        expected: c.built.expected,
+        reference: { calls: c.built.calls, answer: c.built.answer },
+      }),
+    );
+    return { scenarios, perRecipe, failedAttempts };
+  } finally {
+    if (pristine !== toolbox) await pristine.close();
+  }
+}
+
+/** consecutive failed attempts after which a recipe is set aside for the rest of the run */
+const EXHAUSTED_AFTER = 15;
+
+/**
+ * Two scenarios are the same when their normalized task texts are equal, or when they make the
+ * same calls to reach the same expected outcome (two phrasings of one question).
+ */
+function dedupeKey(b: BuiltDraft): { calls: string; task: string; expected: string } {
+  return {
+    expected: JSON.stringify(sortKeys(b.expected)),
+    calls: `calls:${JSON.stringify([b.calls.map((c) => [c.name, sortKeys(c.arguments)]), sortKeys(b.expected)])}`,
+    task: `task:${b.task.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim()}`,
+  };
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, sortKeys(x)]));
+  return v;
+}
+
+function selectRecipes(tools: readonly ToolSpec[], useFixtures: boolean): Recipe[] {
+  const specific = useFixtures ? applicableFixtureRecipes(tools) : [];
+  const covered = new Set(specific.map((r) => r.primary ?? r.tools[0]));
+  const generic = genericRecipes(tools).filter((r) => !covered.has(r.primary ?? r.tools[0]));
+  return [...specific, ...generic];
+}
+
+function groupByPrimary(recipes: Recipe[]): Map<string, Recipe[]> {
+  const m = new Map<string, Recipe[]>();
+  for (const r of recipes) {
+    const k = r.primary ?? r.tools[0];
+    m.set(k, [...(m.get(k) ?? []), r]);
+  }
+  return m;
+}
+
+/**
+ * Balanced over tools: slot i belongs to tool i mod T. A recipe that keeps failing (its distinct
+ * tasks are used up: there are only so many seeded orders) is set aside, and after
+ * `maxAttempts` a slot may go to any recipe that still works.
+ */
+function chooseRecipe(rng: Rng, byTool: Map<string, Recipe[]>, toolOrder: string[], slot: number, attempt: number, maxAttempts: number, exhausted: ReadonlySet<string>): Recipe {
+  const all = [...byTool.values()].flat();
+  const live = all.filter((r) => !exhausted.has(r.id));
+  const own = (byTool.get(toolOrder[slot % toolOrder.length]) ?? []).filter((r) => !exhausted.has(r.id));
+  const list = attempt < maxAttempts && own.length > 0 ? own : live.length > 0 ? live : all;
+  return list[rng.weighted(list.map((r) => r.weight ?? 1))];
+}
+
+interface BuildEnv {
+  rng: Rng;
+  split: Split;
+  pool: ValuePool;
+  tools: ReadonlyMap<string, ToolSpec>;
+  toolbox: Toolbox;
+  pristine: Toolbox;
+  stateful: boolean;
+  heldOutRate: number;
+}
+
+async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | undefined> {
+  const own = env.stateful && (recipe.mutates ?? false) ? await env.toolbox.isolated() : undefined;
+  const box = own ?? env.pristine;
+  const calls: ReferenceCall[] = [];
+  let heldOutTemplate = false;
+  // A per-scenario copy of the pool, so values this scenario's own calls return are usable
+  // (chains) without leaking into other slots (which would make output depend on timing).
+  const pool = env.pool.clone();
+  const ctx: RecipeContext = {
+    rng: env.rng,
+    split: env.split,
+    pool,
+    tools: env.tools,
+    async call(name, args) {
+      calls.push({ name, arguments: args });
+      const r = await box.call(name, args);
+      pool.harvest(name, r);
+      return r;
+    },
+    async probe(name, args) {
+      return box.call(name, args);
+    },
+    phrase(train, test, vars = {}) {
+      let templates = train;
+      if (env.split === "test" && test.length > 0 && env.rng.bool(env.heldOutRate)) {
+        templates = test;
+        heldOutTemplate = true;
+      }
+      return fill(env.rng.pick(templates), vars);
+    },
+  };
+  try {
+    const draft = await recipe.build(ctx);
+    if (!draft || calls.length === 0) return undefined;
+    // The draft must satisfy its own checks: answer checks on the answer, state checks here.
+    const check = await checkExpected(draft.expected, draft.answer, box);
+    if (!check.pass) return undefined;
+    return { ...draft, calls, recipe: recipe.id, heldOutTemplate };
+  } catch {
+    return undefined; // a recipe's bad luck (unexpected result shape) is a failed attempt
+  } finally {
+    await own?.close();
+  }
+}
+
+async function replayOnFresh(toolbox: Toolbox, pristine: Toolbox, fresh: boolean, built: BuiltDraft): Promise<boolean> {
+  const box = fresh ? await toolbox.isolated() : pristine;
+  try {
+    const r = await replayScenario(box, { expected: built.expected, reference: { calls: built.calls, answer: built.answer } });
+    return r.pass;
+  } finally {
+    if (fresh) await box.close();
+  }
+}
+
+/** `{name}` placeholders from vars; a missing one is a bug in a recipe, so it throws. */
+export function fill(template: string, vars: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (_, k: string) => {
+    if (!(k in vars)) throw new Error(`template placeholder {${k}} has no value`);
+    return String(vars[k]);
+  });
+}
+
+/** Calls read-only tools with synthesized arguments on a fresh instance, filing every value. */
+async function harvest(box: Toolbox, tools: readonly ToolSpec[], seed: string): Promise<ValuePool> {
+  const pool = new ValuePool();
+  const called = new Set<string>();
+  const readOnly = [...tools].filter((t) => isReadOnlyTool(t.name)).sort((a, b) => a.name.localeCompare(b.name));
+  // Three rounds: later ones fill arguments with values earlier ones found (ids from a list).
+  for (let round = 0; round < 3; round++) {
+    for (const tool of readOnly) {
+      const rng = Rng.derive(seed, "harvest", round, tool.name);
+      const tries: Array<Record<string, unknown>> = [];
+      if (round === 0) tries.push({});
+      for (let i = 0; i < 6; i++) {
+        const args = synthesizeArgs(tool.inputSchema, rng, pool, { optionalRate: 0.2 });
+        if (args) tries.push(args);
+      }
+      for (const args of tries) {
+        const key = `${tool.name}:${JSON.stringify(args)}`;
+        if (called.has(key)) continue; // the same call twice teaches nothing (and may be slow)
+        called.add(key);
+        let r: ToolResult;
+        try {
+          r = await box.call(tool.name, args, { timeoutMs: 15_000 });
+        } catch {
+          continue;
+        }
+        pool.harvest(tool.name, r);
+      }
+    }
+  }
+  return pool;
+}

@@ -1,0 +1,202 @@
+/**
+ * Generic recipes: scenarios for ANY server, built only from its tool list.
+ *
+ * - single: one call with synthesized arguments; the task states the goal (the first sentence of
+ *   the tool's description, never its name) and the given values, and asks for one field of the
+ *   result (a scalar from structuredContent or JSON text, else the first number of the text).
+ * - chain: tool A's result holds exactly one value for a required argument of tool B (an id);
+ *   the task asks to do A, then B with what A found. Answer from B's result.
+ * - mutation: a tool whose name says it changes state, followed by a state check: a read-only
+ *   tool called with an id from the mutation's result must show the new record.
+ * Fixture recipes (./fixtures/) phrase the same kinds of task naturally for the bundled servers.
+ */
+import type { ToolResult, ToolSpec } from "../../mcp/types.js";
+import type { AnswerCheck, Expected } from "../schema.js";
+import { normKey, ValuePool } from "./harvest.js";
+import { containsCheck, fmt, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
+import { synthesizeArgs } from "./schema-values.js";
+
+const MUTATING = /(^|_|-|\b)(create|add|insert|update|edit|write|delete|remove|cancel|place|set|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill)(?=$|_|-|[A-Z]|\b)/i;
+
+/** A tool is read-only unless its name carries a state-changing verb. */
+export function isReadOnlyTool(name: string): boolean {
+  return !MUTATING.test(name.replace(/([a-z])([A-Z])/g, "$1_$2"));
+}
+
+/** "Evaluate one expression and return the number. Supports…" → "evaluate one expression and return the number" */
+export function goalOf(tool: ToolSpec): string {
+  // Examples ("e.g. 'x'") are cut first, so their full stops do not end the sentence early.
+  const text = (tool.description || tool.title || "")
+    .replace(/\s*\((?:e\.g\.|i\.e\.|for example)[^)]*\)/gi, "")
+    .replace(/,?\s*(?:e\.g\.|for example)(?:[^.]|\.(?!\s|$))*(?:\.(?=\s|$)|$)/gi, ".")
+    .trim();
+  const first = text.split(/(?<=[.!?])\s+|\n/)[0]?.replace(/[.!?:]+$/, "").trim();
+  if (first) return lowerFirst(first);
+  return tool.name.replace(/[_-]+/g, " ");
+}
+
+function human(key: string): string {
+  return key.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").toLowerCase();
+}
+
+export function describeArgs(args: Record<string, unknown>): string {
+  const parts = Object.entries(args).map(([k, v]) => `${human(k)} ${typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v)}`);
+  return parts.length === 0 ? "no inputs" : parts.join(", ");
+}
+
+const PREFERRED = ["result", "answer", "value", "total", "amount", "count", "name", "title", "status", "id", "output", "stdout"];
+
+/**
+ * One scalar to ask about, from a result: {label, value}, or undefined. Values that merely echo
+ * an argument ("the product id" of get_product(product_id 107)) are skipped; in a list, the
+ * first item's fields are used ("first product name").
+ */
+export function pickAnswerField(result: ToolResult, args: Record<string, unknown> = {}): { label: string; value: string | number } | undefined {
+  const data = resultData(result);
+  const echoes = new Set(Object.values(args).filter((v) => typeof v === "string" || typeof v === "number").map(String));
+  const scalars: Array<{ label: string; value: string | number }> = [];
+  const visit = (v: unknown, label: string, depth: number): void => {
+    if (depth > 3) return;
+    if (typeof v === "number" && Number.isFinite(v)) scalars.push({ label, value: v });
+    else if (typeof v === "string" && v.trim().length > 0 && v.length <= 60) scalars.push({ label, value: v.trim() });
+    else if (Array.isArray(v) && v.length > 0) visit(v[0], v.length === 1 ? label : `first ${singularLabel(label)}`.trim(), depth + 1);
+    else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, label ? `${label} ${human(k)}` : human(k), depth + 1);
+    }
+  };
+  visit(data, "", 0);
+  const useful = scalars.filter((s) => s.label && !echoes.has(String(s.value)));
+  if (useful.length > 0) {
+    for (const p of PREFERRED) {
+      const hit = useful.find((s) => normKey(s.label.split(" ").pop() ?? "") === p);
+      if (hit) return hit;
+    }
+    return useful[0];
+  }
+  if (data === undefined) {
+    const t = result.text.trim();
+    if (t.length > 0 && t.length <= 60 && !echoes.has(t)) return { label: "result", value: t };
+  }
+  return undefined;
+}
+
+function singularLabel(label: string): string {
+  const words = label.split(" ");
+  const last = words.pop() ?? "";
+  return [...words, last.endsWith("s") ? last.slice(0, -1) : last].join(" ");
+}
+
+function expectFor(value: string | number): AnswerCheck {
+  return typeof value === "number" ? numericCheck(value) : containsCheck(value);
+}
+
+// Descriptions start with a verb ("Evaluate…") or a noun ("Full details of…"); these frames read for both.
+const SINGLE_TRAIN = ["Use the available tools for this: {goal} ({given}). What is the {field}?", "Task: {goal}. Inputs: {given}. Report the {field}."];
+const SINGLE_TEST = ["With {given}: {goal}. Tell me the {field}."];
+
+function singleRecipe(tool: ToolSpec): Recipe {
+  const mutates = !isReadOnlyTool(tool.name);
+  return {
+    id: `generic.single.${tool.name}`,
+    tools: [tool.name],
+    weight: 3,
+    mutates,
+    async build(ctx: RecipeContext): Promise<Draft | undefined> {
+      const args = synthesizeArgs(tool.inputSchema, ctx.rng, ctx.pool);
+      if (!args) return undefined;
+      const r = await ctx.call(tool.name, args);
+      if (!isUseful(r)) return undefined;
+      const field = pickAnswerField(r, args);
+      if (!field) return undefined;
+      const goal = goalOf(tool);
+      const task = ctx.phrase(SINGLE_TRAIN, SINGLE_TEST, { goal, given: describeArgs(args), field: field.label });
+      const expected: Expected[] = [expectFor(field.value)];
+      if (mutates) {
+        const state = await stateCheckAfter(ctx, tool, r);
+        if (!state) return undefined;
+        expected.push(state);
+      }
+      const difficulty = Math.min(5, 1 + (Object.keys(args).length > 2 ? 1 : 0) + (mutates ? 1 : 0));
+      return { task, difficulty, expected, answer: `The ${field.label} is ${typeof field.value === "number" ? fmt(field.value) : field.value}.` };
+    },
+  };
+}
+
+/** After a mutation: a read-only tool whose required args all come from the mutation's result. */
+async function stateCheckAfter(ctx: RecipeContext, mutated: ToolSpec, result: ToolResult): Promise<Expected | undefined> {
+  const local = new ValuePool();
+  local.harvest(mutated.name, result);
+  for (const reader of [...ctx.tools.values()].filter((t) => isReadOnlyTool(t.name))) {
+    const required = (reader.inputSchema.required as string[] | undefined) ?? [];
+    if (required.length === 0) continue;
+    const fixed: Record<string, unknown> = {};
+    for (const r of required) {
+      const values = local.lookup(r);
+      if (values.length !== 1) break;
+      fixed[r] = values[0];
+    }
+    if (Object.keys(fixed).length !== required.length) continue;
+    const check = await ctx.probe(reader.name, fixed);
+    if (!isUseful(check)) continue;
+    const field = pickAnswerField(check, fixed);
+    if (!field) continue;
+    return { kind: "state", tool: reader.name, arguments: fixed, expect: expectFor(field.value) };
+  }
+  return undefined;
+}
+
+const CHAIN_TRAIN = ["Two steps. First: {goalA} ({givenA}). Then, with the {link} found there: {goalB}. What is the {field}?"];
+const CHAIN_TEST = ["Step one: {goalA} ({givenA}). Step two, for the {link} it gives: {goalB}. Report the {field}."];
+
+function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
+  return {
+    id: `generic.chain.${a.name}.${b.name}`,
+    tools: [a.name, b.name],
+    primary: b.name,
+    weight: 1,
+    mutates: !isReadOnlyTool(b.name),
+    async build(ctx) {
+      const argsA = synthesizeArgs(a.inputSchema, ctx.rng, ctx.pool);
+      if (!argsA) return undefined;
+      const ra = await ctx.call(a.name, argsA);
+      if (!isUseful(ra)) return undefined;
+      const local = new ValuePool();
+      local.harvest(a.name, ra);
+      const values = local.lookup(link);
+      if (values.length !== 1) return undefined; // ambiguous: the task would not say which
+      const argsB = synthesizeArgs(b.inputSchema, ctx.rng, local, { fixed: { [link]: values[0] } });
+      if (!argsB) return undefined;
+      const rb = await ctx.call(b.name, argsB);
+      if (!isUseful(rb)) return undefined;
+      const field = pickAnswerField(rb, argsB);
+      if (!field) return undefined;
+      const goalA = goalOf(a);
+      const task = ctx.phrase(CHAIN_TRAIN, CHAIN_TEST, {
+        goalA,
+        givenA: describeArgs(argsA),
+        link: human(link),
+        goalB: goalOf(b),
+        field: field.label,
+      });
+      const value = typeof field.value === "number" ? fmt(field.value) : field.value;
+      return { task, difficulty: 3, expected: [expectFor(field.value)], answer: `The ${field.label} is ${value}.` };
+    },
+  };
+}
+
+/** Single-call recipes for every tool, plus chains where one tool's output names another's input. */
+export function genericRecipes(tools: readonly ToolSpec[]): Recipe[] {
+  const out: Recipe[] = tools.map(singleRecipe);
+  for (const b of tools) {
+    const required = (b.inputSchema.required as string[] | undefined) ?? [];
+    for (const link of required.filter((r) => /id$|email|name$/i.test(r))) {
+      for (const a of tools) {
+        if (a.name === b.name || !isReadOnlyTool(a.name)) continue;
+        // A chain is plausible when A's name or description mentions the link's noun.
+        const noun = normKey(link.replace(/_?id$/i, ""));
+        if (noun && normKey(`${a.name} ${a.description}`).includes(noun)) out.push(chainRecipe(a, b, link));
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,107 @@
+/**
+ * Harvesting real values from tool results, so later calls use ids, names and emails the
+ * server actually knows rather than invented ones (the chain "look up an id, then act on it").
+ *
+ * Every scalar found in a result's structuredContent (or in JSON inside its text) is filed under
+ * its key and under aliases: `{"products":[{"id":"P1"}]}` yields `id`, `product_id`, `productId`;
+ * the top level of `get_customer`'s result also yields `customer_id`. Emails and id-like tokens
+ * in plain text are filed under `email` and `id`. Whole objects are kept as records, so a
+ * template can pair a product's name with its id. Insertion order is kept: deterministic.
+ */
+import { parseJsonLoose } from "../check.js";
+import type { ToolResult } from "../../mcp/types.js";
+import { singular } from "./schema-values.js";
+
+export type Scalar = string | number | boolean;
+
+export interface HarvestRecord {
+  /** tool whose result held the object */
+  tool: string;
+  /** the key path to the object, e.g. "products" */
+  context: string;
+  fields: Record<string, Scalar>;
+}
+
+/** "Product-ID", "product_id", "productId" → "productid" */
+export function normKey(key: string): string {
+  return key.toLowerCase().replace(/[^a-z0-9]/g, "");
+}
+
+export class ValuePool {
+  private readonly byKey = new Map<string, Scalar[]>();
+  readonly records: HarvestRecord[] = [];
+
+  add(key: string, value: Scalar): void {
+    const k = normKey(key);
+    if (!k) return;
+    if (typeof value === "string" && (value.length === 0 || value.length > 120)) return;
+    const list = this.byKey.get(k) ?? [];
+    if (!list.some((v) => v === value)) list.push(value);
+    this.byKey.set(k, list);
+  }
+
+  /** an independent copy (records and value lists are copied, scalars shared) */
+  clone(): ValuePool {
+    const c = new ValuePool();
+    for (const [k, v] of this.byKey) c.byKey.set(k, [...v]);
+    c.records.push(...this.records.map((r) => ({ ...r, fields: { ...r.fields } })));
+    return c;
+  }
+
+  keys(): string[] {
+    return [...this.byKey.keys()];
+  }
+
+  /**
+   * Values for an argument name: exact key, then for `x_id` the plain `id` of records about x,
+   * then for anything mentioning email, every email seen.
+   */
+  lookup(name: string): Scalar[] {
+    const k = normKey(name);
+    const exact = this.byKey.get(k);
+    if (exact && exact.length > 0) return exact;
+    if (/email/.test(k)) return [...this.byKey.entries()].filter(([key]) => key.includes("email")).flatMap(([, v]) => v);
+    return [];
+  }
+
+  /** Records from `tool` (or any tool) having all of `fields`. */
+  recordsWith(fields: readonly string[], tool?: string): HarvestRecord[] {
+    return this.records.filter((r) => (tool === undefined || r.tool === tool) && fields.every((f) => f in r.fields));
+  }
+
+  /** Files every value in one tool result. */
+  harvest(tool: string, result: ToolResult): void {
+    if (result.isError) return;
+    const data = result.structuredContent ?? parseJsonLoose(result.text)?.value;
+    if (data !== undefined) this.walk(tool, data, toolNoun(tool), 0);
+    for (const email of result.text.match(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g) ?? []) this.add("email", email);
+  }
+
+  private walk(tool: string, value: unknown, context: string, depth: number): void {
+    if (depth > 6 || value === null || typeof value !== "object") return;
+    if (Array.isArray(value)) {
+      for (const item of value.slice(0, 200)) this.walk(tool, item, context, depth + 1);
+      return;
+    }
+    const fields: Record<string, Scalar> = {};
+    const noun = singular(context);
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") {
+        fields[key] = v;
+        this.add(key, v);
+        if (noun && !normKey(key).startsWith(normKey(noun))) this.add(`${noun}_${key}`, v);
+      } else {
+        this.walk(tool, v, key, depth + 1);
+      }
+    }
+    if (Object.keys(fields).length > 0) this.records.push({ tool, context, fields });
+  }
+}
+
+/** "get_customer" → "customer", "searchProducts" → "products", "lookup" → "" */
+export function toolNoun(tool: string): string {
+  const words = tool.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const verbs = new Set(["get", "list", "search", "find", "fetch", "lookup", "look", "up", "read", "show", "query", "by", "all"]);
+  const nouns = words.filter((w) => !verbs.has(w));
+  return nouns[0] ?? "";
+}

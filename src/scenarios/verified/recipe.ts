@@ -1,0 +1,116 @@
+/**
+ * Recipes: how the verified generator turns real tool calls into a scenario.
+ *
+ * A recipe picks arguments (from the rng, the schema and harvested values), makes the calls on a
+ * real server through its context, and phrases a task whose expected answer is read from the
+ * real results. Calls made with `ctx.call` become the reference solution; `ctx.probe` is for
+ * read-only looking around that the solver need not repeat (finding an order that is still
+ * open, say). A recipe returns undefined when this attempt found nothing useful; the generator
+ * then tries again with a fresh random stream.
+ *
+ * Held-out phrasing: `ctx.phrase(train, test, vars)` uses only `train` templates for training
+ * scenarios; a test scenario uses a `test` template part of the time (tagged
+ * "heldout:template") and otherwise a training template with unseen values ("heldout:values").
+ */
+import type { ToolResult, ToolSpec } from "../../mcp/types.js";
+import type { AnswerCheck, Expected, ReferenceCall } from "../schema.js";
+import type { ValuePool } from "./harvest.js";
+import type { Rng } from "./rng.js";
+
+export type Split = "train" | "test";
+
+export interface RecipeContext {
+  readonly rng: Rng;
+  readonly split: Split;
+  /** values harvested from read-only calls on a fresh server before generation began */
+  readonly pool: ValuePool;
+  readonly tools: ReadonlyMap<string, ToolSpec>;
+  /** makes a call that belongs to the reference solution; results are harvested into `pool` */
+  call(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  /** a read-only call that is not part of the solution */
+  probe(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  /** picks a phrasing for the split and fills `{name}` placeholders from `vars` */
+  phrase(train: readonly string[], test: readonly string[], vars?: Record<string, string | number>): string;
+}
+
+export interface Draft {
+  task: string;
+  difficulty: number;
+  expected: Expected[];
+  /** the reference final answer; every answer check in `expected` must pass on it */
+  answer: string;
+  tags?: string[];
+}
+
+export interface Recipe {
+  /** stable id, also the template tag: "calculator.arith.binary" */
+  id: string;
+  /** every tool the recipe may call; it applies only when the server has them all */
+  tools: string[];
+  /** the tool this recipe counts toward when balancing over tools (default tools[0]) */
+  primary?: string;
+  /** relative frequency among the recipes of its primary tool (default 1) */
+  weight?: number;
+  /** changes server state: built on a fresh instance, checked with a state check */
+  mutates?: boolean;
+  build(ctx: RecipeContext): Promise<Draft | undefined>;
+}
+
+/** The calls a built draft made, in order; filled in by the generator. */
+export interface BuiltDraft extends Draft {
+  calls: ReferenceCall[];
+  recipe: string;
+  heldOutTemplate: boolean;
+}
+
+// ---- helpers shared by recipes ----
+
+/** A number as people write it: at most 10 significant digits, no float noise, no exponent for everyday sizes. */
+export function fmt(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 1e15) return String(n);
+  const r = Number(n.toPrecision(10));
+  return Math.abs(r) >= 1e-6 && Math.abs(r) < 1e15 ? String(r) : r.toExponential();
+}
+
+/** Numeric check suited to the value: exact for integers, relative 1e-4 otherwise (answers are rounded), cents for money. */
+export function numericCheck(value: number, opts: { money?: boolean } = {}): AnswerCheck {
+  if (opts.money) return { kind: "numeric", value, tolerance: 0.01, relTolerance: 0 };
+  if (Number.isInteger(value)) return { kind: "numeric", value, tolerance: 1e-6, relTolerance: 0 };
+  return { kind: "numeric", value, tolerance: 1e-6, relTolerance: 1e-4 };
+}
+
+export function containsCheck(value: string): AnswerCheck {
+  return { kind: "contains", value, caseSensitive: false };
+}
+
+/** The structuredContent of a result, or the JSON inside its text. */
+export function resultData(result: ToolResult): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  try {
+    return JSON.parse(result.text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when a result is worth building a task on: no error, some content, not an empty list. */
+export function isUseful(result: ToolResult): boolean {
+  if (result.isError) return false;
+  const t = result.text.trim();
+  if (t === "" || t === "[]" || t === "{}" || t === "null") return false;
+  // "No facts found for …", "No results", "Not found": an empty answer in words.
+  if (t.length < 200 && /\b(no (\w+ )?(results?|matches?|items?|records?|entries|facts?) (found|match)|no (results?|matches?)\b|not found|nothing found)/i.test(t)) return false;
+  const data = resultData(result);
+  if (data && typeof data === "object" && !Array.isArray(data)) {
+    const values = Object.values(data as Record<string, unknown>);
+    // {"products": []} or {"results": [], "note": "..."} is an empty answer.
+    if (values.length > 0 && values.every((v) => (Array.isArray(v) ? v.length === 0 : typeof v === "string" || v === null))) {
+      if (values.some(Array.isArray)) return false;
+    }
+  }
+  return true;
+}
+
+export function lowerFirst(s: string): string {
+  return s.length > 1 && /^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s;
+}

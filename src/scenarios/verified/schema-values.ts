@@ -1,0 +1,246 @@
+/**
+ * Argument synthesis from a tool's JSON Schema, for the execution-verified generator.
+ *
+ * Given an inputSchema, build a value the schema accepts: enum/const first, then values
+ * harvested from real tool outputs whose key matches the argument's name (an `order_id`
+ * argument gets an id some other tool really returned), then the schema's own `examples` and
+ * `default`, then a value drawn within the declared bounds and format. The result is checked
+ * with ajv before it is ever sent; a schema we cannot satisfy yields undefined, not a guess.
+ * Follows the spirit of property-based generators (fast-check's JSON-Schema arbitraries,
+ * Schemathesis), kept small: local $ref, allOf/anyOf/oneOf by first usable branch.
+ */
+import { Ajv, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+import type { JsonSchema } from "../../mcp/types.js";
+import type { ValuePool } from "./harvest.js";
+import type { Rng } from "./rng.js";
+
+type Schema = Record<string, unknown>;
+
+// ajv-formats ships CommonJS; under NodeNext its default import is the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+const ajv = addFormats(new Ajv({ strict: false, allErrors: false, validateFormats: true }));
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/** True when `value` satisfies `schema` (compiled once per schema object). */
+export function schemaAccepts(schema: JsonSchema, value: unknown): boolean {
+  let v = compiled.get(schema);
+  if (!v) {
+    try {
+      v = ajv.compile(schema);
+    } catch {
+      return true; // a schema ajv cannot compile: let the server be the judge
+    }
+    compiled.set(schema, v);
+  }
+  return v(value) as boolean;
+}
+
+export interface SynthOptions {
+  /** probability of filling each optional property (default 0.3) */
+  optionalRate?: number;
+  /** probability of taking a harvested value when one matches (default 0.85) */
+  poolRate?: number;
+  /** fixed values for named properties (a template pinning an argument) */
+  fixed?: Record<string, unknown>;
+}
+
+/**
+ * Arguments for a tool: an object satisfying `inputSchema`, or undefined after a few tries.
+ */
+export function synthesizeArgs(
+  inputSchema: JsonSchema,
+  rng: Rng,
+  pool?: ValuePool,
+  options: SynthOptions = {},
+): Record<string, unknown> | undefined {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const value = synthObject(inputSchema, inputSchema, rng, pool, options, 0);
+    if (value && schemaAccepts(inputSchema, value)) return value;
+  }
+  return undefined;
+}
+
+function resolveRef(schema: Schema, root: Schema): Schema {
+  let s = schema;
+  for (let i = 0; i < 10 && typeof s.$ref === "string"; i++) {
+    const ref = s.$ref as string;
+    if (!ref.startsWith("#/")) return {};
+    let target: unknown = root;
+    for (const part of ref.slice(2).split("/")) {
+      target = (target as Schema | undefined)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+    }
+    s = (target as Schema | undefined) ?? {};
+  }
+  // allOf: merge the branches' properties and required lists; enough for tool schemas.
+  if (Array.isArray(s.allOf)) {
+    const merged: Schema = { ...s, allOf: undefined };
+    for (const b of s.allOf as Schema[]) {
+      const r = resolveRef(b, root);
+      merged.type ??= r.type;
+      merged.properties = { ...(merged.properties as Schema | undefined), ...(r.properties as Schema | undefined) };
+      merged.required = [...((merged.required as string[] | undefined) ?? []), ...((r.required as string[] | undefined) ?? [])];
+    }
+    return merged;
+  }
+  return s;
+}
+
+function synthObject(schema: Schema, root: Schema, rng: Rng, pool: ValuePool | undefined, o: SynthOptions, depth: number): Record<string, unknown> | undefined {
+  const s = resolveRef(schema, root);
+  const props = (s.properties as Record<string, Schema> | undefined) ?? {};
+  const required = new Set((s.required as string[] | undefined) ?? []);
+  const out: Record<string, unknown> = {};
+  for (const [name, propSchema] of Object.entries(props)) {
+    const isFixed = depth === 0 && o.fixed && name in o.fixed;
+    if (isFixed) {
+      out[name] = o.fixed![name];
+      continue;
+    }
+    if (!required.has(name) && !rng.bool(o.optionalRate ?? 0.3)) continue;
+    const v = synthValue(propSchema, root, name, rng, pool, o, depth + 1);
+    if (v === undefined) {
+      if (required.has(name)) return undefined;
+      continue;
+    }
+    out[name] = v;
+  }
+  return out;
+}
+
+/** A value for one (sub)schema; `name` is the property it fills, used to match harvested values. */
+export function synthValue(
+  schema: Schema,
+  root: Schema,
+  name: string,
+  rng: Rng,
+  pool: ValuePool | undefined,
+  o: SynthOptions = {},
+  depth = 0,
+): unknown {
+  if (depth > 6) return undefined;
+  const s = resolveRef(schema, root);
+  if ("const" in s) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length > 0) return rng.pick(s.enum as unknown[]);
+  for (const key of ["anyOf", "oneOf"] as const) {
+    if (Array.isArray(s[key])) {
+      const branches = (s[key] as Schema[]).map((b) => resolveRef(b, root)).filter((b) => b.type !== "null");
+      if (branches.length === 0) return null;
+      return synthValue(rng.pick(branches), root, name, rng, pool, o, depth + 1);
+    }
+  }
+  let type = s.type;
+  if (Array.isArray(type)) type = (type as string[]).find((t) => t !== "null") ?? "null";
+  if (type === undefined) type = s.properties ? "object" : s.items ? "array" : "string";
+
+  // Real values first: an id another tool returned beats any invented string.
+  if (pool && (type === "string" || type === "integer" || type === "number") && rng.bool(o.poolRate ?? 0.85)) {
+    const candidates = pool.lookup(name).filter((v) => typeMatches(type as string, v) && schemaAccepts(s, v));
+    if (candidates.length > 0) return rng.pick(candidates);
+  }
+  const examples = Array.isArray(s.examples) ? (s.examples as unknown[]) : [];
+  if (examples.length > 0 && rng.bool(0.5)) return rng.pick(examples);
+  if ("default" in s && rng.bool(0.5)) return s.default;
+
+  switch (type) {
+    case "boolean":
+      return rng.bool();
+    case "integer":
+    case "number":
+      return synthNumber(s, type === "integer", rng, /(^|_)id$|Id$/.test(name));
+    case "string":
+      return synthString(s, name, rng);
+    case "array": {
+      const items = (s.items as Schema | undefined) ?? {};
+      const min = Number(s.minItems ?? 1);
+      const max = Math.min(Number(s.maxItems ?? Math.max(min, 5)), min + 6);
+      const n = rng.int(min, Math.max(min, max));
+      const out: unknown[] = [];
+      for (let i = 0; i < n; i++) {
+        const v = synthValue(items, root, singular(name), rng, pool, o, depth + 1);
+        if (v === undefined) return undefined;
+        out.push(v);
+      }
+      return s.uniqueItems ? [...new Map(out.map((v) => [JSON.stringify(v), v])).values()] : out;
+    }
+    case "object":
+      return synthObject(s, root, rng, pool, { ...o, fixed: undefined }, depth);
+    case "null":
+      return null;
+    default:
+      return undefined;
+  }
+}
+
+function typeMatches(type: string, v: unknown): boolean {
+  if (type === "string") return typeof v === "string";
+  if (type === "integer") return Number.isInteger(v);
+  return typeof v === "number";
+}
+
+function synthNumber(s: Schema, integer: boolean, rng: Rng, idLike = false): number {
+  let min = typeof s.minimum === "number" ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum + (integer ? 1 : 1e-6) : undefined;
+  let max = typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum - (integer ? 1 : 1e-6) : undefined;
+  // Unbounded sides get a human-sized range: tasks read better with 17 than with 8.3e15.
+  if (min === undefined && max === undefined) [min, max] = [1, 100];
+  else if (min === undefined) min = Math.min(max! - 100, 0);
+  else if (max === undefined) max = min + 100;
+  // Prefer the small end of very wide ranges.
+  if (max! - min! > 1000) max = min! + 1000;
+  const step = typeof s.multipleOf === "number" ? s.multipleOf : integer ? 1 : 0;
+  if (step > 0) {
+    const lo = Math.ceil(min! / step);
+    const hi = Math.floor(max! / step);
+    return Number((rng.int(lo, Math.max(lo, hi)) * step).toPrecision(12));
+  }
+  // Ids usually count up from 1: an unknown id is most likely a small one.
+  if (integer && idLike && rng.bool(0.6)) return rng.int(Math.ceil(min!), Math.min(Math.floor(max!), Math.ceil(min!) + 9));
+  if (integer) return rng.int(Math.ceil(min!), Math.floor(max!));
+  return Number((min! + rng.next() * (max! - min!)).toFixed(2));
+}
+
+const WORDS = ["alpha", "bravo", "delta", "echo", "harbor", "maple", "orbit", "river", "summit", "velvet"];
+
+function synthString(s: Schema, name: string, rng: Rng): string | undefined {
+  const format = typeof s.format === "string" ? s.format : "";
+  const min = Number(s.minLength ?? 0);
+  const max = Number(s.maxLength ?? 64);
+  let v: string;
+  switch (format) {
+    case "email":
+      v = `${rng.pick(WORDS)}.${rng.pick(WORDS)}@example.com`;
+      break;
+    case "uri":
+    case "url":
+      v = `https://example.com/${rng.pick(WORDS)}`;
+      break;
+    case "date":
+      v = `2024-${String(rng.int(1, 12)).padStart(2, "0")}-${String(rng.int(1, 28)).padStart(2, "0")}`;
+      break;
+    case "date-time":
+      v = `2024-${String(rng.int(1, 12)).padStart(2, "0")}-${String(rng.int(1, 28)).padStart(2, "0")}T12:00:00Z`;
+      break;
+    case "uuid":
+      v = "00000000-0000-4000-8000-".concat(String(rng.int(0, 999999999999)).padStart(12, "0"));
+      break;
+    default:
+      v = /email/i.test(name) ? `${rng.pick(WORDS)}@example.com` : rng.pick(WORDS);
+  }
+  if (v.length > max) v = v.slice(0, max);
+  while (v.length < min) v += rng.pick(WORDS);
+  if (typeof s.pattern === "string") {
+    try {
+      if (!new RegExp(s.pattern, "u").test(v)) return undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return v.slice(0, Math.max(max, min));
+}
+
+export function singular(word: string): string {
+  if (/ies$/i.test(word)) return word.slice(0, -3) + "y";
+  if (/(ss|us)$/i.test(word)) return word;
+  if (/s$/i.test(word)) return word.slice(0, -1);
+  return word;
+}

@@ -1,0 +1,86 @@
+/**
+ * Expected-outcome checks (shared with the rewards stage): every answer-check kind, the number
+ * reader behind the numeric check, and near-duplicate detection.
+ */
+import { describe, expect, it } from "vitest";
+import { checkAnswer, parseJsonLoose } from "../../src/scenarios/check.js";
+import { jaccard, NearDuplicateFilter, taskTokens } from "../../src/scenarios/dedupe.js";
+import { extractNumbers } from "../../src/scenarios/numbers.js";
+
+const numeric = (value: number, tolerance = 1e-6, relTolerance = 0) => ({ kind: "numeric" as const, value, tolerance, relTolerance });
+
+describe("extractNumbers", () => {
+  it("reads thousands separators, signs, decimals, exponents and scale words", () => {
+    expect(extractNumbers("The total is $1,234,567.89.")).toEqual([1234567.89]);
+    expect(extractNumbers("-3 and −7 and +2")).toEqual([-3, -7, 2]);
+    expect(extractNumbers("1.5e-7, 2.5E+10, 6.02 × 10^23")).toEqual([1.5e-7, 2.5e10, 6.02e23]);
+    expect(extractNumbers("about 34.4 million people")).toEqual([34.4, 34.4e6]);
+    expect(extractNumbers(".5 and 45%")).toEqual([0.5, 45]);
+  });
+
+  it("does not read commas between short groups as thousands, nor hyphens as signs", () => {
+    expect(extractNumbers("1,2,3")).toEqual([1, 2, 3]);
+    expect(extractNumbers("12,34")).toEqual([12, 34]);
+    expect(extractNumbers("COVID-19")).toEqual([19]);
+    expect(extractNumbers("no numbers here")).toEqual([]);
+  });
+});
+
+describe("checkAnswer", () => {
+  it("numeric: any stated number within tolerance", () => {
+    expect(checkAnswer(numeric(391), "17 * 23 = 391.").pass).toBe(true);
+    expect(checkAnswer(numeric(1234567), "It is 1,234,567").pass).toBe(true);
+    expect(checkAnswer(numeric(1157.625, 0.01), "$1,157.63").pass).toBe(true);
+    expect(checkAnswer(numeric(0.3333333, 1e-6, 1e-4), "about 0.33333").pass).toBe(true);
+    expect(checkAnswer(numeric(-4), "minus: -4").pass).toBe(true);
+    const miss = checkAnswer(numeric(392), "17 * 23 = 391");
+    expect(miss.pass).toBe(false);
+    expect(miss.detail).toBe("expected 392 (±0.000001), found numbers 17, 23, 391");
+    expect(checkAnswer(numeric(5), "five").detail).toContain("no number");
+  });
+
+  it("exact: trimmed, case-insensitive by default, a final full stop ignored", () => {
+    expect(checkAnswer({ kind: "exact", value: "Lima", caseSensitive: false }, "  lima. ").pass).toBe(true);
+    expect(checkAnswer({ kind: "exact", value: "Lima", caseSensitive: true }, "lima").pass).toBe(false);
+    expect(checkAnswer({ kind: "exact", value: "Lima", caseSensitive: false }, "The capital is Lima").pass).toBe(false);
+  });
+
+  it("contains and regex", () => {
+    expect(checkAnswer({ kind: "contains", value: "new  delhi", caseSensitive: false }, "The capital is New Delhi.").pass).toBe(true);
+    expect(checkAnswer({ kind: "contains", value: "Paris", caseSensitive: false }, "London").pass).toBe(false);
+    expect(checkAnswer({ kind: "regex", pattern: "\\bFe\\b", flags: "" }, "Iron is Fe.").pass).toBe(true);
+    expect(checkAnswer({ kind: "regex", pattern: "\\bFe\\b", flags: "" }, "iron fell").pass).toBe(false);
+    const bad = checkAnswer({ kind: "regex", pattern: "(", flags: "" }, "x");
+    expect(bad).toMatchObject({ pass: false });
+    expect(bad.detail).toMatch(/invalid regex/);
+  });
+
+  it("json_subset: keys must match, arrays by membership, JSON found inside prose or fences", () => {
+    const check = { kind: "json_subset" as const, value: { status: "placed", items: [{ product_id: 501 }] } };
+    expect(checkAnswer(check, '{"order_id": 5, "status": "placed", "items": [{"product_id": 7}, {"product_id": 501, "quantity": 2}]}').pass).toBe(true);
+    expect(checkAnswer(check, 'Done:\n```json\n{"status": "placed", "items": [{"product_id": 501}]}\n```').pass).toBe(true);
+    expect(checkAnswer(check, 'Result {"status": "placed", "items": [{"product_id": 501}]} ok').pass).toBe(true);
+    const wrong = checkAnswer(check, '{"status": "cancelled", "items": [{"product_id": 501}]}');
+    expect(wrong).toEqual({ pass: false, detail: '$.status: expected "placed", got "cancelled"' });
+    expect(checkAnswer(check, '{"status": "placed"}').detail).toBe("$.items: missing");
+    expect(checkAnswer(check, "no json").detail).toMatch(/found no JSON/);
+  });
+
+  it("parseJsonLoose skips braces that are not JSON", () => {
+    expect(parseJsonLoose("f(x) { return 1 } then {\"a\": 1}")).toEqual({ value: { a: 1 } });
+    expect(parseJsonLoose("nothing")).toBeUndefined();
+  });
+});
+
+describe("near-duplicates", () => {
+  it("token Jaccard ≥ 0.8 is a duplicate; different numbers are not", () => {
+    expect(jaccard(taskTokens("What is the capital of Peru?"), taskTokens("what is the capital of peru"))).toBe(1);
+    const f = new NearDuplicateFilter(0.8);
+    expect(f.add("What is the capital city of Peru?")).toBe(true);
+    expect(f.add("What's the capital city of Peru?")).toBe(true); // "what's" vs "what is": 6/8 < 0.8
+    expect(f.add("What is the capital city of Peru")).toBe(false);
+    expect(f.add("What is 17 * 23?")).toBe(true);
+    expect(f.add("What is 17 * 24?")).toBe(true);
+    expect(f.size).toBe(4);
+  });
+});

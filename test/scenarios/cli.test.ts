@@ -1,0 +1,98 @@
+/**
+ * `train-mcp scenarios generate|check|show` through the real CLI entry (main), on the real
+ * calculator and shop fixtures: exit codes, every bad line listed, replay with --server.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { readScenarioFile } from "../../src/scenarios/io.js";
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const o = vi.spyOn(process.stdout, "write").mockImplementation((c: string | Uint8Array) => (out.push(String(c)), true));
+  const e = vi.spyOn(process.stderr, "write").mockImplementation((c: string | Uint8Array) => (err.push(String(c)), true));
+  const before = process.exitCode;
+  try {
+    const code = await main(args);
+    return { code, out: out.join(""), err: err.join("") };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    process.exitCode = before;
+  }
+}
+
+describe("train-mcp scenarios", () => {
+  const dir = mkdtempSync(join(tmpdir(), "scen-cli-"));
+
+  it("generate → check → show on a real server", async () => {
+    const file = join(dir, "calc.jsonl");
+    const g = await run(["scenarios", "generate", "--server", "fixture:calculator", "--n", "12", "--seed", "4", "--out", file]);
+    expect(g).toMatchObject({ code: 0 });
+    expect(g.out).toContain(`wrote 12 scenarios to ${file} (train 9, test 3)`);
+    const list = readScenarioFile(file);
+    expect(list[0].id).toBe("calculator-0001");
+
+    const c = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
+    expect(c.code).toBe(0);
+    expect(c.out).toContain("12 valid scenarios (train 9, test 3)");
+    expect(c.out).toContain("replayed 12 reference solutions: 12 reproduce their expected outcome, 0 do not");
+
+    const s = await run(["scenarios", "show", file]);
+    expect(s.code).toBe(0);
+    expect(s.out).toMatch(/SPLIT\s+train\s+test\s+total\nall\s+9\s+3\s+12/);
+    expect(s.out).toMatch(/DIFFICULTY/);
+    expect(s.out).toMatch(/TOOL/);
+  });
+
+  it("check exits 2 and lists every bad line", async () => {
+    const file = join(dir, "bad.jsonl");
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ id: "a", task: "ok task", difficulty: 1, split: "train" }),
+        JSON.stringify({ id: "b", task: "bad", difficulty: 6, split: "train" }),
+        "{oops",
+        JSON.stringify({ id: "a", task: "dup", difficulty: 1, split: "test" }),
+      ].join("\n"),
+    );
+    const r = await run(["scenarios", "check", file]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${file}:2: field "difficulty": expected number ≤ 5, got 6`);
+    expect(r.err).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: invalid JSON`));
+    expect(r.err).toContain(`${file}:4: field "id": duplicate id "a" (first on line 1)`);
+    expect(r.err).toContain("3 problems (1 valid scenarios)");
+  });
+
+  it("check --server exits 1 when a reference solution does not reproduce", async () => {
+    const file = join(dir, "wrong.jsonl");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        id: "w",
+        task: "What is 2 + 2?",
+        difficulty: 1,
+        split: "train",
+        expected: [{ kind: "numeric", value: 5 }],
+        reference: { calls: [{ name: "calculate", arguments: { expression: "2 + 2" } }], answer: "5" },
+      }) + "\n",
+    );
+    const r = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/w: no replayed result reproduces it: expected 5/);
+  });
+
+  it("usage errors exit 2 with one line; nothing is written", async () => {
+    const file = join(dir, "never.jsonl");
+    const r = await run(["scenarios", "generate", "--server", "fixture:calculator", "--n", "0", "--out", file]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("--n expects an integer ≥ 1");
+    const r2 = await run(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--out", file]);
+    expect(r2.code).toBe(2);
+    expect(r2.err).toContain("--llm-base-url");
+    expect(() => readFileSync(file)).toThrow();
+  });
+});

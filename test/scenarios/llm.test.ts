@@ -1,0 +1,165 @@
+/**
+ * The LLM generator end to end: the real `openai` client against a real HTTP chat-completions
+ * server (test/helpers/chat-server.ts) over the real calculator fixture's tools. Covers the
+ * json_schema request, the fallback to JSON mode when a provider refuses json_schema, a 5xx
+ * then success, persistent failure (an error, and through the CLI: exit ≠ 0, no file), and
+ * rejection of invalid, duplicate and tool-naming tasks.
+ */
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { connect } from "../../src/mcp/connect.js";
+import type { Toolbox } from "../../src/mcp/types.js";
+import { readScenarioFile } from "../../src/scenarios/io.js";
+import { generateWithLlm } from "../../src/scenarios/llm/generate.js";
+import { startChatServer, type ChatRequest } from "../helpers/chat-server.js";
+
+let calc: Toolbox;
+beforeAll(async () => {
+  calc = await connect("fixture:calculator");
+});
+afterAll(async () => {
+  await calc.close();
+});
+
+/** A reply with tasks numbered from `from`, distinct by their numbers and subjects. */
+function reply(from: number, count: number): string {
+  const subjects = ["a shop bill", "a recipe", "a loan", "a class's marks", "a road trip", "a garden", "a salary", "a savings plan"];
+  return JSON.stringify({
+    scenarios: Array.from({ length: count }, (_, i) => ({
+      task: `For ${subjects[(from + i) % subjects.length]}, work out ${from + i + 3} times ${from * 7 + i * 13 + 11} exactly (case ${from + i}).`,
+      difficulty: ((from + i) % 5) + 1,
+      tags: ["arithmetic"],
+      expected_answer: String((from + i + 3) * (from * 7 + i * 13 + 11)),
+      answer_kind: "numeric",
+    })),
+  });
+}
+
+const base = { model: "test-model", retryDelayMs: 5, seed: 3 };
+
+describe("LLM generator", () => {
+  it("asks for a json_schema reply and turns it into scenarios", async () => {
+    const server = await startChatServer((_req, i) => ({ content: reply(i * 10, 6) }));
+    try {
+      const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, apiKey: "sk-test-123", n: 8, batchSize: 6, server: "fixture:calculator" });
+      expect(r.scenarios).toHaveLength(8);
+      expect(r.usedJsonObjectFallback).toBe(false);
+      const first = server.requests[0] as ChatRequest;
+      expect(first.model).toBe("test-model");
+      expect(first.response_format?.type).toBe("json_schema");
+      expect(first.response_format?.json_schema?.strict).toBe(true);
+      const prompt = JSON.stringify(first.messages);
+      for (const t of calc.tools) expect(prompt).toContain(t.name); // the model is shown the tools
+      expect(server.headers[0].authorization).toBe("Bearer sk-test-123");
+      expect(r.scenarios.filter((s) => s.split === "test")).toHaveLength(2);
+      expect(r.scenarios[0]).toMatchObject({ id: "llm-0001", server: "fixture:calculator", tags: ["generator:llm", "arithmetic"] });
+      expect(r.scenarios[0].expected?.[0]).toMatchObject({ kind: "numeric", value: 3 * 11 });
+      expect(new Set(r.scenarios.map((s) => s.task)).size).toBe(8);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("falls back to JSON mode when the provider refuses json_schema (HTTP 400)", async () => {
+    const server = await startChatServer((req, i) =>
+      req.response_format?.type === "json_schema" ? { status: 400, error: "response_format json_schema is not supported by this model" } : { content: "```json\n" + reply(i * 10, 5) + "\n```" },
+    );
+    const lines: string[] = [];
+    try {
+      const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 5, log: (l) => lines.push(l) });
+      expect(r.usedJsonObjectFallback).toBe(true);
+      expect(r.scenarios).toHaveLength(5);
+      expect(server.requests.map((q) => q.response_format?.type)).toEqual(["json_schema", "json_object"]);
+      expect(lines.join("\n")).toMatch(/JSON mode/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("retries a 5xx and then succeeds", async () => {
+    const server = await startChatServer((_req, i) => (i === 0 ? { status: 503, error: "overloaded" } : { content: reply(i * 10, 4) }));
+    try {
+      const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 4 });
+      expect(r.scenarios).toHaveLength(4);
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("rejects invalid, near-duplicate and tool-naming tasks, and asks again", async () => {
+    const server = await startChatServer((_req, i) => {
+      if (i === 0) {
+        return {
+          content: JSON.stringify({
+            scenarios: [
+              { task: "What is 12 * 12 in total?", difficulty: 1, tags: [], expected_answer: "144", answer_kind: "numeric" },
+              { task: "What is 12 * 12 in total", difficulty: 1, tags: [], expected_answer: "144", answer_kind: "numeric" },
+              { task: "Use compound_interest on 1000 dollars for 3 years.", difficulty: 2, tags: [], expected_answer: null, answer_kind: "none" },
+              { task: "A task with a bad difficulty level", difficulty: 9, tags: [], expected_answer: null, answer_kind: "none" },
+              { task: "short", difficulty: 1 },
+            ],
+          }),
+        };
+      }
+      if (i === 1) return { content: "this is not JSON at all" };
+      return { content: reply(i * 10, 3) };
+    });
+    try {
+      const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 3 });
+      expect(r.rejected).toEqual({ invalid: 3, duplicate: 1, namesTool: 1 });
+      expect(r.scenarios.map((s) => s.task)[0]).toBe("What is 12 * 12 in total?");
+      expect(r.scenarios).toHaveLength(3);
+      expect(server.requests).toHaveLength(3);
+      // Later requests tell the model what it already wrote.
+      expect(JSON.stringify(server.requests[2].messages)).toContain("What is 12 * 12 in total?");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("persistent failure is an error after bounded attempts", async () => {
+    const server = await startChatServer(() => ({ status: 500, error: "boom" }));
+    try {
+      await expect(generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 4, maxRequests: 3 })).rejects.toThrow(/only 0 of 4 .* after 3 requests.*HTTP 500/);
+      expect(server.requests).toHaveLength(3);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("through the CLI: success writes the file; persistent failure writes nothing; the key is never printed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "scen-llm-"));
+    const ok = await startChatServer((_req, i) => ({ content: reply(i * 10, 6) }));
+    const bad = await startChatServer(() => ({ status: 502, error: "bad gateway" }));
+    const written: string[] = [];
+    const spyErr = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    const spyOut = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    const oldKey = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = "sk-secret-key-xyz";
+    try {
+      const good = join(dir, "good.jsonl");
+      const code = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", ok.url, "--llm-model", "m", "--n", "6", "--out", good]);
+      expect(code).toBe(0);
+      expect(readScenarioFile(good)).toHaveLength(6);
+      expect(ok.headers[0].authorization).toBe("Bearer sk-secret-key-xyz");
+
+      const none = join(dir, "none.jsonl");
+      const code2 = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", bad.url, "--llm-model", "m", "--llm-max-requests", "2", "--n", "2", "--out", none]);
+      expect(code2).toBe(1);
+      expect(existsSync(none)).toBe(false);
+      expect(written.join("")).toMatch(/HTTP 502/);
+      expect(written.join("")).not.toContain("sk-secret-key-xyz");
+    } finally {
+      spyErr.mockRestore();
+      spyOut.mockRestore();
+      if (oldKey === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = oldKey;
+      await ok.close();
+      await bad.close();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,131 @@
+/**
+ * The scenario file format: the bundled files pass the zod schema; every kind of bad line is
+ * reported with its line number and the field at fault; writes are atomic and validated.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { BUNDLED_SETS, bundledPath } from "../../src/scenarios/bundled.js";
+import { formatProblem, parseScenarioText, readScenarioFile, ScenarioFileError, writeScenarioFile } from "../../src/scenarios/io.js";
+import type { ScenarioInput } from "../../src/scenarios/schema.js";
+
+const good = (over: Record<string, unknown> = {}) => JSON.stringify({ id: "a", task: "What is 2 + 2?", difficulty: 1, split: "train", ...over });
+
+function messages(lines: string[]): string[] {
+  return parseScenarioText(lines.join("\n")).problems.map((p) => formatProblem("x.jsonl", p));
+}
+
+describe("bundled scenario files", () => {
+  for (const set of BUNDLED_SETS) {
+    it(`scenarios/${set.fixture}.jsonl passes the schema with a train and a test split`, () => {
+      const list = readScenarioFile(bundledPath(set.fixture));
+      expect(list.length).toBe(set.n);
+      const test = list.filter((s) => s.split === "test").length;
+      expect(test).toBe(Math.round(set.n * set.testFraction));
+      for (const s of list) {
+        expect(s.reference?.calls.length).toBeGreaterThan(0);
+        expect(s.expected?.length).toBeGreaterThan(0);
+        expect(s.server).toBe(`fixture:${set.fixture}`);
+      }
+    });
+  }
+
+  it("the sets the demo trains on have hundreds of scenarios, ≥ 100 held out, mostly easy", () => {
+    for (const name of ["calculator", "knowledge", "shop"] as const) {
+      const list = readScenarioFile(bundledPath(name));
+      expect(list.length).toBeGreaterThanOrEqual(300);
+      expect(list.filter((s) => s.split === "test").length).toBeGreaterThanOrEqual(75);
+      expect(list.filter((s) => s.difficulty <= 2).length / list.length).toBeGreaterThan(0.5);
+      expect(list.some((s) => (s.reference?.calls.length ?? 0) > 1)).toBe(true);
+    }
+  });
+});
+
+describe("bad lines", () => {
+  it("names the line and field for a value out of range", () => {
+    expect(messages([good(), good({ id: "b", difficulty: 7 })])).toEqual(['x.jsonl:2: field "difficulty": expected number ≤ 5, got 7']);
+  });
+
+  it("reports every bad line, not just the first", () => {
+    const out = messages([
+      good({ difficulty: 2.5 }),
+      good({ id: "b", split: "dev" }),
+      good({ id: "c", task: "" }),
+      "{not json",
+      "[1, 2]",
+      good({ id: "d", expected: [{ kind: "numerc", value: 3 }] }),
+      good({ id: "e", expected: [{ kind: "numeric", value: "3" }] }),
+      good({ id: "f", expected: [{ kind: "state", tool: "get_order", expect: { kind: "regex" } }] }),
+      good({ id: "g", reference: { calls: [{ name: 1, arguments: {} }], answer: "x" } }),
+      good({ id: "h", expect: [] }),
+      JSON.stringify({ task: "no id", difficulty: 1, split: "train" }),
+      good({ id: "b" }),
+    ]);
+    expect(out).toEqual([
+      'x.jsonl:1: field "difficulty": expected integer, got 2.5',
+      'x.jsonl:2: field "split": expected one of "train" | "test", got "dev"',
+      'x.jsonl:3: field "task": expected a non-empty string, got ""',
+      expect.stringMatching(/^x\.jsonl:4: invalid JSON: /),
+      "x.jsonl:5: expected a JSON object, got an array",
+      'x.jsonl:6: field "expected[0].kind": expected one of "exact" | "numeric" | "contains" | "regex" | "json_subset" | "state", got "numerc"',
+      'x.jsonl:7: field "expected[0].value": expected number, got "3"',
+      'x.jsonl:8: field "expected[0].expect.pattern": required string is missing',
+      'x.jsonl:9: field "reference.calls[0].name": expected string, got 1',
+      expect.stringMatching(/^x\.jsonl:10: field "expect": unknown field/),
+      'x.jsonl:11: field "id": required string is missing',
+      'x.jsonl:12: field "id": duplicate id "b" (first on line 2)',
+    ]);
+  });
+
+  it("skips blank lines but keeps counting them", () => {
+    expect(messages(["", good(), "   ", good({ id: "z", difficulty: 0 })])).toEqual(['x.jsonl:4: field "difficulty": expected number ≥ 1, got 0']);
+  });
+
+  it("readScenarioFile throws one error listing every problem", () => {
+    const dir = mkdtempSync(join(tmpdir(), "scen-"));
+    const file = join(dir, "bad.jsonl");
+    writeFileSync(file, [good(), good({ id: "b", difficulty: 9 }), "oops"].join("\n"));
+    let err: unknown;
+    try {
+      readScenarioFile(file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ScenarioFileError);
+    const e = err as ScenarioFileError;
+    expect(e.code).toBe("ScenarioInvalid");
+    expect(e.problems.map((p) => p.line)).toEqual([2, 3]);
+    expect(e.message).toContain(`${file}:2: field "difficulty"`);
+  });
+});
+
+describe("writeScenarioFile", () => {
+  const scenarios: ScenarioInput[] = [
+    { id: "a", task: "What is 2 + 2?", difficulty: 1, split: "train", expected: [{ kind: "numeric", value: 4 }], reference: { calls: [{ name: "calculate", arguments: { expression: "2 + 2" } }], answer: "4" } },
+    { id: "b", task: "What is 3 + 3?", difficulty: 1, split: "test" },
+  ];
+
+  it("round-trips, with defaults filled in", () => {
+    const dir = mkdtempSync(join(tmpdir(), "scen-"));
+    const file = join(dir, "sub", "out.jsonl");
+    writeScenarioFile(file, scenarios);
+    const back = readScenarioFile(file);
+    expect(back.map((s) => s.id)).toEqual(["a", "b"]);
+    expect(back[0].expected?.[0]).toEqual({ kind: "numeric", value: 4, tolerance: 1e-6, relTolerance: 0 });
+    expect(back[1].tags).toEqual([]);
+    expect(readdirSync(join(dir, "sub"))).toEqual(["out.jsonl"]); // no temp file left behind
+  });
+
+  it("refuses invalid scenarios and leaves an existing file untouched", () => {
+    const dir = mkdtempSync(join(tmpdir(), "scen-"));
+    const file = join(dir, "out.jsonl");
+    writeScenarioFile(file, scenarios);
+    const before = readFileSync(file, "utf8");
+    expect(() => writeScenarioFile(file, [...scenarios, { ...scenarios[0] }])).toThrow(/duplicate id "a"/);
+    expect(() => writeScenarioFile(join(dir, "new.jsonl"), [{ id: "x", task: "t", difficulty: 9, split: "train" }])).toThrow();
+    expect(readFileSync(file, "utf8")).toBe(before);
+    expect(existsSync(join(dir, "new.jsonl"))).toBe(false);
+    expect(readdirSync(dir)).toEqual(["out.jsonl"]);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * The execution-verified generator on every real fixture server: each generated scenario's
+ * reference solution, replayed on a FRESH server (a new connection, and a fresh isolated
+ * instance per scenario for the stateful ones), reproduces its expected outcome; the output is
+ * deterministic for a seed; splits are held out; tools are balanced. Generation here runs with
+ * verify:false so the replay below is the only proof.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { connect } from "../../src/mcp/connect.js";
+import type { Toolbox } from "../../src/mcp/types.js";
+import { replayMutates, replayScenario } from "../../src/scenarios/replay.js";
+import type { Scenario } from "../../src/scenarios/schema.js";
+import { detectStateful, generateVerified } from "../../src/scenarios/verified/generate.js";
+
+const open: Toolbox[] = [];
+async function box(target: string): Promise<Toolbox> {
+  const t = await connect(target);
+  open.push(t);
+  return t;
+}
+afterAll(async () => {
+  for (const t of open) await t.close();
+});
+
+/** Replays every scenario on a new connection (fresh instance per scenario when stateful). */
+async function replayAll(target: string, scenarios: Scenario[]): Promise<string[]> {
+  const fresh = await box(target);
+  const stateful = detectStateful(fresh.tools);
+  const failures: string[] = [];
+  for (const s of scenarios) {
+    const b = stateful && replayMutates(s) ? await fresh.isolated() : fresh;
+    try {
+      const r = await replayScenario(b, s);
+      if (!r.pass) failures.push(`${s.id} (${s.task}): ${r.detail}`);
+    } finally {
+      if (b !== fresh) await b.close();
+    }
+  }
+  return failures;
+}
+
+const CASES: Array<{ fixture: string; n: number; stateful: boolean }> = [
+  { fixture: "calculator", n: 24, stateful: false },
+  { fixture: "knowledge", n: 24, stateful: false },
+  { fixture: "shop", n: 10, stateful: true },
+  { fixture: "code-runner", n: 8, stateful: false },
+  { fixture: "codefix", n: 5, stateful: true },
+];
+
+describe("verified generator on the fixtures", () => {
+  for (const c of CASES) {
+    it(`${c.fixture}: every reference solution replays to its expected outcome on a fresh server`, async () => {
+      const gen = await box(`fixture:${c.fixture}`);
+      expect(detectStateful(gen.tools)).toBe(c.stateful);
+      const { scenarios } = await generateVerified(gen, { n: c.n, seed: `test-${c.fixture}`, verify: false, server: `fixture:${c.fixture}`, idPrefix: c.fixture });
+      expect(scenarios).toHaveLength(c.n);
+      expect(new Set(scenarios.map((s) => s.id)).size).toBe(c.n);
+      expect(new Set(scenarios.map((s) => s.task)).size).toBe(c.n);
+      expect(scenarios.filter((s) => s.split === "test")).toHaveLength(Math.round(c.n * 0.25));
+      for (const s of scenarios.filter((x) => x.split === "test")) expect(s.tags.some((t) => t.startsWith("heldout:"))).toBe(true);
+      // Held-out values: a test scenario phrased like training ones expects something no training scenario expects.
+      const trainExpected = new Set(scenarios.filter((s) => s.split === "train").map((s) => JSON.stringify(s.expected)));
+      for (const s of scenarios.filter((x) => x.tags.includes("heldout:values"))) expect(trainExpected.has(JSON.stringify(s.expected))).toBe(false);
+      if (c.stateful) expect(scenarios.some((s) => s.expected?.some((e) => e.kind === "state"))).toBe(true);
+      expect(await replayAll(`fixture:${c.fixture}`, scenarios)).toEqual([]);
+    });
+  }
+
+  it("is deterministic for a seed, and a different seed gives different scenarios", async () => {
+    const gen = await box("fixture:calculator");
+    const a = await generateVerified(gen, { n: 16, seed: 7, concurrency: 1 });
+    const b = await generateVerified(gen, { n: 16, seed: 7, concurrency: 4 });
+    const c = await generateVerified(gen, { n: 16, seed: 8 });
+    expect(JSON.stringify(b.scenarios)).toBe(JSON.stringify(a.scenarios));
+    expect(JSON.stringify(c.scenarios)).not.toBe(JSON.stringify(a.scenarios));
+  });
+
+  it("stateful: deterministic too, with each order built on its own fresh instance", async () => {
+    const gen = await box("fixture:shop");
+    const a = await generateVerified(gen, { n: 6, seed: "s", verify: false });
+    const b = await generateVerified(gen, { n: 6, seed: "s", verify: false });
+    expect(JSON.stringify(b.scenarios)).toBe(JSON.stringify(a.scenarios));
+    // The shared instance never saw an order: the seeded store still has its four orders.
+    const r = await gen.call("get_order", { order_id: 5005 });
+    expect(r.isError).toBe(true);
+  });
+
+  it("balances over tools and mixes single calls with multi-step chains", async () => {
+    const gen = await box("fixture:calculator");
+    const { scenarios } = await generateVerified(gen, { n: 80, seed: 3 });
+    const perTool = new Map<string, number>();
+    for (const s of scenarios) {
+      const primary = s.reference!.calls[0].name;
+      perTool.set(primary, (perTool.get(primary) ?? 0) + 1);
+    }
+    expect([...perTool.keys()].sort()).toEqual(["calculate", "compound_interest", "percentage", "statistics"]);
+    for (const count of perTool.values()) expect(count).toBeGreaterThanOrEqual(12);
+    expect(scenarios.filter((s) => s.reference!.calls.length > 1).length).toBeGreaterThan(0);
+    expect(scenarios.filter((s) => s.difficulty <= 2).length).toBeGreaterThan(scenarios.length / 2);
+  });
+
+  it("a tampered expected outcome fails the replay (the replay can fail)", async () => {
+    const gen = await box("fixture:calculator");
+    const { scenarios } = await generateVerified(gen, { n: 3, seed: 11, verify: false });
+    const s = scenarios[0];
+    const tampered: Scenario = { ...s, expected: [{ kind: "numeric", value: 123456789.5, tolerance: 1e-6, relTolerance: 0 }], reference: { ...s.reference!, answer: "123456789.5" } };
+    const r = await replayScenario(gen, tampered);
+    expect(r.pass).toBe(false);
+    expect(r.detail).toMatch(/no replayed result reproduces it/);
+  });
+
+  it("generic recipes work on a server without fixture phrasings", async () => {
+    const gen = await box("fixture:shop");
+    const { scenarios, perRecipe } = await generateVerified(gen, { n: 6, seed: 5, fixtureRecipes: false });
+    expect(Object.keys(perRecipe).every((k) => k.startsWith("generic."))).toBe(true);
+    for (const s of scenarios) {
+      // Tasks describe goals, never tool names.
+      for (const t of gen.tools) expect(s.task).not.toContain(t.name);
+    }
+    expect(await replayAll("fixture:shop", scenarios)).toEqual([]);
+  });
+});
