@@ -155,6 +155,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       toolTimeoutMs: cfg.tool_timeout_ms,
     };
     const evals: EvalRecord[] = readEvals(runDir);
+    // evaluation is judged by the checks alone: a judge ranks groups, and costs calls
+    const evalComponents = components.filter((c) => !c.judge);
     const runEval = async (label: string, step: number, scenarios = heldout): Promise<EvalResult> => {
       const te = performance.now();
       const r = await evaluate(scenarios, policy, servers, {
@@ -162,7 +164,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         k: cfg.eval_k,
         temperature: cfg.temperature,
         seed: cfg.seed + 17,
-        components,
+        components: evalComponents,
         onProgress: (d, t) => o.hooks.progress?.(`eval ${label}`, d, t),
       });
       const rec: EvalRecord = { step, label, split: "test", n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, per_tag: r.per_tag, time: new Date().toISOString() };
@@ -198,7 +200,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
 
     async function warmStart(trainSet: Scenario[]): Promise<number> {
       const ts = performance.now();
-      const { demos, rejected } = await collectDemonstrations(trainSet, tokenizer, servers, { ...rollout, components, seed: cfg.seed });
+      const { demos, rejected } = await collectDemonstrations(trainSet, tokenizer, servers, { ...rollout, components: evalComponents, seed: cfg.seed });
       log(`warm start: ${demos.length} demonstrations from reference solutions${rejected ? ` (${rejected} did not verify and were dropped)` : ""}`);
       if (demos.length === 0) return 0;
       const lr = trainable.optimizer.lr;
@@ -222,7 +224,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         o.hooks.progress?.("warm start", i, cfg.sft_steps);
         if (i % 25 === 0 || i === cfg.sft_steps) {
           await sampler.refresh();
-          const pr = await evaluate(probeSet, policy, servers, { ...rollout, k: 1, temperature: 0, seed: cfg.seed, components });
+          const pr = await evaluate(probeSet, policy, servers, { ...rollout, k: 1, temperature: 0, seed: cfg.seed, components: evalComponents });
           log(`warm start ${i}/${cfg.sft_steps}: loss ${r.loss.toFixed(3)}, train-probe success ${(pr.success_rate * 100).toFixed(0)}%`);
           if (pr.success_rate >= cfg.sft_target_success) break;
         }

@@ -1,0 +1,137 @@
+/**
+ * Faults and bad input on the real CLI: kill -9 in the middle of a run, then --resume; a bad
+ * scenario line, an unknown model folder; a judge that only errors (the run goes on, the
+ * fallbacks are counted, the key never lands in the run directory).
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ChatServer, startChatServer } from "../helpers/chat-server.js";
+import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; killWhen?: () => boolean } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    // the CLI runs as a user runs it: without the test runner's variables
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS"));
+    const child = spawn(process.execPath, ["bin/train-mcp.mjs", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...env, ...opts.env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const poll = opts.killWhen
+      ? setInterval(() => {
+          if (opts.killWhen!()) child.kill("SIGKILL");
+        }, 50)
+      : undefined;
+    child.on("close", (code, signal) => {
+      if (poll) clearInterval(poll);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+const tinyRun = (model: string, scenarios: string, out: string, steps: number) => [
+  "train",
+  "--server", "fixture:calculator",
+  "--model", model,
+  "--scenarios", scenarios,
+  "--out", out,
+  "--steps", String(steps),
+  "--save-steps", "1",
+  "--groups-per-step", "2",
+  "--group-size", "2",
+  "--max-turns", "2",
+  "--max-tokens-per-turn", "16",
+  "--sft", "off",
+  "--engine", "tfjs",
+  "--eval-n", "2",
+  "--seed", "5",
+  "--quiet",
+  "--json",
+];
+
+describe("faults and bad input", () => {
+  let model: string;
+  let scenarios: string;
+  beforeAll(() => {
+    model = tinyModelDir(2);
+    scenarios = calculatorScenarios(8, 2);
+  });
+
+  it("survives kill -9 mid-run: no corrupt checkpoint, --resume finishes the run", async () => {
+    const out = path.join(tempDir("kill"), "run");
+    const ck = path.join(out, "checkpoints");
+    const killed = await cli(tinyRun(model, scenarios, out, 6), { killWhen: () => fs.existsSync(path.join(ck, "step-000002")) });
+    expect(killed.stderr).toBe("");
+    expect(killed.signal).toBe("SIGKILL");
+    // whatever was on disk at the kill: complete checkpoints only (a cut save stays a .tmp folder)
+    const done = fs.readdirSync(ck).filter((e) => /^step-\d+$/.test(e));
+    expect(done.length).toBeGreaterThan(0);
+    for (const d of done) expect(fs.existsSync(path.join(ck, d, "trainer_state.json"))).toBe(true);
+    const before = readJsonl(path.join(out, "metrics.jsonl")).length;
+    expect(before).toBeGreaterThanOrEqual(2);
+    expect(before).toBeLessThan(6);
+
+    const resumed = await cli([...tinyRun(model, scenarios, out, 6).filter((a) => a !== "train"), "--resume", out].slice(0), {});
+    expect(resumed.stderr).toBe("");
+    expect(resumed.code).toBe(0);
+    const summary = JSON.parse(resumed.stdout.trim().split("\n").pop()!);
+    expect(summary.steps).toBe(6);
+    const steps = readJsonl(path.join(out, "metrics.jsonl")).map((m) => m.step);
+    expect(steps).toEqual([1, 2, 3, 4, 5, 6]); // each step once: lines after the checkpoint were cut
+    expect(fs.readdirSync(ck).filter((e) => e.startsWith(".tmp"))).toEqual([]);
+  });
+
+  it("exits 2 with the file, line and field of a bad scenario line", async () => {
+    const bad = path.join(tempDir("bad"), "bad.jsonl");
+    const good = fs.readFileSync(scenarios, "utf8").split("\n")[0];
+    fs.writeFileSync(bad, `${good}\n{"id": "x", "task": "t", "difficulty": 9, "split": "train"}\n`);
+    const r = await cli(tinyRun(model, bad, path.join(tempDir("b"), "run"), 1));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bad\.jsonl:2: field "difficulty"/);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("exits 2 for an unknown model folder", async () => {
+    const r = await cli(tinyRun("/no/such/model", scenarios, path.join(tempDir("m"), "run"), 1));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--model /no/such/model: no such folder");
+  });
+
+  describe("with a judge that only errors", () => {
+    let judge: ChatServer;
+    beforeAll(async () => {
+      judge = await startChatServer(() => ({ status: 500, error: "judge is down" }));
+    });
+    afterAll(async () => {
+      await judge?.close();
+    });
+
+    it("keeps training on the other rewards, counts the fallbacks, and never writes the key", async () => {
+      const out = path.join(tempDir("judge"), "run");
+      const config = path.join(tempDir("cfg"), "train.json");
+      fs.writeFileSync(config, JSON.stringify({ rewards: { judge: { baseURL: judge.url, model: "judge", maxAttempts: 2, baseDelayMs: 1, apiKeyEnv: "TEST_JUDGE_KEY" } } }));
+      const secret = "sk-test-never-in-files-1234567890";
+      const r = await cli([...tinyRun(model, scenarios, out, 1), "--config", config], { env: { TEST_JUDGE_KEY: secret } });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      const m = readJsonl(path.join(out, "metrics.jsonl")).find((x) => x.phase === "grpo")!;
+      expect(m["reward/judge_fallbacks"]).toBe(2);
+      expect(judge.requests.length).toBe(4); // 2 groups × 2 attempts
+      expect(judge.headers[0].authorization).toBe(`Bearer ${secret}`);
+      for (const f of fs.readdirSync(out)) {
+        const p = path.join(out, f);
+        if (fs.statSync(p).isFile()) expect(fs.readFileSync(p, "utf8")).not.toContain(secret);
+      }
+      expect(r.stdout + r.stderr).not.toContain(secret);
+    });
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Shared pieces of the training tests: a tiny model folder (the built-in tokenizer, a small
+ * config, seeded random weights) and small scenario files cut from the bundled calculator set,
+ * so a whole run takes seconds.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { resolveConfig } from "../../src/policy/config.js";
+import { defaultModelDir } from "../../src/policy/default-model/index.js";
+import { initRandomWeights, saveCheckpoint } from "../../src/policy/weights.js";
+
+export function tempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `train-mcp-${prefix}-`));
+}
+
+/** A 2-layer, 64-wide model with the built-in tokenizer, saved as a Hugging Face folder. */
+export function tinyModelDir(seed = 1): string {
+  const dir = tempDir("model");
+  for (const f of ["tokenizer.json", "tokenizer_config.json", "chat_template.jinja"]) {
+    const src = path.join(defaultModelDir(), f);
+    if (fs.existsSync(src)) fs.copyFileSync(src, path.join(dir, f));
+  }
+  const raw = JSON.parse(fs.readFileSync(path.join(defaultModelDir(), "config.json"), "utf8")) as Record<string, unknown>;
+  const config = resolveConfig({ ...raw, hidden_size: 64, intermediate_size: 128, num_hidden_layers: 2, num_attention_heads: 2, num_key_value_heads: 1, head_dim: 32, max_position_embeddings: 1024 });
+  saveCheckpoint(dir, config, initRandomWeights(config, seed));
+  return dir;
+}
+
+/** The first `train` training and `test` held-out single-call scenarios of the calculator set. */
+export function calculatorScenarios(trainN: number, testN: number): string {
+  const lines = fs
+    .readFileSync(path.resolve("scenarios/calculator.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { split: string; reference?: { calls: unknown[] } });
+  const single = lines.filter((s) => s.reference?.calls.length === 1);
+  const pick = [...single.filter((s) => s.split === "train").slice(0, trainN), ...single.filter((s) => s.split === "test").slice(0, testN)];
+  const file = path.join(tempDir("scenarios"), "calc.jsonl");
+  fs.writeFileSync(file, pick.map((s) => JSON.stringify(s)).join("\n") + "\n");
+  return file;
+}
+
+export function readJsonl(file: string): Array<Record<string, unknown>> {
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
