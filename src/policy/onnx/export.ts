@@ -1,0 +1,78 @@
+/**
+ * Standalone ONNX export of a checkpoint: the same graph the ORT sampler runs (policy-graph.ts,
+ * logits for every position), weights as initializers. Models whose weights pass 1.5 GiB keep them
+ * in a side file `<out>.data` (ONNX external data: location/offset/length per tensor, 64-byte
+ * aligned; tensors under 1 KiB stay inline, as onnx.external_data_helper does), because a protobuf message cannot exceed 2 GiB.
+ * Both files are written to temporary names and renamed, so a crash leaves no half model.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { TrainMcpError } from "../../errors.js";
+import type { ModelConfig } from "../config.js";
+import type { NamedWeights } from "../weights.js";
+import { buildPolicyGraph, prepareGraphWeights } from "./policy-graph.js";
+import { encodeModelParts } from "./proto.js";
+
+export interface ExportOnnxOptions {
+  /** "auto" (default): inline below 1.5 GiB of weights, external data above */
+  externalData?: "auto" | "always" | "never";
+}
+
+export interface ExportOnnxResult {
+  file: string;
+  dataFile: string | null;
+  bytes: number;
+}
+
+const INLINE_LIMIT = 1.5 * 2 ** 30;
+
+function writeParts(file: string, parts: Uint8Array[]): number {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  let total = 0;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const fd = fs.openSync(tmp, "w");
+    try {
+      for (const p of parts) {
+        fs.writeSync(fd, p);
+        total += p.length;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw new TrainMcpError("IoFailed", `cannot write ${file}: ${(e as Error).message}`, true, { cause: e });
+  }
+  return total;
+}
+
+/** Writes `file` (and `<file>.data` when the weights live outside the protobuf). */
+export function exportOnnx(config: ModelConfig, weights: NamedWeights, file: string, opts: ExportOnnxOptions = {}): ExportOnnxResult {
+  const model = buildPolicyGraph(config, prepareGraphWeights(config, weights), { logits: "all" });
+  const weightBytes = model.initializers.reduce((s, t) => s + (t.raw?.length ?? 0), 0);
+  const mode = opts.externalData ?? "auto";
+  const external = mode === "always" || (mode === "auto" && weightBytes > INLINE_LIMIT);
+  let dataFile: string | null = null;
+  if (external) {
+    dataFile = `${file}.data`;
+    const location = path.basename(dataFile);
+    const parts: Uint8Array[] = [];
+    let offset = 0;
+    for (const t of model.initializers) {
+      const raw = t.raw ?? new Uint8Array(0);
+      // small constants (shapes, axes) stay inline: shape inference reads them at load time
+      if (raw.length < 1024) continue;
+      const aligned = Math.ceil(offset / 64) * 64;
+      if (aligned > offset) parts.push(new Uint8Array(aligned - offset));
+      parts.push(raw);
+      t.external = { location, offset: aligned, length: raw.length };
+      t.raw = undefined;
+      offset = aligned + raw.length;
+    }
+    writeParts(dataFile, parts);
+  }
+  const bytes = writeParts(file, encodeModelParts(model));
+  return { file, dataFile, bytes };
+}
