@@ -10,7 +10,7 @@ import { TrainMcpError } from "../../errors.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
 import { readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
 import { DEMO_CONFIG } from "../../train/demo.js";
-import { train, type TrainHooks, type TrainSummary } from "../../train/loop.js";
+import type { TrainHooks, TrainSummary } from "../../train/loop.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -209,6 +209,8 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   };
   process.on("SIGINT", onSigint);
   try {
+    // the engines load only when a run starts, so `train-mcp tools` stays quick
+    const { train } = await import("../../train/loop.js");
     return await train({
       config,
       resume: !!f.resume,
