@@ -35,6 +35,20 @@ export interface SaveInput {
   state: TrainerState;
   /** the source model folder: its tokenizer files travel with every checkpoint */
   modelDir: string;
+  /** how the model was prompted and played (system prompt, turn limits), for eval and serve */
+  rollout?: RolloutSettings;
+}
+
+/** Saved as train_mcp.json in each checkpoint: evaluate a checkpoint the way it was trained. */
+export interface RolloutSettings {
+  system_prompt?: string;
+  max_turns: number;
+  max_tokens_per_turn: number;
+}
+
+export function readRolloutSettings(dir: string): RolloutSettings | undefined {
+  const f = path.join(dir, "train_mcp.json");
+  return fs.existsSync(f) ? (JSON.parse(fs.readFileSync(f, "utf8")) as RolloutSettings) : undefined;
 }
 
 export function checkpointName(step: number): string {
@@ -61,6 +75,7 @@ export function saveTrainingCheckpoint(checkpointsDir: string, input: SaveInput)
   for (const [k, t] of input.optimizer.m) opt.set(`m.${k}`, t);
   for (const [k, t] of input.optimizer.v) opt.set(`v.${k}`, t);
   writeSafetensors(path.join(tmp, "optimizer.safetensors"), opt, { adam_step: String(input.optimizer.step) });
+  if (input.rollout) writeFileAtomic(path.join(tmp, "train_mcp.json"), JSON.stringify(input.rollout, null, 2) + "\n");
   writeFileAtomic(path.join(tmp, "trainer_state.json"), JSON.stringify(input.state, null, 2) + "\n");
   fs.rmSync(final, { recursive: true, force: true });
   fs.renameSync(tmp, final);

@@ -177,7 +177,13 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     };
     const checkpoint = () => {
       state.time = new Date().toISOString();
-      saveTrainingCheckpoint(ckDir, { model, optimizer: trainable.optimizerState(), state, modelDir: setup!.modelDir });
+      saveTrainingCheckpoint(ckDir, {
+        model,
+        optimizer: trainable.optimizerState(),
+        state,
+        modelDir: setup!.modelDir,
+        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn },
+      });
       pruneCheckpoints(ckDir, cfg.save_total_limit, state.bestStep);
     };
 

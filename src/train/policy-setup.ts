@@ -110,3 +110,40 @@ export async function createSampler(
     close: async () => undefined,
   };
 }
+
+export interface InferencePolicy {
+  dir: string;
+  tokenizer: ChatTokenizer;
+  model: Transformer;
+  sampler: RolloutSampler;
+}
+
+/**
+ * A model for evaluation or serving: a Hugging Face folder, "default", or a run checkpoint —
+ * with LoRA adapters (adapter_config.json) applied over their base model.
+ */
+export async function loadInferencePolicy(spec: string, o: { engine: "auto" | "ort" | "tfjs"; device?: "auto" | "cpu" | "gpu" | "wasm"; seed?: number; log?: (l: string) => void }): Promise<InferencePolicy> {
+  const dir = spec === "default" ? defaultModelDir() : path.resolve(spec);
+  if (!fs.existsSync(dir)) throw new TrainMcpError("ModelInvalid", `--model ${spec}: no such folder`);
+  await initBackend({ device: o.device ?? "auto" });
+  const adapterCfg = path.join(dir, "adapter_config.json");
+  let model: Transformer;
+  let tokenizerDir = dir;
+  if (fs.existsSync(adapterCfg) && !fs.existsSync(path.join(dir, "model.safetensors"))) {
+    const base = (JSON.parse(fs.readFileSync(adapterCfg, "utf8")) as { base_model_name_or_path?: string }).base_model_name_or_path;
+    if (!base || !fs.existsSync(base)) throw new TrainMcpError("ModelInvalid", `${adapterCfg}: base model "${base ?? "(none)"}" not found`);
+    model = await Transformer.load(base);
+    const { loadAdapter } = await import("../policy/peft.js");
+    loadAdapter(dir, model, o.seed ?? 0);
+    if (!fs.existsSync(path.join(dir, "tokenizer.json"))) tokenizerDir = base;
+  } else if (fs.existsSync(path.join(dir, "model.safetensors")) || fs.existsSync(path.join(dir, "model.safetensors.index.json"))) {
+    model = await Transformer.load(dir);
+  } else if (spec === "default") {
+    const config = resolveConfig(JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")), path.join(dir, "config.json"));
+    model = new Transformer(config, initRandomWeights(config, o.seed ?? 0));
+  } else throw new TrainMcpError("ModelInvalid", `--model ${spec}: no model.safetensors or adapter_config.json in the folder`);
+  if (!fs.existsSync(path.join(tokenizerDir, "tokenizer.json"))) throw new TrainMcpError("ModelInvalid", `--model ${spec}: ${path.join(tokenizerDir, "tokenizer.json")} is missing`);
+  const tokenizer = await ChatTokenizer.fromDir(tokenizerDir);
+  const sampler = await createSampler(model, tokenizer, o.engine, o.log);
+  return { dir, tokenizer, model, sampler };
+}

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { register as tools } from "./tools.js";
 import { register as call } from "./call.js";
 import { register as trainCommands } from "./train.js";
+import { register as evalCommand } from "./eval.js";
 import { register as exportOnnx } from "./export-onnx.js";
 import { register as scenarios } from "./scenarios.js";
 import { register as report } from "./report.js";
@@ -14,6 +15,7 @@ export const commands: RegisterCommand[] = [
   tools,
   call,
   trainCommands,
+  evalCommand,
   exportOnnx,
   scenarios,
   report,

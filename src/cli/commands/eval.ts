@@ -1,0 +1,99 @@
+/**
+ * `train-mcp eval --model <checkpoint> [--model <other>] --server <target> --scenarios FILE [--k N]`:
+ * held-out success rate, mean reward, mean turns and pass@k of one or more checkpoints on the
+ * same scenarios, side by side.
+ */
+import type { Command } from "commander";
+import { TrainMcpError } from "../../errors.js";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+interface EvalFlags {
+  model: string[];
+  server: string[];
+  scenarios?: string[];
+  split: "test" | "train" | "all";
+  k: string;
+  n?: string;
+  temperature: string;
+  maxTurns?: string;
+  maxTokensPerTurn?: string;
+  systemPrompt?: string;
+  engine: "auto" | "ort" | "tfjs";
+  seed: string;
+  json?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command("eval")
+    .description("evaluate checkpoints on held-out scenarios (success, reward, turns, pass@k)")
+    .requiredOption("--model <dir>", 'checkpoint or model folder, or "default"; repeat to compare', collect)
+    .requiredOption("-s, --server <target>", "MCP server; repeat for several", collect)
+    .option("--scenarios <file>", "scenario file (repeatable; default: the bundled set of each fixture)", collect)
+    .option("--split <split>", "which scenarios: test | train | all", "test")
+    .option("--k <n>", "samples per scenario for pass@k (1 = greedy)", "1")
+    .option("--n <n>", "scenarios at most")
+    .option("--temperature <x>", "sampling temperature when k > 1", "1")
+    .option("--max-turns <n>", "assistant turns per rollout (default: as trained, else 4)")
+    .option("--max-tokens-per-turn <n>", "tokens per assistant turn (default: as trained, else 96)")
+    .option("--system-prompt <text>", "system prompt (default: the one the checkpoint was trained with)")
+    .option("--engine <e>", "auto | ort | tfjs", "auto")
+    .option("--seed <n>", "random seed", "0")
+    .option("--json", "one JSON object per model on stdout")
+    .action(async (f: EvalFlags) => {
+      const int = (name: string, v: string) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0) throw new TrainMcpError("ConfigInvalid", `--${name} expects a whole number, got "${v}"`);
+        return n;
+      };
+      const { ServerSet } = await import("../../train/servers.js");
+      const { loadScenarios } = await import("../../train/scenario-source.js");
+      const { loadInferencePolicy } = await import("../../train/policy-setup.js");
+      const { evaluate } = await import("../../train/evaluate.js");
+      const { LocalPolicy } = await import("../../rollout/local-policy.js");
+      const { defaultRewards } = await import("../../rewards/defaults.js");
+      const servers = await ServerSet.connect(f.server, "auto");
+      try {
+        const os = await import("node:os");
+        const data = await loadScenarios(f.scenarios?.length ? f.scenarios : ["auto"], servers, { seed: int("seed", f.seed), runDir: os.tmpdir(), log: (l) => process.stderr.write(`${l}\n`) });
+        let scenarios = f.split === "train" ? data.train : f.split === "all" ? [...data.train, ...data.test] : data.test;
+        if (f.n) scenarios = scenarios.slice(0, int("n", f.n));
+        const { readRolloutSettings } = await import("../../train/checkpoint.js");
+        const components = defaultRewards({ hasExpectations: scenarios.some((s) => s.expected?.length), maxTurns: Number(f.maxTurns ?? 4), knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) });
+        const rows: Array<Record<string, unknown>> = [];
+        for (const spec of f.model) {
+          const p = await loadInferencePolicy(spec, { engine: f.engine });
+          const trained = readRolloutSettings(p.dir);
+          try {
+            const r = await evaluate(scenarios, new LocalPolicy({ codec: p.tokenizer, sampler: p.sampler, maxContextTokens: p.model.config.maxPositions }), servers, {
+              k: int("k", f.k) || 1,
+              temperature: Number(f.temperature),
+              seed: int("seed", f.seed),
+              maxTurns: f.maxTurns ? int("max-turns", f.maxTurns) : (trained?.max_turns ?? 4),
+              maxTokensPerTurn: f.maxTokensPerTurn ? int("max-tokens-per-turn", f.maxTokensPerTurn) : (trained?.max_tokens_per_turn ?? 96),
+              systemPrompt: f.systemPrompt ?? trained?.system_prompt,
+              maxConcurrentRollouts: 64,
+              toolTimeoutMs: 15_000,
+              components,
+            });
+            const row = { model: spec, n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, ...(r.pass_at_k !== undefined ? { [`pass@${r.k}`]: r.pass_at_k } : {}) };
+            rows.push(row);
+            if (f.json) process.stdout.write(JSON.stringify(row) + "\n");
+          } finally {
+            await p.sampler.close();
+            p.model.dispose();
+          }
+        }
+        if (!f.json) {
+          const keys = Object.keys(rows[0] ?? {});
+          const fmt = (v: unknown) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : String(v));
+          const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => fmt(r[k]).length)));
+          process.stdout.write(keys.map((k, i) => k.padEnd(width[i])).join("  ") + "\n");
+          for (const r of rows) process.stdout.write(keys.map((k, i) => fmt(r[k]).padEnd(width[i])).join("  ") + "\n");
+        }
+      } finally {
+        await servers.close();
+      }
+    });
+}

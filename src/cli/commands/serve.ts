@@ -1,0 +1,83 @@
+/**
+ * `train-mcp serve --model <checkpoint-dir|default>`: an OpenAI-compatible server on 127.0.0.1
+ * (src/serve/server.ts) for a local checkpoint: chat completions with tools, logprobs, streaming
+ * and json_schema enforced by constrained decoding, plus vLLM's runtime LoRA endpoints. Runs
+ * until Ctrl-C / SIGTERM. A missing model folder or a port in use is a usage error (exit 2).
+ */
+import * as path from "node:path";
+import type { Command } from "commander";
+import { TrainMcpError } from "../../errors.js";
+import { startServer } from "../../serve/server.js";
+
+interface ServeFlags {
+  model: string;
+  port: string;
+  host: string;
+  engine: string;
+  adapter: string[];
+  apiKey?: string;
+  servedModelName?: string;
+  seed: string;
+  maxBatch: string;
+  quiet?: boolean;
+}
+
+function int(flag: string, v: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new TrainMcpError("ConfigInvalid", `${flag}: expected an integer in [${min}, ${max}], got "${v}"`);
+  return n;
+}
+
+/** `NAME=DIR` or `DIR` (named after the folder). */
+export function parseAdapterFlag(v: string): { name: string; path: string } {
+  const eq = v.indexOf("=");
+  if (eq > 0) return { name: v.slice(0, eq), path: v.slice(eq + 1) };
+  return { name: path.basename(path.resolve(v)), path: v };
+}
+
+export function register(program: Command): void {
+  program
+    .command("serve")
+    .description("serve a checkpoint as an OpenAI-compatible chat-completions endpoint (127.0.0.1)")
+    .requiredOption("--model <dir>", 'Hugging Face checkpoint folder, or "default" (the embedded tiny model)')
+    .option("--port <n>", "TCP port (0 picks a free one)", "8000")
+    .option("--host <addr>", "address to bind; anything but 127.0.0.1 exposes the model to the network", "127.0.0.1")
+    .option("--engine <kind>", "auto | ort | tfjs (auto: onnxruntime when it loads, else tfjs)", "auto")
+    .option("--adapter <[name=]dir>", "PEFT LoRA adapter to serve under its name (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--max-batch <n>", "concurrent requests (and n choices) decoded together at most", "8")
+    .option("--api-key <key>", "require `Authorization: Bearer <key>` on /v1 routes")
+    .option("--served-model-name <name>", 'the base model\'s name in requests (default: "default" or the folder name)')
+    .option("--seed <n>", "seed of the random init when the default model has no trained weights", "0")
+    .option("--quiet", "no request log")
+    .action(async (flags: ServeFlags) => {
+      const engine = flags.engine;
+      if (engine !== "auto" && engine !== "ort" && engine !== "tfjs") throw new TrainMcpError("ConfigInvalid", `--engine: expected auto, ort or tfjs, got "${engine}"`);
+      const log = flags.quiet ? () => {} : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+      const server = await startServer({
+        model: flags.model,
+        port: int("--port", flags.port, 0, 65535),
+        host: flags.host,
+        engine,
+        adapters: flags.adapter.map(parseAdapterFlag),
+        apiKey: flags.apiKey,
+        servedModelName: flags.servedModelName,
+        seed: int("--seed", flags.seed, 0, 2 ** 31 - 1),
+        maxBatch: int("--max-batch", flags.maxBatch, 1, 256),
+        log,
+      });
+      const names = server.registry.list().map((m) => m.name).join(", ");
+      const engineKind = server.registry.list()[0]?.engine.kind;
+      process.stdout.write(`train-mcp serve: ${server.url} (models: ${names}; engine: ${engineKind})\n`);
+      for (const m of server.registry.list()) process.stdout.write(`  ${m.name}: ${m.source}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          resolve();
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+      await server.close();
+    });
+}
