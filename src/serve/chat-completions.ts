@@ -1,0 +1,250 @@
+/**
+ * POST /v1/chat/completions: from a validated request to OpenAI's `chat.completion` object, or to
+ * a stream of `chat.completion.chunk` server-sent events ending with `data: [DONE]`. The prompt is
+ * the conversation rendered through the model's chat template with the request's tools; each of
+ * the n choices is one row of the serve loop (generate.ts) with its own random stream, batched by
+ * the scheduler (queue.ts) with whatever else is waiting. Streaming sends content as it is decoded (holding back what could
+ * still turn into a stop string or a `<tool_call>` tag) and tool calls as one delta at the end,
+ * as vLLM's tool-call streaming does for parsers that cannot stream arguments.
+ */
+import type * as http from "node:http";
+import type { ChatMessage } from "../rollout/trajectory.js";
+import type { OpenAiTool } from "../mcp/types.js";
+import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "../policy/tool-calls.js";
+import { ApiError } from "./api-error.js";
+import type { GenerateParams, GenerateResult } from "./generate.js";
+import { JsonConstraint, type ConstraintFrame } from "./json-constraint.js";
+import type { ModelRegistry, ServedModel } from "./models.js";
+import type { Scheduler } from "./queue.js";
+import type { ChatCompletionRequest, RequestMessage } from "./request-schema.js";
+import { buildMessage, byteLevelBytes, logprobEntries, newId, type TokenPiece } from "./response-builder.js";
+import { ANY_OBJECT, compileSchema, SchemaError, type SchemaNode } from "./schema-node.js";
+import { writeSse } from "./sse.js";
+
+export interface ChatContext {
+  registry: ModelRegistry;
+  scheduler: Scheduler;
+}
+
+interface Prepared {
+  model: ServedModel;
+  prompt: number[];
+  n: number;
+  parseTools: boolean;
+  schema: SchemaNode | null;
+  /** text around the constrained document (a required tool call), or null */
+  frame: ConstraintFrame | null;
+  base: Omit<GenerateParams, "index" | "constraint" | "onToken" | "aborted">;
+  includeUsage: boolean;
+}
+
+function textOf(content: RequestMessage["content"]): string {
+  if (content == null) return "";
+  return typeof content === "string" ? content : content.map((p) => p.text).join("");
+}
+
+function toChatMessages(messages: RequestMessage[]): ChatMessage[] {
+  return messages.map((m): ChatMessage => {
+    switch (m.role) {
+      case "developer":
+        return { role: "system", content: textOf(m.content) };
+      case "assistant":
+        return { role: "assistant", content: textOf(m.content), ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}) };
+      case "tool":
+        return { role: "tool", content: textOf(m.content), tool_call_id: m.tool_call_id };
+      default:
+        return { role: m.role, content: textOf(m.content) };
+    }
+  });
+}
+
+function responseSchema(req: ChatCompletionRequest): SchemaNode | null {
+  const rf = req.response_format;
+  if (!rf || rf.type === "text") return null;
+  if (rf.type === "json_object") return ANY_OBJECT;
+  const schema = rf.json_schema.schema;
+  if (schema === undefined) return ANY_OBJECT;
+  try {
+    return compileSchema(schema, "response_format.json_schema.schema");
+  } catch (e) {
+    if (e instanceof SchemaError) throw new ApiError(400, e.message, "invalid_request_error", e.path);
+    throw e;
+  }
+}
+
+/** One call object `{"name": ..., "arguments": {...}}` to one of the tools (or the named one); a
+ *  tool whose parameters use keywords outside the supported subset gets any-object arguments. */
+function toolCallNode(tools: NonNullable<ChatCompletionRequest["tools"]>, only: string | null): SchemaNode {
+  const options = tools
+    .filter((t) => only === null || t.function.name === only)
+    .map((t, i): SchemaNode => {
+      let args: SchemaNode;
+      try {
+        args = compileSchema(t.function.parameters ?? { type: "object" }, `tools[${i}].function.parameters`);
+      } catch (e) {
+        if (!(e instanceof SchemaError)) throw e;
+        args = ANY_OBJECT;
+      }
+      const name: SchemaNode = { kind: "string", enum: [t.function.name], minLength: 0, maxLength: Infinity };
+      return { kind: "object", props: new Map([["name", name], ["arguments", args]]), required: ["name", "arguments"], additional: null };
+    });
+  return options.length === 1 ? options[0] : { kind: "anyOf", options };
+}
+
+export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepared {
+  const model = ctx.registry.get(req.model);
+  const tc = req.tool_choice;
+  const toolsOn = (req.tools?.length ?? 0) > 0 && tc !== "none";
+  let schema = responseSchema(req);
+  let frame: ConstraintFrame | null = null;
+  if (tc !== undefined && tc !== "auto" && tc !== "none") {
+    // a call is required: decode exactly one Hermes call to an offered tool, arguments per its schema
+    if (!toolsOn) throw new ApiError(400, `tool_choice: ${JSON.stringify(tc)} needs tools`, "invalid_request_error", "tool_choice");
+    if (schema) throw new ApiError(400, "tool_choice: a required tool call and response_format json cannot be combined", "invalid_request_error", "tool_choice");
+    const only = tc === "required" ? null : tc.function.name;
+    if (only !== null && !req.tools!.some((t) => t.function.name === only)) throw new ApiError(400, `tool_choice.function.name: no tool named "${only}" in tools`, "invalid_request_error", "tool_choice.function.name");
+    schema = toolCallNode(req.tools!, only);
+    frame = { prefix: `${TOOL_CALL_OPEN}\n`, suffix: `\n${TOOL_CALL_CLOSE}` };
+  }
+  const tools: OpenAiTool[] | undefined = toolsOn
+    ? req.tools!.map((t) => ({ type: "function", function: { name: t.function.name, description: t.function.description ?? "", parameters: (t.function.parameters ?? { type: "object", properties: {} }) as OpenAiTool["function"]["parameters"] } }))
+    : undefined;
+  let prompt: number[];
+  try {
+    const kwargs = req.chat_template_kwargs ?? {};
+    const enableThinking = typeof kwargs.enable_thinking === "boolean" ? kwargs.enable_thinking : undefined;
+    prompt = ctx.registry.tokenizer.encodeChat(toChatMessages(req.messages), { tools, addGenerationPrompt: true, enableThinking, extra: kwargs });
+  } catch (e) {
+    throw new ApiError(400, `messages: the chat template failed: ${(e as Error).message}`, "invalid_request_error", "messages");
+  }
+  const ctxLen = ctx.registry.config.maxPositions;
+  if (prompt.length >= ctxLen) throw new ApiError(400, `messages: the prompt is ${prompt.length} tokens; the model's context is ${ctxLen}`, "invalid_request_error", "messages", "context_length_exceeded");
+  const room = ctxLen - prompt.length;
+  const asked = req.max_completion_tokens ?? req.max_tokens ?? room;
+  const stop = req.stop == null ? [] : typeof req.stop === "string" ? [req.stop] : req.stop;
+  return {
+    model,
+    prompt,
+    n: req.n ?? 1,
+    parseTools: toolsOn && (schema === null || frame !== null),
+    schema,
+    frame,
+    includeUsage: req.stream_options?.include_usage === true,
+    base: {
+      prompt,
+      maxTokens: Math.min(asked, room),
+      temperature: req.temperature ?? 1,
+      topP: req.top_p ?? 1,
+      topK: req.top_k != null && req.top_k > 0 ? req.top_k : 0,
+      seed: req.seed ?? Math.floor(Math.random() * 2 ** 31),
+      stop,
+      topLogprobs: req.logprobs ? (req.top_logprobs ?? 0) : null,
+    },
+  };
+}
+
+function tokenPiece(registry: ModelRegistry): TokenPiece {
+  const tok = registry.tokenizer;
+  return (id) => {
+    const s = tok.idToToken(id);
+    const bytes = s === undefined || tok.isSpecial(id) ? null : byteLevelBytes(s);
+    if (bytes) return { token: Buffer.from(bytes).toString("utf8"), bytes };
+    const token = s !== undefined && tok.isSpecial(id) ? s : tok.decode([id]);
+    return { token, bytes: [...Buffer.from(token, "utf8")] };
+  };
+}
+
+function runChoice(ctx: ChatContext, p: Prepared, index: number, extra: Partial<GenerateParams>): Promise<GenerateResult> {
+  const reg = ctx.registry;
+  const eos = reg.tokenizer.eosTokenIds.length ? reg.tokenizer.eosTokenIds : reg.config.eosTokenIds;
+  const constraint = p.schema ? new JsonConstraint(p.schema, reg.texts(), eos, p.frame ?? undefined) : undefined;
+  // the engine is looked up when the batch forms: an adapter reloaded meanwhile serves the request
+  return ctx.scheduler.generate(() => reg.get(p.model.name).engine, reg.tokenizer, { ...p.base, index, constraint, ...extra });
+}
+
+function usage(promptTokens: number, completion: number) {
+  return { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion };
+}
+
+/** The whole response at once; `aborted` (the client went away) stops the work early. */
+export async function completeChat(ctx: ChatContext, p: Prepared, aborted: () => boolean = () => false): Promise<object> {
+  const results = await Promise.all(Array.from({ length: p.n }, (_, i) => runChoice(ctx, p, i, { aborted })));
+  const piece = tokenPiece(ctx.registry);
+  return {
+    id: newId("chatcmpl-"),
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: p.model.name,
+    system_fingerprint: `train-mcp-${p.model.engine.kind}`,
+    choices: results.map((r, index) => {
+      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools);
+      return { index, message, logprobs: r.logprobs ? { content: logprobEntries(r.logprobs, piece) } : null, finish_reason: finishReason };
+    }),
+    usage: usage(p.prompt.length, results.reduce((s, r) => s + r.ids.length, 0)),
+  };
+}
+
+/** Text that may be sent now: not a possible start of a stop string or a tool-call tag. */
+export function releasable(text: string, stops: string[], parseTools: boolean): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === "\uFFFD") end--; // a character still being assembled
+  const guards = parseTools ? [...stops, TOOL_CALL_OPEN] : stops;
+  if (parseTools) {
+    const at = text.indexOf(TOOL_CALL_OPEN);
+    if (at >= 0) end = Math.min(end, at);
+  }
+  for (const g of guards) {
+    for (let k = Math.min(g.length - 1, end); k > 0; k--) {
+      if (text.slice(end - k, end) === g.slice(0, k)) {
+        end -= k;
+        break;
+      }
+    }
+  }
+  return text.slice(0, end);
+}
+
+/** Server-sent events: one chunk per token with new content (and its logprobs), then the end. */
+export async function streamChat(ctx: ChatContext, p: Prepared, res: http.ServerResponse): Promise<void> {
+  const id = newId("chatcmpl-");
+  const created = Math.floor(Date.now() / 1000);
+  const piece = tokenPiece(ctx.registry);
+  const chunk = (choices: object[], extra: object = {}) => ({ id, object: "chat.completion.chunk", created, model: p.model.name, system_fingerprint: `train-mcp-${p.model.engine.kind}`, choices, ...extra });
+  let closed = false;
+  res.on("close", () => (closed = true));
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  let completion = 0;
+  const decode = (ids: readonly number[]) => ctx.registry.tokenizer.decode(ids, { skipSpecial: true });
+  for (let index = 0; index < p.n; index++) writeSse(res, chunk([{ index, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]));
+  // the n choices run as rows of one batch; each streams its own deltas
+  await Promise.all(
+    Array.from({ length: p.n }, async (_, index) => {
+      let sent = "";
+      const r = await runChoice(ctx, p, index, {
+        aborted: () => closed,
+        onToken: (ids, lp) => {
+          const ready = releasable(decode(ids), p.base.stop, p.parseTools);
+          const delta = ready.startsWith(sent) ? ready.slice(sent.length) : "";
+          sent += delta;
+          if (!delta && !lp) return;
+          const logprobs = lp ? { content: logprobEntries([lp], piece) } : null;
+          writeSse(res, chunk([{ index, delta: { content: delta }, logprobs, finish_reason: null }]));
+        },
+      });
+      completion += r.ids.length;
+      if (closed) return;
+      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools);
+      if (message.tool_calls) {
+        const calls = message.tool_calls.map((c, i) => ({ index: i, ...c }));
+        writeSse(res, chunk([{ index, delta: { tool_calls: calls }, logprobs: null, finish_reason: null }]));
+      } else if (r.text.length > sent.length && r.text.startsWith(sent)) {
+        writeSse(res, chunk([{ index, delta: { content: r.text.slice(sent.length) }, logprobs: null, finish_reason: null }]));
+      }
+      writeSse(res, chunk([{ index, delta: {}, logprobs: null, finish_reason: finishReason }]));
+    }),
+  );
+  if (closed) return;
+  if (p.includeUsage) writeSse(res, chunk([], { usage: usage(p.prompt.length, completion) }));
+  res.write("data: [DONE]\n\n");
+  res.end();
+}

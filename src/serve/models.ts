@@ -1,0 +1,155 @@
+/**
+ * What the server serves: one base model (a Hugging Face checkpoint folder, or `default`, the
+ * embedded tiny model) and any number of LoRA adapters loaded at run time in vLLM's form, each
+ * under its own model name. An adapter is merged into a copy of the base weights (W + alpha/r ·
+ * B·A, PEFT's merge) and gets its own engine: requests naming the adapter use it, requests naming
+ * the base use the base, and nothing is swapped in place. Costs one weight copy per adapter,
+ * which is fine for the models this runs on the CPU.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { TrainMcpError } from "../errors.js";
+import { initBackend } from "../policy/backend.js";
+import { resolveConfig, type ModelConfig } from "../policy/config.js";
+import { defaultModelDir } from "../policy/default-model/index.js";
+import { Transformer } from "../policy/model/transformer.js";
+import { loadAdapter } from "../policy/peft.js";
+import { ChatTokenizer } from "../policy/tokenizer.js";
+import { initRandomWeights, loadCheckpoint, type NamedWeights } from "../policy/weights.js";
+import { ApiError } from "./api-error.js";
+import { createEngine, type EngineKind, type StepEngine } from "./engine.js";
+import { TokenTexts } from "./json-constraint.js";
+
+export interface ServedModel {
+  /** the name requests use */
+  name: string;
+  engine: StepEngine;
+  /** the base model's name for adapters, null for the base */
+  parent: string | null;
+  /** where the weights came from, for /v1/models */
+  source: string;
+  created: number;
+}
+
+export interface LoadModelOptions {
+  /** a Hugging Face checkpoint folder, or "default" */
+  model: string;
+  engine?: EngineKind | "auto";
+  servedModelName?: string;
+  /** seed of the random init when `default` has no trained weights (default 0) */
+  seed?: number;
+  warn?: (line: string) => void;
+}
+
+function hasWeights(dir: string): boolean {
+  return fs.existsSync(path.join(dir, "model.safetensors")) || fs.existsSync(path.join(dir, "model.safetensors.index.json"));
+}
+
+export class ModelRegistry {
+  private readonly models = new Map<string, ServedModel>();
+  private tokenTexts: TokenTexts | null = null;
+
+  private constructor(
+    readonly baseName: string,
+    readonly config: ModelConfig,
+    readonly tokenizer: ChatTokenizer,
+    private readonly baseWeights: NamedWeights,
+    private readonly engineKind: EngineKind | "auto",
+    private readonly warn: (line: string) => void,
+  ) {}
+
+  static async load(opts: LoadModelOptions): Promise<ModelRegistry> {
+    const warn = opts.warn ?? (() => {});
+    const isDefault = opts.model === "default";
+    const dir = isDefault ? defaultModelDir() : path.resolve(opts.model);
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ModelInvalid", `--model ${opts.model}: no such folder (expected a Hugging Face checkpoint folder or "default")`);
+    let config: ModelConfig;
+    let weights: NamedWeights;
+    let source: string;
+    if (isDefault && !hasWeights(dir)) {
+      config = resolveConfig(JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")), path.join(dir, "config.json"));
+      const seed = opts.seed ?? 0;
+      weights = initRandomWeights(config, seed);
+      source = `default model, random init (seed ${seed}): untrained, its output is noise`;
+    } else {
+      ({ config, weights } = await loadCheckpoint(dir));
+      source = dir;
+    }
+    // a training checkpoint of the tiny model may carry no tokenizer: use the embedded one
+    const tokDir = fs.existsSync(path.join(dir, "tokenizer.json")) ? dir : config.modelType === "train-mcp-tiny" ? defaultModelDir() : null;
+    if (!tokDir) throw new TrainMcpError("ModelInvalid", `${dir}: no tokenizer.json (a served model needs its tokenizer)`);
+    let tokenizer: ChatTokenizer;
+    try {
+      tokenizer = await ChatTokenizer.fromDir(tokDir);
+    } catch (e) {
+      throw new TrainMcpError("ModelInvalid", (e as Error).message, true, { cause: e });
+    }
+    if (!tokenizer.template) throw new TrainMcpError("ModelInvalid", `${tokDir}: tokenizer_config.json has no chat_template`);
+    const name = opts.servedModelName ?? (isDefault ? "default" : path.basename(dir));
+    const reg = new ModelRegistry(name, config, tokenizer, weights, opts.engine ?? "auto", warn);
+    const engine = await createEngine(reg.engineKind, config, weights, warn);
+    reg.models.set(name, { name, engine, parent: null, source, created: Math.floor(Date.now() / 1000) });
+    return reg;
+  }
+
+  /** The model a request names; 404 model_not_found otherwise. */
+  get(name: string): ServedModel {
+    const m = this.models.get(name);
+    if (!m) throw new ApiError(404, `The model \`${name}\` does not exist. Served: ${[...this.models.keys()].join(", ")}`, "invalid_request_error", "model", "model_not_found");
+    return m;
+  }
+
+  list(): ServedModel[] {
+    return [...this.models.values()];
+  }
+
+  /** Decoded token texts for constrained decoding, built on first use. */
+  texts(): TokenTexts {
+    if (!this.tokenTexts) {
+      const tok = this.tokenizer;
+      this.tokenTexts = TokenTexts.build(
+        this.config.vocabSize,
+        (id) => (id < tok.vocabSize ? tok.decode([id]) : ""),
+        (id) => tok.isSpecial(id),
+      );
+    }
+    return this.tokenTexts;
+  }
+
+  /** Loads a PEFT adapter folder under `name`; a name in use is an error unless `replace`
+   *  (then the old engine closes once the new one is ready, e.g. fresh weights after a step). */
+  async loadAdapter(name: string, dir: string, replace = false): Promise<ServedModel> {
+    const old = this.models.get(name);
+    if (old && old.parent === null) throw new ApiError(400, `lora_name "${name}" is the base model's name`, "invalid_request_error", "lora_name");
+    if (old && !replace) throw new ApiError(400, `lora_name "${name}" is already loaded; unload it first or pass load_inplace: true`, "invalid_request_error", "lora_name");
+    if (!fs.existsSync(path.join(dir, "adapter_config.json"))) throw new ApiError(400, `lora_path "${dir}": no adapter_config.json (expected a PEFT adapter folder)`, "invalid_request_error", "lora_path");
+    await initBackend();
+    const t = new Transformer(this.config, this.baseWeights, false);
+    let merged: NamedWeights;
+    try {
+      loadAdapter(dir, t);
+      merged = t.exportWeights(true);
+    } catch (e) {
+      throw new ApiError(400, `lora_path "${dir}": ${(e as Error).message}`, "invalid_request_error", "lora_path");
+    } finally {
+      t.dispose();
+    }
+    const engine = await createEngine(this.get(this.baseName).engine.kind, this.config, merged, this.warn);
+    const m: ServedModel = { name, engine, parent: this.baseName, source: path.resolve(dir), created: Math.floor(Date.now() / 1000) };
+    this.models.set(name, m);
+    if (old) await old.engine.close();
+    return m;
+  }
+
+  async unloadAdapter(name: string): Promise<void> {
+    const m = this.models.get(name);
+    if (!m || m.parent === null) throw new ApiError(404, `no LoRA adapter named "${name}" is loaded`, "invalid_request_error", "lora_name", "lora_not_found");
+    this.models.delete(name);
+    await m.engine.close();
+  }
+
+  async close(): Promise<void> {
+    for (const m of this.models.values()) await m.engine.close();
+    this.models.clear();
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The request bodies the server accepts, as zod schemas (OpenAI's chat-completions request,
+ * vLLM's LoRA endpoints), and `parseBody`, which turns the first problem into a 400 naming the
+ * field ("messages.1.role: Invalid option..."). Unknown fields are ignored, as OpenAI-compatible
+ * servers do, so newer clients keep working; fields we cannot honour are rejected explicitly.
+ */
+import { z } from "zod";
+import { ApiError } from "./api-error.js";
+
+const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
+const ContentSchema = z
+  .union([z.string(), z.array(TextPartSchema)])
+  .describe("a string, or text parts (images and audio are not supported)");
+
+const ToolCallSchema = z.object({
+  id: z.string(),
+  type: z.literal("function").default("function"),
+  function: z.object({ name: z.string().min(1), arguments: z.string().describe("JSON text") }),
+});
+
+export const MessageSchema = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("system"), content: ContentSchema, name: z.string().optional() }),
+  z.object({ role: z.literal("developer"), content: ContentSchema, name: z.string().optional() }),
+  z.object({ role: z.literal("user"), content: ContentSchema, name: z.string().optional() }),
+  z.object({
+    role: z.literal("assistant"),
+    content: ContentSchema.nullable().optional(),
+    tool_calls: z.array(ToolCallSchema).optional(),
+    name: z.string().optional(),
+  }),
+  z.object({ role: z.literal("tool"), content: ContentSchema, tool_call_id: z.string() }),
+]);
+export type RequestMessage = z.infer<typeof MessageSchema>;
+
+export const FunctionToolSchema = z.object({
+  type: z.literal("function"),
+  function: z.object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullable().optional(),
+  }),
+});
+
+export const ResponseFormatSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text") }),
+  z.object({ type: z.literal("json_object") }),
+  z.object({
+    type: z.literal("json_schema"),
+    json_schema: z.object({
+      name: z.string().optional(),
+      description: z.string().optional(),
+      schema: z.unknown().optional().describe("the JSON Schema; absent means any JSON object"),
+      strict: z.boolean().nullable().optional(),
+    }),
+  }),
+]);
+
+export const ChatCompletionRequestSchema = z.object({
+  model: z.string().min(1),
+  messages: z.array(MessageSchema).min(1),
+  tools: z.array(FunctionToolSchema).optional(),
+  tool_choice: z
+    .union([z.enum(["auto", "none"]), z.enum(["required"]), z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) })])
+    .optional(),
+  parallel_tool_calls: z.boolean().optional(),
+  temperature: z.number().min(0).max(2).nullable().optional().describe("default 1; 0 is greedy"),
+  top_p: z.number().gt(0).max(1).nullable().optional().describe("default 1"),
+  top_k: z.number().int().min(-1).nullable().optional().describe("vLLM extension; 0 or -1 disables (default)"),
+  max_tokens: z.number().int().min(1).nullable().optional(),
+  max_completion_tokens: z.number().int().min(1).nullable().optional(),
+  stop: z.union([z.string().min(1), z.array(z.string().min(1)).max(16)]).nullable().optional(),
+  seed: z.number().int().nullable().optional(),
+  n: z.number().int().min(1).max(64).nullable().optional(),
+  stream: z.boolean().nullable().optional(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
+  logprobs: z.boolean().nullable().optional(),
+  top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
+  response_format: ResponseFormatSchema.nullable().optional(),
+  presence_penalty: z.literal(0).nullable().optional().describe("only 0 is supported"),
+  frequency_penalty: z.literal(0).nullable().optional().describe("only 0 is supported"),
+  user: z.string().optional(),
+  chat_template_kwargs: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .optional()
+    .describe("vLLM extension: extra chat-template variables, e.g. {enable_thinking: false} for Qwen3"),
+});
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
+
+export const LoadLoraSchema = z.object({
+  lora_name: z.string().min(1),
+  lora_path: z.string().min(1),
+  load_inplace: z.boolean().optional().describe("vLLM: replace an adapter already loaded under this name (default false)"),
+});
+
+export const UnloadLoraSchema = z.object({
+  lora_name: z.string().min(1),
+  lora_int_id: z.number().int().optional(),
+});
+
+/** Validates a parsed JSON body; a failure is a 400 invalid_request_error naming the field. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const param = issue.path.map(String).join(".");
+  throw new ApiError(400, `${param || "body"}: ${issue.message}`, "invalid_request_error", param || null);
+}

@@ -1,0 +1,89 @@
+/**
+ * From generated text to OpenAI's response objects: the assistant message (Hermes `<tool_call>`
+ * blocks become `tool_calls` with JSON-text arguments, the text outside them the content, as
+ * vLLM's hermes tool parser does), the finish reason ("tool_calls" when calls were read), and the
+ * per-token logprobs entries {token, logprob, bytes, top_logprobs}.
+ */
+import { randomBytes } from "node:crypto";
+import { parseToolCalls } from "../policy/tool-calls.js";
+import type { GenerateResult, TokenLogprob } from "./generate.js";
+
+export interface ResponseToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export interface ResponseMessage {
+  role: "assistant";
+  content: string | null;
+  tool_calls?: ResponseToolCall[];
+}
+
+export type FinishReason = "stop" | "length" | "tool_calls";
+
+export function newId(prefix: string): string {
+  return `${prefix}${randomBytes(12).toString("hex")}`;
+}
+
+/** The assistant message for one choice; tool calls are parsed only when tools are enabled. */
+export function buildMessage(text: string, finish: GenerateResult["finish"], parseTools: boolean): { message: ResponseMessage; finishReason: FinishReason } {
+  if (!parseTools) return { message: { role: "assistant", content: text }, finishReason: finish };
+  const parsed = parseToolCalls(text);
+  if (parsed.calls.length === 0) return { message: { role: "assistant", content: text }, finishReason: finish };
+  const tool_calls = parsed.calls.map((c) => ({
+    id: newId("call_"),
+    type: "function" as const,
+    function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+  }));
+  return {
+    message: { role: "assistant", content: parsed.content === "" ? null : parsed.content, tool_calls },
+    // a call cut off by max_tokens is not a complete call: "length" wins
+    finishReason: finish === "length" && parsed.errors.some((e) => e.kind === "unclosed") ? "length" : "tool_calls",
+  };
+}
+
+export interface LogprobEntry {
+  token: string;
+  logprob: number;
+  bytes: number[];
+  top_logprobs: Array<{ token: string; logprob: number; bytes: number[] }>;
+}
+
+/** Token text and its bytes; byte-level tokens map back to their raw bytes (a partial UTF-8
+ *  character keeps its true bytes even though its text shows as U+FFFD). */
+export type TokenPiece = (id: number) => { token: string; bytes: number[] };
+
+export function logprobEntries(lp: readonly TokenLogprob[], piece: TokenPiece): LogprobEntry[] {
+  return lp.map((t) => ({
+    ...piece(t.id),
+    logprob: t.logprob,
+    top_logprobs: t.top.map((a) => ({ ...piece(a.id), logprob: Math.min(0, a.logprob) })),
+  }));
+}
+
+// GPT-2's byte-level alphabet: printable bytes map to themselves, the rest to U+0100 onwards
+const BYTE_OF = (() => {
+  const m = new Map<string, number>();
+  const keep: number[] = [];
+  for (let b = 33; b <= 126; b++) keep.push(b);
+  for (let b = 161; b <= 172; b++) keep.push(b);
+  for (let b = 174; b <= 255; b++) keep.push(b);
+  let n = 0;
+  for (let b = 0; b < 256; b++) {
+    if (keep.includes(b)) m.set(String.fromCharCode(b), b);
+    else m.set(String.fromCharCode(256 + n++), b);
+  }
+  return m;
+})();
+
+/** Raw bytes of a byte-level BPE token string ("Ġworld" → " world"), or null if it is not one. */
+export function byteLevelBytes(tokenString: string): number[] | null {
+  const out: number[] = [];
+  for (const ch of tokenString) {
+    const b = BYTE_OF.get(ch);
+    if (b === undefined) return null;
+    out.push(b);
+  }
+  return out;
+}

@@ -1,0 +1,171 @@
+/**
+ * The JSON Schema subset that constrained decoding enforces, compiled into a small tree of nodes
+ * the character automaton (json-automaton.ts) walks. The subset is what structured-output
+ * callers send in practice (OpenAI strict schemas, the RULER judge reply, scenario generators):
+ * object (properties, required, additionalProperties), string (enum, const, minLength,
+ * maxLength), number / integer (minimum, maximum, exclusiveMinimum, exclusiveMaximum), boolean,
+ * null, array (items, minItems, maxItems), enum / const of any JSON values, anyOf (and `type` as a
+ * list), and `{}` / `true` for any value. Any other validation keyword is refused with an error
+ * naming its path, rather than silently not enforced: a caller that asks for `pattern` must learn
+ * it is not guaranteed. Annotations (title, description, default, examples, $schema, $id...) are
+ * ignored.
+ */
+
+export type SchemaNode =
+  | { kind: "any" }
+  | { kind: "object"; props: Map<string, SchemaNode>; required: string[]; additional: SchemaNode | null }
+  | { kind: "array"; items: SchemaNode; minItems: number; maxItems: number }
+  | { kind: "string"; enum: string[] | null; minLength: number; maxLength: number }
+  | { kind: "number"; integer: boolean; min: Bound | null; max: Bound | null }
+  | { kind: "literal"; texts: string[] } // JSON texts of allowed values (true, false, null, enum members)
+  | { kind: "anyOf"; options: SchemaNode[] };
+
+export interface Bound {
+  value: number;
+  exclusive: boolean;
+}
+
+export class SchemaError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(`${path}: ${message}`);
+  }
+}
+
+const ANNOTATIONS = new Set(["title", "description", "default", "examples", "$schema", "$id", "$comment", "deprecated", "readOnly", "writeOnly", "name", "strict"]);
+const KEYWORDS: Record<string, Set<string>> = {
+  object: new Set(["type", "properties", "required", "additionalProperties"]),
+  array: new Set(["type", "items", "minItems", "maxItems"]),
+  string: new Set(["type", "enum", "const", "minLength", "maxLength"]),
+  number: new Set(["type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
+  integer: new Set(["type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
+  boolean: new Set(["type"]),
+  null: new Set(["type"]),
+};
+const TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"];
+
+const ANY: SchemaNode = { kind: "any" };
+export const ANY_OBJECT: SchemaNode = { kind: "object", props: new Map(), required: [], additional: ANY };
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function nonNegInt(v: unknown, path: string): number {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw new SchemaError(path, `must be a non-negative integer, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function num(v: unknown, path: string): number {
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new SchemaError(path, `must be a finite number, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** Compiles a JSON Schema (the subset above) into a node tree; throws SchemaError naming the path. */
+export function compileSchema(schema: unknown, path = "schema"): SchemaNode {
+  if (schema === true) return ANY;
+  if (schema === false) throw new SchemaError(path, "the schema `false` admits no value");
+  if (!isRecord(schema)) throw new SchemaError(path, `must be an object, got ${JSON.stringify(schema)}`);
+  if ("$ref" in schema || "$defs" in schema || "definitions" in schema) throw new SchemaError(path, "$ref/$defs are not supported by constrained decoding; inline the definitions");
+  if ("oneOf" in schema || "allOf" in schema || "not" in schema) throw new SchemaError(path, "oneOf/allOf/not are not supported; use anyOf");
+  if ("anyOf" in schema) {
+    const list = schema.anyOf;
+    if (!Array.isArray(list) || list.length === 0) throw new SchemaError(`${path}.anyOf`, "must be a non-empty array");
+    for (const k of Object.keys(schema)) if (k !== "anyOf" && !ANNOTATIONS.has(k)) throw new SchemaError(`${path}.${k}`, `keyword "${k}" beside anyOf is not supported; put it inside each alternative`);
+    return { kind: "anyOf", options: list.map((s, i) => compileSchema(s, `${path}.anyOf[${i}]`)) };
+  }
+  if ("enum" in schema || "const" in schema) {
+    const values = "const" in schema ? [schema.const] : schema.enum;
+    if (!Array.isArray(values) || values.length === 0) throw new SchemaError(`${path}.enum`, "must be a non-empty array");
+    for (const k of Object.keys(schema)) if (!["enum", "const", "type"].includes(k) && !ANNOTATIONS.has(k)) throw new SchemaError(`${path}.${k}`, `keyword "${k}" beside enum/const is not supported`);
+    if (values.every((v) => typeof v === "string")) return { kind: "string", enum: values as string[], minLength: 0, maxLength: Infinity };
+    return { kind: "literal", texts: values.map((v) => JSON.stringify(v)) };
+  }
+  const type = schema.type;
+  if (type === undefined) {
+    const keys = Object.keys(schema).filter((k) => !ANNOTATIONS.has(k));
+    if (keys.length === 0) return ANY;
+    // a schema with properties but no type is an object schema in practice
+    if (keys.some((k) => k === "properties" || k === "required" || k === "additionalProperties")) return compileTyped({ ...schema, type: "object" }, "object", path);
+    throw new SchemaError(`${path}.${keys[0]}`, `keyword "${keys[0]}" without "type" is not supported`);
+  }
+  if (Array.isArray(type)) {
+    if (type.length === 0) throw new SchemaError(`${path}.type`, "must not be empty");
+    const options = type.map((t, i) => {
+      if (typeof t !== "string" || !TYPES.includes(t)) throw new SchemaError(`${path}.type[${i}]`, `unknown type ${JSON.stringify(t)}`);
+      return compileTyped(schema, t, path, true);
+    });
+    return options.length === 1 ? options[0] : { kind: "anyOf", options };
+  }
+  if (typeof type !== "string" || !TYPES.includes(type)) throw new SchemaError(`${path}.type`, `unknown type ${JSON.stringify(type)} (expected one of ${TYPES.join(", ")})`);
+  return compileTyped(schema, type, path);
+}
+
+function compileTyped(s: Record<string, unknown>, type: string, path: string, lenient = false): SchemaNode {
+  // with `type` as a list, keywords of the other listed types are legal; check against all of them
+  const allowed = lenient ? new Set([...Object.values(KEYWORDS).flatMap((k) => [...k])]) : KEYWORDS[type];
+  for (const k of Object.keys(s)) {
+    if (!allowed.has(k) && !ANNOTATIONS.has(k)) throw new SchemaError(`${path}.${k}`, `keyword "${k}" is not supported by constrained decoding (type ${type} supports: ${[...KEYWORDS[type]].join(", ")})`);
+  }
+  switch (type) {
+    case "object": {
+      const props = new Map<string, SchemaNode>();
+      if (s.properties !== undefined) {
+        if (!isRecord(s.properties)) throw new SchemaError(`${path}.properties`, "must be an object");
+        for (const [k, v] of Object.entries(s.properties)) props.set(k, compileSchema(v, `${path}.properties.${k}`));
+      }
+      let required: string[] = [];
+      if (s.required !== undefined) {
+        if (!Array.isArray(s.required) || s.required.some((r) => typeof r !== "string")) throw new SchemaError(`${path}.required`, "must be an array of strings");
+        required = [...new Set(s.required as string[])];
+      }
+      const ap = s.additionalProperties;
+      // JSON Schema's default is true: any further key with any value
+      const additional = ap === undefined || ap === true ? ANY : ap === false ? null : compileSchema(ap, `${path}.additionalProperties`);
+      for (const r of required) if (!props.has(r) && additional === null) throw new SchemaError(`${path}.required`, `"${r}" is required but not in properties and additionalProperties is false`);
+      for (const r of required) if (!props.has(r)) props.set(r, additional ?? ANY);
+      return { kind: "object", props, required, additional };
+    }
+    case "array": {
+      const items = s.items === undefined ? ANY : compileSchema(s.items, `${path}.items`);
+      const minItems = s.minItems === undefined ? 0 : nonNegInt(s.minItems, `${path}.minItems`);
+      const maxItems = s.maxItems === undefined ? Infinity : nonNegInt(s.maxItems, `${path}.maxItems`);
+      if (minItems > maxItems) throw new SchemaError(`${path}.minItems`, `minItems ${minItems} > maxItems ${maxItems}`);
+      return { kind: "array", items, minItems, maxItems };
+    }
+    case "string": {
+      const minLength = s.minLength === undefined ? 0 : nonNegInt(s.minLength, `${path}.minLength`);
+      const maxLength = s.maxLength === undefined ? Infinity : nonNegInt(s.maxLength, `${path}.maxLength`);
+      if (minLength > maxLength) throw new SchemaError(`${path}.minLength`, `minLength ${minLength} > maxLength ${maxLength}`);
+      return { kind: "string", enum: null, minLength, maxLength };
+    }
+    case "number":
+    case "integer": {
+      const bound = (inc: string, exc: string, pick: (a: number, b: number) => boolean): Bound | null => {
+        let b: Bound | null = s[inc] === undefined ? null : { value: num(s[inc], `${path}.${inc}`), exclusive: false };
+        if (s[exc] !== undefined) {
+          const e = { value: num(s[exc], `${path}.${exc}`), exclusive: true };
+          if (!b || pick(e.value, b.value) || e.value === b.value) b = e;
+        }
+        return b;
+      };
+      const min = bound("minimum", "exclusiveMinimum", (a, b) => a > b);
+      const max = bound("maximum", "exclusiveMaximum", (a, b) => a < b);
+      if (min && max && (min.value > max.value || (min.value === max.value && (min.exclusive || max.exclusive))))
+        throw new SchemaError(path, `no number satisfies the bounds ${JSON.stringify({ min, max })}`);
+      const integer = type === "integer";
+      if (integer && min && max) {
+        const lo = min.exclusive ? Math.floor(min.value) + 1 : Math.ceil(min.value);
+        const hi = max.exclusive ? Math.ceil(max.value) - 1 : Math.floor(max.value);
+        if (lo > hi) throw new SchemaError(path, `no integer lies between ${min.value} and ${max.value}`);
+      }
+      return { kind: "number", integer, min, max };
+    }
+    case "boolean":
+      return { kind: "literal", texts: ["true", "false"] };
+    default:
+      return { kind: "literal", texts: ["null"] };
+  }
+}

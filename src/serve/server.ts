@@ -1,0 +1,219 @@
+/**
+ * `train-mcp serve`'s HTTP server (node:http): an OpenAI-compatible endpoint on 127.0.0.1 by
+ * default, with vLLM's runtime LoRA endpoints. Routes:
+ *   GET  /v1/models                 the base model and loaded adapters
+ *   POST /v1/chat/completions       chat-completions.ts (tools, logprobs, streaming, json_schema)
+ *   POST /v1/load_lora_adapter      {lora_name, lora_path, load_inplace?}: a PEFT folder served as lora_name
+ *   POST /v1/unload_lora_adapter    {lora_name}
+ *   GET  /health                    200 when up (no auth)
+ * Errors come back in OpenAI's shape (api-error.ts). With an API key set, every /v1 route wants
+ * `Authorization: Bearer <key>`; the key is never logged.
+ *
+ * `startServer(options)` is the programmatic API (tests, the trainer's remote-policy mode):
+ * it resolves once the port is bound, with the base URL (`http://127.0.0.1:PORT/v1`) and close().
+ */
+import { timingSafeEqual } from "node:crypto";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import * as path from "node:path";
+import { TrainMcpError } from "../errors.js";
+import { ApiError, toApiError } from "./api-error.js";
+import { completeChat, prepareChat, streamChat, type ChatContext } from "./chat-completions.js";
+import type { EngineKind } from "./engine.js";
+import { ModelRegistry } from "./models.js";
+import { Scheduler } from "./queue.js";
+import { ChatCompletionRequestSchema, LoadLoraSchema, parseBody, UnloadLoraSchema } from "./request-schema.js";
+
+export interface ServeOptions {
+  /** a Hugging Face checkpoint folder, or "default" (the embedded tiny model) */
+  model: string;
+  /** default 8000; 0 picks a free port */
+  port?: number;
+  /** default 127.0.0.1 */
+  host?: string;
+  /** default "auto": onnxruntime when it loads, else tfjs */
+  engine?: EngineKind | "auto";
+  /** adapters to load at start, each served under its name */
+  adapters?: Array<{ name: string; path: string }>;
+  /** generation rows run together at most (concurrent requests and n choices); default 8 */
+  maxBatch?: number;
+  /** when set, requests must carry `Authorization: Bearer <apiKey>` */
+  apiKey?: string;
+  /** the base model's name in requests (default: "default" or the folder name) */
+  servedModelName?: string;
+  /** seed of the random init of a `default` model without trained weights (default 0) */
+  seed?: number;
+  /** one line per request and notice (default: none) */
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  /** base URL, e.g. http://127.0.0.1:8000/v1 */
+  url: string;
+  port: number;
+  host: string;
+  registry: ModelRegistry;
+  scheduler: Scheduler;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 16 * 2 ** 20;
+
+function readBody(req: http.IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new ApiError(413, `body: larger than ${MAX_BODY} bytes`));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on("error", reject);
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      if (text.trim() === "") return reject(new ApiError(400, "body: empty; expected a JSON object"));
+      try {
+        resolve(JSON.parse(text));
+      } catch (e) {
+        reject(new ApiError(400, `body: invalid JSON: ${(e as Error).message}`));
+      }
+    });
+  });
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendText(res: http.ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Bearer check in constant time (no early exit on the first differing byte). */
+function keyMatches(header: string | undefined, key: string): boolean {
+  const got = Buffer.from(header ?? "");
+  const want = Buffer.from(`Bearer ${key}`);
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const log = options.log ?? (() => {});
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? 8000;
+  const scheduler = new Scheduler(options.maxBatch ?? 8);
+  // bind first: a busy port fails in a second, not after the model has loaded
+  let registry: ModelRegistry | null = null;
+  const server = http.createServer((req, res) => {
+    const t0 = Date.now();
+    if (!registry) return sendJson(res, 503, new ApiError(503, "the model is still loading", "server_error").body());
+    route(registry, req, res)
+      .catch((e: unknown) => {
+        const err = toApiError(e);
+        if (res.headersSent) {
+          // mid-stream: report in the stream, then end it
+          if (!res.writableEnded) res.end(`data: ${JSON.stringify(err.body())}\n\n`);
+          return;
+        }
+        sendJson(res, err.status, err.body());
+      })
+      .finally(() => log(`${req.method} ${req.url} ${res.statusCode} ${Date.now() - t0}ms`));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (e: NodeJS.ErrnoException) => {
+      const msg =
+        e.code === "EADDRINUSE"
+          ? `port ${port} on ${host} is already in use; stop what holds it or pick another with --port`
+          : e.code === "EADDRNOTAVAIL" || e.code === "EACCES"
+            ? `cannot listen on ${host}:${port} (${e.code})`
+            : `cannot listen on ${host}:${port}: ${e.message}`;
+      reject(new TrainMcpError("ConfigInvalid", msg, true, { cause: e }));
+    });
+    server.listen(port, host, () => resolve());
+  });
+  const closeHttp = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  try {
+    registry = await ModelRegistry.load({ model: options.model, engine: options.engine, servedModelName: options.servedModelName, seed: options.seed, warn: log });
+    for (const a of options.adapters ?? []) await registry.loadAdapter(a.name, path.resolve(a.path));
+  } catch (e) {
+    await closeHttp();
+    await registry?.close();
+    if (e instanceof ApiError) throw new TrainMcpError("ModelInvalid", `--adapter: ${e.message}`);
+    throw e;
+  }
+  const reg: ModelRegistry = registry;
+
+  async function route(registry: ModelRegistry, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const ctx: ChatContext = { registry, scheduler };
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const p = url.pathname.replace(/\/+$/, "");
+    if (p === "/health") return sendText(res, 200, "ok");
+    if (options.apiKey !== undefined && !keyMatches(req.headers.authorization, options.apiKey)) {
+      throw new ApiError(401, "Incorrect API key provided (expected `Authorization: Bearer <key>`)", "authentication_error", null, "invalid_api_key");
+    }
+    const method = req.method ?? "GET";
+    const want = (m: string) => {
+      if (method !== m) throw new ApiError(405, `${p}: method ${method} not allowed (use ${m})`);
+    };
+    if (p === "/v1/models") {
+      want("GET");
+      return sendJson(res, 200, {
+        object: "list",
+        data: registry.list().map((m) => ({ id: m.name, object: "model", created: m.created, owned_by: "train-mcp", root: m.source, parent: m.parent, max_model_len: registry.config.maxPositions })),
+      });
+    }
+    if (p.startsWith("/v1/models/")) {
+      want("GET");
+      const m = registry.get(decodeURIComponent(p.slice("/v1/models/".length)));
+      return sendJson(res, 200, { id: m.name, object: "model", created: m.created, owned_by: "train-mcp", root: m.source, parent: m.parent });
+    }
+    if (p === "/v1/chat/completions") {
+      want("POST");
+      const body = parseBody(ChatCompletionRequestSchema, await readBody(req));
+      const prepared = prepareChat(ctx, body);
+      if (body.stream) return streamChat(ctx, prepared, res);
+      let gone = false;
+      res.on("close", () => (gone = !res.writableFinished));
+      return sendJson(res, 200, await completeChat(ctx, prepared, () => gone));
+    }
+    if (p === "/v1/load_lora_adapter") {
+      want("POST");
+      const body = parseBody(LoadLoraSchema, await readBody(req));
+      await scheduler.exclusive(() => registry.loadAdapter(body.lora_name, path.resolve(body.lora_path), body.load_inplace === true));
+      log(`loaded LoRA adapter "${body.lora_name}" from ${body.lora_path}`);
+      return sendText(res, 200, `Success: LoRA adapter '${body.lora_name}' added successfully.`);
+    }
+    if (p === "/v1/unload_lora_adapter") {
+      want("POST");
+      const body = parseBody(UnloadLoraSchema, await readBody(req));
+      await scheduler.exclusive(() => registry.unloadAdapter(body.lora_name));
+      log(`unloaded LoRA adapter "${body.lora_name}"`);
+      return sendText(res, 200, `Success: LoRA adapter '${body.lora_name}' removed successfully.`);
+    }
+    throw new ApiError(404, `no route ${method} ${p}`, "not_found_error");
+  }
+
+  const addr = server.address() as AddressInfo;
+  if (!["127.0.0.1", "::1", "localhost"].includes(host)) log(`warning: listening on ${host}, reachable from other machines${options.apiKey === undefined ? " with no --api-key" : ""}`);
+  const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${shownHost}:${addr.port}/v1`,
+    port: addr.port,
+    host: addr.address,
+    registry: reg,
+    scheduler,
+    async close() {
+      await closeHttp();
+      await scheduler.exclusive(async () => {}); // let running work finish before the engines go
+      await reg.close();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The real `train-mcp serve` command: it prints its URL and serves; a second one on the same
+ * port exits 2 naming the port; an unknown model folder exits 2; SIGTERM shuts it down cleanly.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const BIN = path.resolve("bin/train-mcp.mjs");
+
+describe("train-mcp serve (CLI)", () => {
+  it("exits 2 on an unknown model folder", () => {
+    const r = spawnSync(process.execPath, [BIN, "serve", "--model", "/no/such/model-dir", "--port", "0"], { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--model \/no\/such\/model-dir: no such folder/);
+  });
+
+  it("serves, refuses a busy port with exit 2, and stops on SIGTERM", async () => {
+    const child = spawn(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          const m = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);
+          if (m) resolve(m[1]);
+        });
+        child.on("exit", (code) => reject(new Error(`serve exited early (${code})`)));
+      });
+      const models = (await (await fetch(`${url}/models`)).json()) as { data: Array<{ id: string }> };
+      expect(models.data[0].id).toBe("default");
+      const port = new URL(url).port;
+      const busy = spawnSync(process.execPath, [BIN, "serve", "--model", "default", "--port", port], { encoding: "utf8" });
+      expect(busy.status).toBe(2);
+      expect(busy.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      const code = await new Promise<number | null>((resolve) => {
+        child.once("exit", (c) => resolve(c));
+        child.kill("SIGTERM");
+      });
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+});

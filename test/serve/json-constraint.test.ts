@@ -1,0 +1,142 @@
+/**
+ * The schema automaton and constrained token choice, without HTTP: valid documents pass and
+ * invalid prefixes are refused; and with the default model's real vocabulary and RANDOM logits
+ * (a seeded stand-in for an untrained model) every output parses and validates with ajv, within
+ * max_tokens, for several schemas and seeds: the closing mode must finish every document.
+ */
+import { Ajv } from "ajv";
+import { describe, expect, it } from "vitest";
+import { loadDefaultTokenizer } from "../../src/policy/default-model/index.js";
+import { Rng } from "../../src/policy/sampling.js";
+import { JsonState } from "../../src/serve/json-automaton.js";
+import { JsonConstraint, TokenTexts } from "../../src/serve/json-constraint.js";
+import { numberCompletion, numberPrefixOk } from "../../src/serve/number-prefix.js";
+import { ANY_OBJECT, compileSchema } from "../../src/serve/schema-node.js";
+import { SCHEMAS } from "./schemas.js";
+
+function accepts(schema: unknown, text: string): boolean {
+  let s: JsonState | null = JsonState.start(compileSchema(schema));
+  s = s.feed(text);
+  return s !== null && s.canEnd;
+}
+
+describe("json automaton", () => {
+  it("accepts valid documents and refuses invalid ones", () => {
+    const ruler = SCHEMAS.ruler;
+    expect(accepts(ruler, '{"scores": [{"trajectory_id": "a", "explanation": "x\\"y\\u00e9", "score": 0.75}]}')).toBe(true);
+    expect(accepts(ruler, '{"scores":[]}')).toBe(true);
+    expect(accepts(ruler, '{"scores":[{"trajectory_id":"a","explanation":"b","score":1.5}]}')).toBe(false);
+    expect(accepts(ruler, '{"scores":[{"trajectory_id":"a","score":1}]}')).toBe(false); // explanation missing
+    expect(accepts(ruler, '{"scores":[],"extra":1}')).toBe(false); // additionalProperties false
+    expect(accepts(ruler, '{"scores":[],"scores":[]}')).toBe(false); // duplicate key
+    expect(accepts({ type: "integer", minimum: 3, maximum: 12 }, "7")).toBe(true);
+    expect(accepts({ type: "integer", minimum: 3, maximum: 12 }, "7.5")).toBe(false);
+    expect(accepts({ type: "array", items: { type: "boolean" }, minItems: 2, maxItems: 2 }, "[true,false]")).toBe(true);
+    expect(accepts({ type: "array", items: { type: "boolean" }, minItems: 2, maxItems: 2 }, "[true]")).toBe(false);
+    expect(accepts({ type: "array", items: { type: "boolean" }, maxItems: 2 }, "[true,true,true]")).toBe(false);
+    expect(accepts({ anyOf: [{ type: "string", enum: ["yes", "no"] }, { type: "null" }] }, '"no"')).toBe(true);
+    expect(accepts({ anyOf: [{ type: "string", enum: ["yes", "no"] }, { type: "null" }] }, '"maybe"')).toBe(false);
+    expect(accepts({ type: ["string", "null"] }, "null")).toBe(true);
+    expect(accepts({ enum: [1, "a", true] }, "true")).toBe(true);
+    // keys may be escaped, if the escape spells an allowed name
+    expect(accepts(ruler, '{"\\u0073cores":[]}')).toBe(true);
+    expect(JsonState.start(compileSchema(ruler)).feed('{"\\u0074')).toBeNull();
+  });
+
+  it("never lets a bounded number into a dead end", () => {
+    const unit = { kind: "number" as const, integer: false, min: { value: 0, exclusive: false }, max: { value: 1, exclusive: false } };
+    expect(numberPrefixOk("0.", unit)).toBe(true);
+    expect(numberPrefixOk("1", unit)).toBe(true);
+    expect(numberPrefixOk("1.0", unit)).toBe(true);
+    expect(numberPrefixOk("1.5", unit)).toBe(false);
+    expect(numberPrefixOk("7", unit)).toBe(false);
+    expect(numberPrefixOk("-", unit)).toBe(true); // -0 is 0
+    expect(numberPrefixOk("-1", unit)).toBe(false);
+    const big = { kind: "number" as const, integer: true, min: { value: 1000, exclusive: true }, max: null };
+    expect(numberCompletion("", big)).toBe("1001");
+    expect(numberPrefixOk("1000", big)).toBe(true); // 10000 still reachable
+  });
+
+  it("names the shortest completion", () => {
+    const s = JsonState.start(compileSchema(SCHEMAS.ruler)).feed('{"scores":[{"score":0.5')!;
+    expect(s.completion()).toBe(',"trajectory_id":"","explanation":""}]}');
+    expect(JSON.parse('{"scores":[{"score":0.5' + s.completion())).toBeTruthy();
+  });
+
+  it("refuses unsupported keywords with the path", () => {
+    expect(() => compileSchema({ type: "object", properties: { a: { type: "string", format: "email" } } }, "schema")).toThrow(/schema\.properties\.a\.format: keyword "format" is not supported/);
+    expect(() => compileSchema({ $ref: "#/$defs/x" })).toThrow(/\$ref/);
+  });
+});
+
+describe("constrained decoding with random logits", async () => {
+  const tok = await loadDefaultTokenizer();
+  const V = 2048;
+  const texts = TokenTexts.build(V, (id) => tok.decode([id]), (id) => tok.isSpecial(id));
+  const ajv = new Ajv({ strict: false });
+
+  function run(schema: unknown, seed: number, maxTokens: number, temperature: number): { text: string; finished: boolean } {
+    const node = schema === "json_object" ? ANY_OBJECT : compileSchema(schema);
+    const c = new JsonConstraint(node, texts, tok.eosTokenIds);
+    const noise = new Rng(seed, 99);
+    const rng = new Rng(seed);
+    const ids: number[] = [];
+    for (let step = 0; step < maxTokens; step++) {
+      const logits = Float32Array.from({ length: V }, () => (noise.next() - 0.5) * 8);
+      const t = c.pick(logits, { temperature, topK: 0, topP: 1 }, rng, maxTokens - step);
+      if (tok.eosTokenIds.includes(t)) return { text: tok.decode(ids), finished: true };
+      c.advance(t);
+      ids.push(t);
+      if (c.done) return { text: tok.decode(ids), finished: true };
+    }
+    return { text: tok.decode(ids), finished: false };
+  }
+
+  for (const [name, schema] of Object.entries(SCHEMAS)) {
+    it(`always yields a valid document: ${name}`, () => {
+      const validate = ajv.compile(schema as object);
+      for (let seed = 0; seed < 12; seed++) {
+        const { text, finished } = run(schema, seed, 48 + seed * 4, seed % 3 === 0 ? 0 : 1);
+        expect(finished, text).toBe(true);
+        const doc = JSON.parse(text);
+        expect(validate(doc), `${text}\n${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+    });
+  }
+
+  it("json_object: any object", () => {
+    for (let seed = 0; seed < 8; seed++) {
+      const { text } = run("json_object", seed, 40, 1);
+      const doc: unknown = JSON.parse(text);
+      expect(typeof doc === "object" && doc !== null && !Array.isArray(doc)).toBe(true);
+    }
+  });
+});
+
+describe("constrained decoding, large-vocabulary path", async () => {
+  const tok = await loadDefaultTokenizer();
+  // 12,000 ids: the real 2,048 texts repeated, so the lazy by-logit path runs
+  const base = TokenTexts.build(2048, (id) => tok.decode([id]), (id) => tok.isSpecial(id)).texts;
+  const V = 12_000;
+  const texts = new TokenTexts(Array.from({ length: V }, (_, id) => (id < 2048 || base[id % 2048] === null ? base[id] ?? null : base[id % 2048])));
+  const validate = new Ajv({ strict: false }).compile(SCHEMAS.ruler);
+
+  it("yields valid documents, greedy and sampled", () => {
+    for (let seed = 0; seed < 6; seed++) {
+      const c = new JsonConstraint(compileSchema(SCHEMAS.ruler), texts, tok.eosTokenIds);
+      const noise = new Rng(seed, 7);
+      const rng = new Rng(seed);
+      let text = "";
+      const max = 50;
+      for (let step = 0; step < max; step++) {
+        const logits = Float32Array.from({ length: V }, () => (noise.next() - 0.5) * 8);
+        const t = c.pick(logits, { temperature: seed % 2 ? 1 : 0, topK: seed % 3 === 2 ? 40 : 0, topP: seed % 3 === 1 ? 0.9 : 1 }, rng, max - step);
+        if (tok.eosTokenIds.includes(t)) break;
+        c.advance(t);
+        text += texts.texts[t];
+        if (c.done) break;
+      }
+      expect(validate(JSON.parse(text)), text).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * From model text to OpenAI response pieces: Hermes <tool_call> blocks become tool_calls with
+ * JSON-text arguments and finish_reason "tool_calls"; the text outside stays the content;
+ * streaming holds back what could still become a stop string or a tool-call tag; byte-level
+ * tokens map back to their bytes.
+ */
+import { describe, expect, it } from "vitest";
+import { releasable } from "../../src/serve/chat-completions.js";
+import { buildMessage, byteLevelBytes } from "../../src/serve/response-builder.js";
+
+describe("response builder", () => {
+  it("turns Hermes tool calls into OpenAI tool_calls", () => {
+    const text = 'Let me add.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>\n<tool_call>\n{"name": "echo", "arguments": {"s": "x"}}\n</tool_call>';
+    const { message, finishReason } = buildMessage(text, "stop", true);
+    expect(finishReason).toBe("tool_calls");
+    expect(message.content).toBe("Let me add.");
+    expect(message.tool_calls).toHaveLength(2);
+    expect(message.tool_calls![0]).toMatchObject({ type: "function", function: { name: "add", arguments: '{"a":2,"b":3}' } });
+    expect(JSON.parse(message.tool_calls![1].function.arguments)).toEqual({ s: "x" });
+    expect(message.tool_calls![0].id).toMatch(/^call_[0-9a-f]{24}$/);
+    expect(message.tool_calls![0].id).not.toBe(message.tool_calls![1].id);
+  });
+
+  it("keeps plain text, and does not parse calls when tools are off", () => {
+    expect(buildMessage("just words", "length", true)).toEqual({ message: { role: "assistant", content: "just words" }, finishReason: "length" });
+    const call = '<tool_call>\n{"name": "add", "arguments": {}}\n</tool_call>';
+    expect(buildMessage(call, "stop", false).message.tool_calls).toBeUndefined();
+    const only = buildMessage(call, "stop", true);
+    expect(only.message.content).toBeNull();
+    expect(only.message.tool_calls![0].function.arguments).toBe("{}");
+  });
+
+  it("reports a call cut off by max_tokens as length", () => {
+    const cut = buildMessage('<tool_call>\n{"name": "add", "arguments": {"a": 1}}', "length", true);
+    expect(cut.finishReason).toBe("length");
+  });
+
+  it("streams only text that cannot turn into a stop string or a tool call", () => {
+    expect(releasable("hello wor", ["world"], false)).toBe("hello ");
+    expect(releasable("hello", [], false)).toBe("hello");
+    expect(releasable("say <tool_", [], true)).toBe("say ");
+    expect(releasable('say <tool_call>{"name"', [], true)).toBe("say ");
+    expect(releasable("caf\uFFFD", [], false)).toBe("caf");
+  });
+
+  it("maps byte-level token strings to bytes", () => {
+    expect(byteLevelBytes("Ġworld")).toEqual([32, 119, 111, 114, 108, 100]);
+    expect(byteLevelBytes("Ċ")).toEqual([10]);
+    expect(byteLevelBytes("Ã©")).toEqual([0xc3, 0xa9]);
+  });
+});

@@ -1,0 +1,333 @@
+/**
+ * `train-mcp serve` end to end through the real `openai` client: a server started in the test on
+ * port 0 with the default tiny model (random weights, seed 0), onnxruntime engine. An untrained
+ * model writes noise, so the checks are about the protocol: shapes, counts, logprobs, streaming
+ * equal to the non-streamed text, determinism per seed, json_schema outputs that parse and
+ * validate (the convincing test: garbage logits, valid documents), LoRA load/unload changing
+ * outputs under the adapter's name only, OpenAI-shaped errors, and the bind address.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import { Ajv } from "ajv";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { initRandomWeights, saveCheckpoint } from "../../src/policy/weights.js";
+import { startServer, type RunningServer } from "../../src/serve/server.js";
+import { SCHEMAS } from "./schemas.js";
+import { makeAdapter } from "./adapter.js";
+
+let server: RunningServer;
+let client: OpenAI;
+let adapterDir: string;
+const ajv = new Ajv({ strict: false });
+const user = (content: string) => [{ role: "user" as const, content }];
+
+beforeAll(async () => {
+  server = await startServer({ model: "default", port: 0, seed: 0, engine: "auto" });
+  adapterDir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-lora-"));
+  await makeAdapter(adapterDir, server.registry.config);
+  client = new OpenAI({ baseURL: server.url, apiKey: "unused", maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (adapterDir) fs.rmSync(adapterDir, { recursive: true, force: true });
+});
+
+const TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
+  {
+    type: "function",
+    function: {
+      name: "add",
+      description: "Add two numbers.",
+      parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    },
+  },
+];
+
+describe("serve", () => {
+  it("binds 127.0.0.1 and lists the model", async () => {
+    expect(server.host).toBe("127.0.0.1");
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const models = await client.models.list();
+    expect(models.data.map((m) => m.id)).toEqual(["default"]);
+    expect((models.data[0] as unknown as { root: string }).root).toMatch(/random init/);
+  });
+
+  it("answers a chat with tools in the OpenAI shape, with usage", async () => {
+    const noTools = await client.chat.completions.create({ model: "default", messages: user("add 2 and 3"), max_tokens: 8, temperature: 0, seed: 1 });
+    const r = await client.chat.completions.create({ model: "default", messages: user("add 2 and 3"), tools: TOOLS, max_tokens: 8, temperature: 0, seed: 1 });
+    expect(r.object).toBe("chat.completion");
+    expect(r.choices).toHaveLength(1);
+    const c = r.choices[0];
+    expect(c.message.role).toBe("assistant");
+    expect(["stop", "length", "tool_calls"]).toContain(c.finish_reason);
+    expect(typeof c.message.content === "string" || (c.message.tool_calls?.length ?? 0) > 0).toBe(true);
+    expect(r.usage!.completion_tokens).toBeGreaterThan(0);
+    expect(r.usage!.completion_tokens).toBeLessThanOrEqual(8);
+    expect(r.usage!.total_tokens).toBe(r.usage!.prompt_tokens + r.usage!.completion_tokens);
+    // the tools went through the chat template into the prompt
+    expect(r.usage!.prompt_tokens).toBeGreaterThan(noTools.usage!.prompt_tokens + 5);
+    // history with an assistant tool call and a tool result renders too
+    const follow = await client.chat.completions.create({
+      model: "default",
+      tools: TOOLS,
+      max_tokens: 4,
+      temperature: 0,
+      messages: [
+        { role: "system", content: "You add numbers." },
+        { role: "user", content: "add 2 and 3" },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "add", arguments: '{"a":2,"b":3}' } }] },
+        { role: "tool", tool_call_id: "call_1", content: "5" },
+      ],
+    });
+    expect(follow.usage!.prompt_tokens).toBeGreaterThan(r.usage!.prompt_tokens);
+  });
+
+  it("forces a valid tool call with tool_choice required or a named function", async () => {
+    const tools: OpenAI.Chat.ChatCompletionTool[] = [
+      ...TOOLS,
+      { type: "function", function: { name: "lookup", description: "Find a word.", parameters: { type: "object", properties: { word: { type: "string", maxLength: 12 }, exact: { type: "boolean" } }, required: ["word"], additionalProperties: false } } },
+    ];
+    const schemas = new Map(tools.map((t) => [(t as OpenAI.Chat.ChatCompletionFunctionTool).function.name, ajv.compile((t as OpenAI.Chat.ChatCompletionFunctionTool).function.parameters as object)]));
+    const choices: OpenAI.Chat.ChatCompletionToolChoiceOption[] = ["required", { type: "function", function: { name: "lookup" } }];
+    for (const [k, tool_choice] of choices.entries()) {
+      for (const seed of [1, 2]) {
+        const r = await client.chat.completions.create({ model: "default", messages: user("look up 'cat'"), tools, tool_choice, max_tokens: 40, temperature: 1, seed });
+        const c = r.choices[0];
+        expect(c.finish_reason).toBe("tool_calls");
+        expect(c.message.tool_calls).toHaveLength(1);
+        const call = (c.message.tool_calls![0] as OpenAI.Chat.ChatCompletionMessageFunctionToolCall).function;
+        if (k === 1) expect(call.name).toBe("lookup");
+        const validate = schemas.get(call.name)!;
+        expect(validate(JSON.parse(call.arguments)), call.arguments).toBe(true);
+      }
+    }
+  });
+
+  it("returns one logprob per generated token, all <= 0, with top alternatives", async () => {
+    const r = await client.chat.completions.create({ model: "default", messages: user("hello"), max_tokens: 12, temperature: 0, seed: 3, logprobs: true, top_logprobs: 3 });
+    const lp = r.choices[0].logprobs!.content!;
+    expect(lp).toHaveLength(r.usage!.completion_tokens);
+    for (const t of lp) {
+      expect(t.logprob).toBeLessThanOrEqual(0);
+      expect(t.top_logprobs).toHaveLength(3);
+      // greedy: the chosen token is the most likely one
+      expect(t.top_logprobs[0].logprob).toBeCloseTo(t.logprob, 6);
+      expect(t.top_logprobs[0].logprob).toBeGreaterThanOrEqual(t.top_logprobs[2].logprob);
+      expect(Array.isArray(t.bytes)).toBe(true);
+    }
+    expect(lp.map((t) => Buffer.from(t.bytes!).toString("latin1")).join("")).toBe(Buffer.from(r.choices[0].message.content!, "utf8").toString("latin1"));
+  });
+
+  it("streams chunks that add up to the non-streamed text for the same seed", async () => {
+    for (const temperature of [0, 1]) {
+      const req = { model: "default", messages: user("tell me a story"), max_tokens: 16, temperature, seed: 11 };
+      const whole = await client.chat.completions.create(req);
+      const stream = await client.chat.completions.create({ ...req, stream: true, stream_options: { include_usage: true } });
+      let text = "";
+      let finish: string | null = null;
+      let usage: OpenAI.CompletionUsage | undefined;
+      let chunks = 0;
+      for await (const chunk of stream) {
+        chunks++;
+        expect(chunk.object).toBe("chat.completion.chunk");
+        if (chunk.usage) usage = chunk.usage;
+        for (const c of chunk.choices) {
+          text += c.delta.content ?? "";
+          finish = c.finish_reason ?? finish;
+        }
+      }
+      expect(chunks).toBeGreaterThan(2);
+      expect(text).toBe(whole.choices[0].message.content);
+      expect(finish).toBe(whole.choices[0].finish_reason);
+      expect(usage?.completion_tokens).toBe(whole.usage!.completion_tokens);
+    }
+  });
+
+  it("is deterministic for a seed, and n gives independent choices", async () => {
+    const req = { model: "default", messages: user("pick a word"), max_tokens: 10, temperature: 1, seed: 5 };
+    const a = await client.chat.completions.create(req);
+    const b = await client.chat.completions.create(req);
+    const c = await client.chat.completions.create({ ...req, seed: 6 });
+    expect(b.choices[0].message.content).toBe(a.choices[0].message.content);
+    expect(c.choices[0].message.content).not.toBe(a.choices[0].message.content);
+    const two = await client.chat.completions.create({ ...req, n: 2 });
+    expect(two.choices.map((x) => x.index)).toEqual([0, 1]);
+    expect(two.choices[0].message.content).toBe(a.choices[0].message.content);
+    expect(two.choices[1].message.content).not.toBe(two.choices[0].message.content);
+  });
+
+  it("cuts at a stop string", async () => {
+    const base = await client.chat.completions.create({ model: "default", messages: user("count"), max_tokens: 24, temperature: 0, seed: 1 });
+    const text = base.choices[0].message.content!;
+    const stop = text.slice(8, 11);
+    const r = await client.chat.completions.create({ model: "default", messages: user("count"), max_tokens: 24, temperature: 0, seed: 1, stop: [stop] });
+    expect(r.choices[0].message.content).toBe(text.slice(0, text.indexOf(stop)));
+    expect(r.choices[0].finish_reason).toBe("stop");
+  });
+
+  it("enforces json_schema by constrained decoding: the random model's output validates", async () => {
+    for (const [name, schema] of Object.entries(SCHEMAS)) {
+      const validate = ajv.compile(schema as object);
+      for (const seed of [1, 2, 3]) {
+        const r = await client.chat.completions.create({
+          model: "default",
+          messages: user("Score the trajectories."),
+          max_tokens: 40 + seed * 10,
+          temperature: 1,
+          seed,
+          response_format: { type: "json_schema", json_schema: { name, schema: schema as Record<string, unknown>, strict: true } },
+        });
+        const text = r.choices[0].message.content!;
+        expect(r.choices[0].finish_reason, text).toBe("stop");
+        const doc: unknown = JSON.parse(text);
+        expect(validate(doc), `${name} seed ${seed}: ${text} ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+    }
+    const obj = await client.chat.completions.create({ model: "default", messages: user("json"), max_tokens: 30, temperature: 1, seed: 9, response_format: { type: "json_object" } });
+    const parsed: unknown = JSON.parse(obj.choices[0].message.content!);
+    expect(typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)).toBe(true);
+  });
+
+  it("rejects bad bodies with a 400 naming the field", async () => {
+    const bad = async (body: Record<string, unknown>) => {
+      try {
+        await client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+      } catch (e) {
+        return e as InstanceType<typeof OpenAI.APIError>;
+      }
+      throw new Error("expected an error");
+    };
+    let e = await bad({ model: "default", messages: [{ role: "usr", content: "x" }] });
+    expect(e.status).toBe(400);
+    expect(e).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((e.error as { param: string }).param).toBe("messages.0.role");
+    e = await bad({ model: "default", messages: user("x"), temperature: 7 });
+    expect((e.error as { param: string }).param).toBe("temperature");
+    expect(e.message).toMatch(/temperature/);
+    e = await bad({ model: "default", messages: user("x"), response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "string", pattern: "^a" } } } } } });
+    expect(e.status).toBe(400);
+    expect((e.error as { param: string }).param).toBe("response_format.json_schema.schema.properties.a.pattern");
+    e = await bad({ model: "nope", messages: user("x") });
+    expect(e.status).toBe(404);
+    expect(e.code).toBe("model_not_found");
+    const res = await fetch(`${server.url}/chat/completions`, { method: "POST", body: "{not json" });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/invalid JSON/);
+  });
+
+  it("loads and unloads a PEFT LoRA adapter under its own name, safely with requests in flight", async () => {
+    const dir = adapterDir;
+    {
+      const req = { messages: user("hello there"), max_tokens: 12, temperature: 0, seed: 2 };
+      const before = await client.chat.completions.create({ model: "default", ...req });
+      // the load is queued behind an in-flight generation, which keeps the base weights
+      const [during, load] = await Promise.all([
+        client.chat.completions.create({ model: "default", ...req }),
+        fetch(`${server.url}/load_lora_adapter`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ lora_name: "tuned", lora_path: dir }) }),
+      ]);
+      expect(load.status, await load.clone().text()).toBe(200);
+      expect(during.choices[0].message.content).toBe(before.choices[0].message.content);
+      const models = await client.models.list();
+      expect(models.data.map((m) => m.id).sort()).toEqual(["default", "tuned"]);
+      const tuned = await client.chat.completions.create({ model: "tuned", ...req });
+      const after = await client.chat.completions.create({ model: "default", ...req });
+      expect(tuned.model).toBe("tuned");
+      expect(tuned.choices[0].message.content).not.toBe(before.choices[0].message.content);
+      expect(after.choices[0].message.content).toBe(before.choices[0].message.content);
+      const dup = await fetch(`${server.url}/load_lora_adapter`, { method: "POST", body: JSON.stringify({ lora_name: "tuned", lora_path: dir }) });
+      expect(dup.status).toBe(400);
+      // vLLM's load_inplace: fresh weights under the same name (as a trainer pushes after a step)
+      const inplace = await fetch(`${server.url}/load_lora_adapter`, { method: "POST", body: JSON.stringify({ lora_name: "tuned", lora_path: dir, load_inplace: true }) });
+      expect(inplace.status).toBe(200);
+      expect((await client.chat.completions.create({ model: "tuned", ...req })).choices[0].message.content).toBe(tuned.choices[0].message.content);
+      const missing = await fetch(`${server.url}/load_lora_adapter`, { method: "POST", body: JSON.stringify({ lora_name: "x", lora_path: path.join(dir, "nope") }) });
+      expect(missing.status).toBe(400);
+      expect(((await missing.json()) as { error: { param: string } }).error.param).toBe("lora_path");
+      // an unload racing with requests for the adapter: each request succeeds or gets a 404, never a 500
+      const post = (url: string, body: object) => fetch(`${server.url}${url}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const racing = await Promise.all([
+        post("/chat/completions", { model: "tuned", ...req }),
+        post("/unload_lora_adapter", { lora_name: "tuned" }),
+        post("/chat/completions", { model: "tuned", ...req }),
+      ]);
+      expect(racing[1].status).toBe(200);
+      for (const r of [racing[0], racing[2]]) expect([200, 404], await r.clone().text()).toContain(r.status);
+      await expect(client.chat.completions.create({ model: "tuned", ...req })).rejects.toMatchObject({ status: 404 });
+    }
+  });
+
+  it("reports a port in use clearly", async () => {
+    await expect(startServer({ model: "default", port: server.port })).rejects.toThrow(new RegExp(`port ${server.port} on 127.0.0.1 is already in use`));
+  });
+});
+
+describe("serve options", () => {
+  it("checks the bearer key when one is set, runs on the tfjs engine, loads --adapter at start", async () => {
+    const dir = adapterDir;
+    const s = await startServer({ model: "default", port: 0, apiKey: "sekret", engine: "tfjs", servedModelName: "tiny", adapters: [{ name: "mine", path: dir }] });
+    try {
+      expect(s.registry.list().map((m) => [m.name, m.parent])).toEqual([["tiny", null], ["mine", "tiny"]]);
+      const anon = new OpenAI({ baseURL: s.url, apiKey: "wrong", maxRetries: 0 });
+      await expect(anon.models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+      const ok = new OpenAI({ baseURL: s.url, apiKey: "sekret", maxRetries: 0 });
+      const r = await ok.chat.completions.create({
+        model: "tiny",
+        messages: user("score"),
+        max_tokens: 40,
+        temperature: 1,
+        seed: 4,
+        response_format: { type: "json_schema", json_schema: { name: "ruler", schema: SCHEMAS.ruler as unknown as Record<string, unknown> } },
+      });
+      expect(r.system_fingerprint).toBe("train-mcp-tfjs");
+      expect(ajv.validate(SCHEMAS.ruler, JSON.parse(r.choices[0].message.content!))).toBe(true);
+      // no tensor leaks across requests (the KV cache and logits are disposed every step)
+      const tensors = tf.memory().numTensors;
+      await ok.chat.completions.create({ model: "mine", messages: user("again"), max_tokens: 6 });
+      expect(tf.memory().numTensors).toBe(tensors);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("batching", () => {
+  it("decodes concurrent requests together, each as it would alone", async () => {
+    const prompts = ["one", "two two", "three three three", "four"];
+    const req = (content: string) => ({ model: "default", messages: user(content), max_tokens: 10, temperature: 0, seed: 1 });
+    const alone: string[] = [];
+    for (const p of prompts) alone.push((await client.chat.completions.create(req(p))).choices[0].message.content!);
+    const before = server.scheduler.batchSizes.length;
+    const together = await Promise.all(prompts.map((p) => client.chat.completions.create(req(p))));
+    const sizes = server.scheduler.batchSizes.slice(before);
+    expect(Math.max(...sizes)).toBeGreaterThan(1);
+    expect(together.map((r) => r.choices[0].message.content)).toEqual(alone);
+  });
+});
+
+describe("checkpoints", () => {
+  it("serves a saved checkpoint folder (tiny model without a tokenizer: the embedded one)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-ckpt-"));
+    try {
+      const config = server.registry.config;
+      saveCheckpoint(dir, config, initRandomWeights(config, 42));
+      const s = await startServer({ model: dir, port: 0 });
+      try {
+        const c = new OpenAI({ baseURL: s.url, apiKey: "unused", maxRetries: 0 });
+        const models = await c.models.list();
+        expect(models.data[0].id).toBe(path.basename(dir));
+        expect((models.data[0] as unknown as { root: string }).root).toBe(dir);
+        const r = await c.chat.completions.create({ model: path.basename(dir), messages: user("hi"), max_tokens: 5, temperature: 0 });
+        const base = await client.chat.completions.create({ model: "default", messages: user("hi"), max_tokens: 5, temperature: 0 });
+        expect(r.choices[0].message.content).not.toBe(base.choices[0].message.content); // other weights
+      } finally {
+        await s.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

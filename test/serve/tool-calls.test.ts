@@ -1,0 +1,96 @@
+/**
+ * Tool calls end to end through HTTP and the real `openai` client. An untrained model never
+ * writes a tool call, so the default model's engine is replaced by a scripted one whose logits
+ * put all the mass on the next token of a fixed Hermes reply (everything else — tokenizer, chat
+ * template, step loop, scheduler, response building, SSE — is the real server).
+ */
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BatchSession, StepEngine } from "../../src/serve/engine.js";
+import { startServer, type RunningServer } from "../../src/serve/server.js";
+
+const REPLY = 'Sure.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>';
+
+function scripted(base: StepEngine, script: number[], eos: number): StepEngine {
+  const V = base.config.vocabSize;
+  const logitsAt = (step: number) => {
+    const l = new Float32Array(V); // [V]
+    l[step < script.length ? script[step] : eos] = 20;
+    return l;
+  };
+  return {
+    kind: base.kind,
+    config: base.config,
+    maxBatch: 1,
+    get closed() {
+      return base.closed;
+    },
+    async start(): Promise<BatchSession> {
+      let step = 0;
+      const s = {
+        logits: logitsAt(0),
+        async step() {
+          s.logits = logitsAt(++step);
+        },
+        dispose() {},
+      };
+      return s;
+    },
+    close: () => base.close(),
+  };
+}
+
+let server: RunningServer;
+let client: OpenAI;
+const TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
+  { type: "function", function: { name: "add", description: "Add.", parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } } } },
+];
+
+beforeAll(async () => {
+  server = await startServer({ model: "default", port: 0 });
+  const m = server.registry.get("default");
+  const tok = server.registry.tokenizer;
+  m.engine = scripted(m.engine, tok.encode(REPLY), tok.eosTokenIds[0]);
+  client = new OpenAI({ baseURL: server.url, apiKey: "unused", maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("tool calls over HTTP", () => {
+  it("parses Hermes output into tool_calls", async () => {
+    const r = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add 2 and 3" }], tools: TOOLS, temperature: 0 });
+    const c = r.choices[0];
+    expect(c.finish_reason).toBe("tool_calls");
+    expect(c.message.content).toBe("Sure.");
+    expect(c.message.tool_calls).toHaveLength(1);
+    const call = c.message.tool_calls![0] as OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
+    expect(call.function.name).toBe("add");
+    expect(JSON.parse(call.function.arguments)).toEqual({ a: 2, b: 3 });
+    // without tools the same text is plain content
+    const plain = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add" }], temperature: 0 });
+    expect(plain.choices[0].message.content).toBe(REPLY);
+    expect(plain.choices[0].finish_reason).toBe("stop");
+  });
+
+  it("streams the content, then the tool call as one delta", async () => {
+    const stream = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add 2 and 3" }], tools: TOOLS, temperature: 0, stream: true });
+    let content = "";
+    const calls: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall[] = [];
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      for (const ch of chunk.choices) {
+        content += ch.delta.content ?? "";
+        calls.push(...(ch.delta.tool_calls ?? []));
+        finish = ch.finish_reason ?? finish;
+      }
+    }
+    expect(content.trim()).toBe("Sure.");
+    expect(content).not.toContain("<tool");
+    expect(calls).toHaveLength(1);
+    expect(calls[0].function?.name).toBe("add");
+    expect(JSON.parse(calls[0].function!.arguments!)).toEqual({ a: 2, b: 3 });
+    expect(finish).toBe("tool_calls");
+  });
+});
