@@ -1,0 +1,80 @@
+/**
+ * Chooses and initializes the tfjs backend, in one place. The default is the wasm backend
+ * (XNNPACK SIMD kernels) with two kernels replaced (see kernels/): BatchMatMul, whose stock
+ * version runs transposed and batched products in scalar loops, and UnsortedSegmentSum, which
+ * the wasm backend lacks and the embedding gradient needs. `@tensorflow/tfjs-node(-gpu)` are
+ * optional: imported dynamically when asked for, with a clear error when absent.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import "@tensorflow/tfjs-backend-cpu";
+import { setThreadsCount } from "@tensorflow/tfjs-backend-wasm";
+import { TrainMcpError } from "../errors.js";
+import { registerGradients } from "./tfjs-gradients.js";
+import { registerThreadedWasm } from "./kernels/wasm-threads.js";
+import { wasmBatchMatMulConfig } from "./kernels/wasm-matmul.js";
+import { wasmUnsortedSegmentSumConfig } from "./kernels/segment-sum.js";
+
+/** auto: tfjs-node when installed, else wasm. cpu: tfjs-node when installed, else wasm.
+ *  gpu: tfjs-node-gpu or an error. wasm: the wasm backend. js: tfjs's pure-JS reference backend. */
+export type Device = "auto" | "cpu" | "gpu" | "wasm" | "js";
+
+export interface BackendOptions {
+  /** default "auto" */
+  device?: Device;
+  /** wasm threads (default 1). More than 1 loads the threaded SIMD build through
+   *  kernels/wasm-threads.ts; fixed once the wasm backend has started. */
+  threads?: number;
+}
+
+let kernelsPatched = false;
+
+/** Replaces the wasm kernels once (idempotent). Exported for the kernel tests. */
+export function patchWasmKernels(): void {
+  if (kernelsPatched) return;
+  for (const cfg of [wasmBatchMatMulConfig, wasmUnsortedSegmentSumConfig]) {
+    if (tf.getKernel(cfg.kernelName, cfg.backendName)) tf.unregisterKernel(cfg.kernelName, cfg.backendName);
+    tf.registerKernel(cfg);
+  }
+  kernelsPatched = true;
+}
+
+async function tryImport(name: string): Promise<boolean> {
+  try {
+    await import(/* @vite-ignore */ name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let initialized: string | undefined;
+
+/** Initializes the backend; returns its tfjs name ("wasm", "tensorflow", "cpu"). */
+export async function initBackend(opts: BackendOptions = {}): Promise<string> {
+  const device = opts.device ?? "auto";
+  await registerGradients(); // tfjs-core alone registers no gradients
+  if (device === "gpu") {
+    if (!(await tryImport("@tensorflow/tfjs-node-gpu")))
+      throw new TrainMcpError(
+        "BackendUnavailable",
+        "--device gpu needs @tensorflow/tfjs-node-gpu (Linux x64, CUDA 11.x + cuDNN 8): `npm i @tensorflow/tfjs-node-gpu`; or use --device wasm (the default)",
+      );
+    await tf.setBackend("tensorflow");
+  } else if (device === "js") {
+    await tf.setBackend("cpu");
+  } else if ((device === "auto" || device === "cpu") && (await tryImport("@tensorflow/tfjs-node"))) {
+    await tf.setBackend("tensorflow");
+  } else {
+    patchWasmKernels();
+    const threads = Math.max(1, Math.floor(opts.threads ?? 1));
+    if (initialized !== "wasm" && !tf.engine().registry.wasm) {
+      // more than one thread needs the threaded build, which tfjs does not load under Node itself
+      if (threads > 1) registerThreadedWasm(threads);
+      else setThreadsCount(1);
+    }
+    if (!(await tf.setBackend("wasm"))) throw new TrainMcpError("BackendUnavailable", "the tfjs wasm backend failed to initialize");
+  }
+  await tf.ready();
+  initialized = tf.getBackend();
+  return initialized;
+}

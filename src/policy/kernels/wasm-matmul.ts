@@ -1,0 +1,96 @@
+/**
+ * A replacement for the tfjs wasm backend's BatchMatMul kernel. The stock kernel
+ * (tfjs-backend-wasm `batch_mat_mul.cc`) hands only a plain 2-D, non-transposed product to
+ * XNNPACK (~20-30 GFLOP/s here) and runs every transposed or batched product through scalar loops
+ * (~2 GFLOP/s). This kernel (1) materializes a transposed operand with the wasm Transpose kernel
+ * (a strided copy, O(rows*cols), negligible next to the O(M*K*N) product) and (2) splits a
+ * batched product into one 2-D call per batch on aliases of the operands' memory, so every
+ * product runs through the fast path. Aliases are registered with the wasm side directly (not
+ * through the backend's data map), so disposing them never frees the real buffer.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+
+interface WasmModule {
+  cwrap(name: string, ret: null, args: string[]): (...a: unknown[]) => void;
+  tfjs: { registerTensor(id: number, size: number, offset: number): void; disposeData(id: number): void };
+}
+interface WasmBackendLike {
+  wasm: WasmModule;
+  dataIdNextNumber: number;
+  dataIdMap: { get(dataId: tf.DataId): { id: number; memoryOffset: number } };
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  disposeData(dataId: tf.DataId, force?: boolean): boolean;
+}
+
+let wasmMatMul: ((...a: unknown[]) => void) | undefined;
+let transposeKernel: tf.KernelFunc | undefined;
+
+const shapeBytes = (s: number[]) => new Uint8Array(new Int32Array(s).buffer);
+
+/** Returns a [batch, cols, rows] copy of a [batch, rows, cols] operand. */
+function transposeLast2(x: tf.TensorInfo, batch: number, rows: number, cols: number, backend: WasmBackendLike): tf.TensorInfo {
+  transposeKernel ??= tf.getKernel("Transpose", "wasm")!.kernelFunc;
+  const x3: tf.TensorInfo = { dataId: x.dataId, shape: [batch, rows, cols], dtype: x.dtype };
+  return transposeKernel({ inputs: { x: x3 }, backend: backend as unknown as tf.KernelBackend, attrs: { perm: [0, 2, 1] } }) as tf.TensorInfo;
+}
+
+function batchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo {
+  const backend = args.backend as WasmBackendLike;
+  const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+  const { transposeA, transposeB } = args.attrs as { transposeA: boolean; transposeB: boolean };
+  if (a.dtype !== "float32" || b.dtype !== "float32") throw new Error(`BatchMatMul: float32 only, got ${a.dtype} and ${b.dtype}`);
+  wasmMatMul ??= backend.wasm.cwrap("BatchMatMul", null, ["number", "array", "number", "number", "array", "number", "number", "number", "number"]);
+  const ar = a.shape.length, br = b.shape.length;
+  const M = transposeA ? a.shape[ar - 1] : a.shape[ar - 2];
+  const K = transposeA ? a.shape[ar - 2] : a.shape[ar - 1];
+  const Kb = transposeB ? b.shape[br - 1] : b.shape[br - 2];
+  const N = transposeB ? b.shape[br - 2] : b.shape[br - 1];
+  if (K !== Kb) throw new Error(`BatchMatMul: inner sizes differ: a [${a.shape}] (transposeA=${transposeA}), b [${b.shape}] (transposeB=${transposeB})`);
+  const outerA = a.shape.slice(0, -2), outerB = b.shape.slice(0, -2);
+  const batchA = tf.util.sizeFromShape(outerA), batchB = tf.util.sizeFromShape(outerB);
+  if (batchA !== batchB && batchA !== 1 && batchB !== 1)
+    throw new Error(`BatchMatMul: batch dims [${outerA}] and [${outerB}] differ (only equal or size-1 broadcast is supported)`);
+  const outOuter = tf.backend_util.assertAndGetBroadcastShape(outerA, outerB);
+  const batch = Math.max(batchA, batchB);
+
+  const temps: tf.TensorInfo[] = [];
+  let aa = a, bb = b;
+  if (transposeA) temps.push((aa = transposeLast2(a, batchA, K, M, backend))); // [batchA, M, K]
+  if (transposeB) temps.push((bb = transposeLast2(b, batchB, N, K, backend))); // [batchB, K, N]
+  const out = backend.makeOutput([...outOuter, M, N], "float32");
+  const aOff = backend.dataIdMap.get(aa.dataId).memoryOffset;
+  const bOff = backend.dataIdMap.get(bb.dataId).memoryOffset;
+  const oOff = backend.dataIdMap.get(out.dataId).memoryOffset;
+  const aS = shapeBytes([1, M, K]), bS = shapeBytes([1, K, N]);
+  const reg = (size: number, offset: number) => {
+    const id = backend.dataIdNextNumber++;
+    backend.wasm.tfjs.registerTensor(id, size, offset);
+    return id;
+  };
+  // one 2-D product per batch. A batch-1 operand is shared by every product; when it is an
+  // input as given (not a transposed temp) its own id is passed, so XNNPACK's packed-weights
+  // cache, keyed by the id of b, is reused across calls (generation: the same weights each step)
+  const ownId = (t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId).id;
+  const sharedB = batchB === 1 ? (bb === b ? ownId(b) : reg(K * N, bOff)) : -1;
+  const sharedA = batchA === 1 ? (aa === a ? ownId(a) : reg(M * K, aOff)) : -1;
+  const ownB = batchB === 1 && bb === b, ownA = batchA === 1 && aa === a;
+  for (let i = 0; i < batch; i++) {
+    const ia = sharedA >= 0 ? sharedA : reg(M * K, aOff + 4 * i * M * K);
+    const ib = sharedB >= 0 ? sharedB : reg(K * N, bOff + 4 * i * K * N);
+    const io = reg(M * N, oOff + 4 * i * M * N);
+    wasmMatMul(ia, aS, 3, ib, bS, 3, false, false, io);
+    if (sharedA < 0) backend.wasm.tfjs.disposeData(ia);
+    if (sharedB < 0) backend.wasm.tfjs.disposeData(ib);
+    backend.wasm.tfjs.disposeData(io);
+  }
+  if (sharedA >= 0 && !ownA) backend.wasm.tfjs.disposeData(sharedA);
+  if (sharedB >= 0 && !ownB) backend.wasm.tfjs.disposeData(sharedB);
+  for (const t of temps) backend.disposeData(t.dataId);
+  return out;
+}
+
+export const wasmBatchMatMulConfig: tf.KernelConfig = {
+  kernelName: "BatchMatMul",
+  backendName: "wasm",
+  kernelFunc: batchMatMul as unknown as tf.KernelFunc,
+};

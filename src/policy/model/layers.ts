@@ -1,0 +1,95 @@
+/**
+ * The small pure pieces of the decoder: RMSNorm, rotary embeddings (the Hugging Face
+ * `rotate_half` convention: the two halves of each head are the (re, im) pairs), SiLU. Each
+ * follows transformers' `modeling_llama.py` line for line; all compute is float32.
+ */
+import * as tf from "@tensorflow/tfjs-core";
+
+/** RMSNorm over the last axis: x * rsqrt(mean(x^2) + eps) * w (LlamaRMSNorm). */
+export function rmsNorm(x: tf.Tensor, w: tf.Tensor1D, eps: number): tf.Tensor {
+  return tf.tidy(() => {
+    const ms = tf.mean(tf.square(x), -1, true); // [..., 1]
+    return tf.mul(tf.mul(x, tf.rsqrt(tf.add(ms, eps))), w); // [..., D]
+  });
+}
+
+/** HF `rope_scaling` (transformers' modeling_rope_utils.py); only the kinds below are implemented. */
+export interface RopeScaling {
+  rope_type?: string;
+  type?: string;
+  factor?: number;
+  low_freq_factor?: number;
+  high_freq_factor?: number;
+  original_max_position_embeddings?: number;
+}
+
+/** inv_freq per pair i, with "linear" or "llama3" scaling (_compute_llama3_parameters). */
+export function ropeInvFreq(headDim: number, theta: number, scaling?: RopeScaling | null): Float64Array {
+  const half = headDim / 2;
+  const inv = new Float64Array(half);
+  for (let i = 0; i < half; i++) inv[i] = Math.fround(1 / Math.pow(theta, (2 * i) / headDim)); // float32, as HF
+  const kind = scaling ? (scaling.rope_type ?? scaling.type ?? "default") : "default";
+  if (kind === "default") return inv;
+  const factor = scaling!.factor ?? 1;
+  if (kind === "linear") return inv.map((f) => f / factor);
+  if (kind === "llama3") {
+    const lo = scaling!.low_freq_factor ?? 1, hi = scaling!.high_freq_factor ?? 4;
+    const old = scaling!.original_max_position_embeddings ?? 8192;
+    const loWave = old / lo, hiWave = old / hi;
+    return inv.map((f) => {
+      const wave = (2 * Math.PI) / f;
+      if (wave < hiWave) return f;
+      if (wave > loWave) return f / factor;
+      const smooth = (old / wave - lo) / (hi - lo);
+      return (1 - smooth) * (f / factor) + smooth * f;
+    });
+  }
+  throw new Error(`rope_scaling type "${kind}" is not supported (supported: default, linear, llama3)`);
+}
+
+/** cos/sin tables [P, hd] for positions 0..P-1: angle = pos * inv_freq[i], halves repeated. */
+export function ropeTables(headDim: number, theta: number, maxPos: number, scaling?: RopeScaling | null): { cos: tf.Tensor2D; sin: tf.Tensor2D } {
+  const half = headDim / 2;
+  const invFreq = ropeInvFreq(headDim, theta, scaling);
+  const cos = new Float32Array(maxPos * headDim), sin = new Float32Array(maxPos * headDim);
+  for (let p = 0; p < maxPos; p++)
+    for (let i = 0; i < half; i++) {
+      const a = p * invFreq[i]; // the angle in float64 (HF: float32; differences ~1e-7 relative)
+      cos[p * headDim + i] = cos[p * headDim + i + half] = Math.cos(a);
+      sin[p * headDim + i] = sin[p * headDim + i + half] = Math.sin(a);
+    }
+  return { cos: tf.tensor2d(cos, [maxPos, headDim]), sin: tf.tensor2d(sin, [maxPos, headDim]) };
+}
+
+/** Applies RoPE to x [B, T, nH, hd] with cos/sin [B, T, 1, hd] (already gathered for positions). */
+export function applyRope(x: tf.Tensor4D, cos: tf.Tensor4D, sin: tf.Tensor4D): tf.Tensor4D {
+  return tf.tidy(() => {
+    const hd = x.shape[3], half = hd / 2;
+    const x1 = tf.slice(x, [0, 0, 0, 0], [-1, -1, -1, half]); // [B, T, nH, hd/2]
+    const x2 = tf.slice(x, [0, 0, 0, half], [-1, -1, -1, half]); // [B, T, nH, hd/2]
+    const rot = tf.concat([tf.neg(x2), x1], 3); // [B, T, nH, hd]  rotate_half
+    return tf.add(tf.mul(x, cos), tf.mul(rot, sin)) as tf.Tensor4D; // [B, T, nH, hd]
+  });
+}
+
+export function silu(x: tf.Tensor): tf.Tensor {
+  return tf.tidy(() => tf.mul(x, tf.sigmoid(x)));
+}
+
+/**
+ * log(sum(exp(x))) over the last axis of x [N, V], with the gradient written out (softmax · dy).
+ * tf.logSumExp's own gradient goes through max's, which runs an Equal over [N, V] that is very
+ * slow on the wasm backend.
+ */
+export const logSumExpRows = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+  const m = tf.max(x, 1, true); // [N, 1]
+  const lse = tf.add(tf.log(tf.sum(tf.exp(tf.sub(x, m)), 1, true)), m); // [N, 1]
+  save([x, lse]);
+  return {
+    value: tf.reshape(lse, [x.shape[0]]), // [N]
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [xs, l] = saved;
+      return tf.mul(tf.exp(tf.sub(xs, l)), tf.reshape(dy, [xs.shape[0], 1])); // [N, V]
+    },
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as (x: tf.Tensor2D) => tf.Tensor1D;

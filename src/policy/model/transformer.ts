@@ -1,0 +1,327 @@
+/**
+ * The decoder-only model (LlamaForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM) on tfjs,
+ * float32, weights held as tf.Variables under their Hugging Face names and layouts. One class
+ * owns the weights, the optional LoRA adapters and the forward pass; the layers are functions in
+ * their own files. Sequences are right-padded, so causal attention alone keeps real tokens from
+ * seeing padding (pad positions produce finite values the caller masks out).
+ */
+import * as tf from "@tensorflow/tfjs-core";
+import type { ModelConfig } from "../config.js";
+import { initRandomWeights, loadCheckpoint, mulberry32, validateWeights, type NamedWeights } from "../weights.js";
+import type { LayerCache } from "./attention.js";
+import { block } from "./block.js";
+import { logSumExpRows, rmsNorm, ropeTables, type RopeScaling } from "./layers.js";
+import type { LinearContext, LoraPair } from "./linear.js";
+
+export const LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] as const;
+export type LoraTarget = (typeof LORA_TARGETS)[number];
+
+export interface LoraConfig {
+  /** rank r (default 8) */
+  r: number;
+  /** scale is alpha / r (default 16) */
+  alpha: number;
+  /** dropout on the adapter input while training (default 0) */
+  dropout: number;
+  targetModules: LoraTarget[];
+  /** seeds A's init and the dropout masks */
+  seed: number;
+}
+
+export interface ForwardOptions {
+  /** positions [B, T] (default 0..T-1 on every row) */
+  positions?: tf.Tensor2D;
+  /** additive attention mask broadcastable to [B, KV, G, T, Tk] (default causal) */
+  bias?: tf.Tensor;
+  /** KV cache in (one per layer) and out */
+  cache?: LayerCache[];
+  cacheOut?: LayerCache[];
+  /** weights to use instead of the model's own (an InferenceWeights from `inference()`) */
+  ctx?: LinearContext;
+}
+
+export interface LogprobsResult {
+  /** log p(ids[b][t+1] | ids[b][<=t]) [B, T-1]; positions past a row's length are padding */
+  logp: tf.Tensor2D;
+  /** entropy of the next-token distribution at each position [B, T-1], when asked for */
+  entropy?: tf.Tensor2D;
+}
+
+const NEG = -1e9;
+
+/** Right-pads rows with `pad` to the longest; returns ids [B, T] int32. */
+export function padIds(ids: number[][], pad = 0): { tensor: tf.Tensor2D; T: number } {
+  if (ids.length === 0) throw new Error("padIds: no sequences");
+  const T = Math.max(...ids.map((r) => r.length));
+  const flat = new Int32Array(ids.length * T).fill(pad);
+  ids.forEach((r, b) => flat.set(r, b * T));
+  return { tensor: tf.tensor2d(flat, [ids.length, T], "int32"), T };
+}
+
+export class Transformer implements LinearContext {
+  readonly params = new Map<string, tf.Variable>();
+  private loraPairs: Map<string, LoraPair> | null = null;
+  loraConfig: LoraConfig | null = null;
+  /** false inside withAdaptersDisabled: the base model's outputs */
+  adaptersEnabled = true;
+  /** dropout is active only while training */
+  training = false;
+  private readonly cos: tf.Tensor2D;
+  private readonly sin: tf.Tensor2D;
+  private dropRand: () => number = mulberry32(0);
+
+  constructor(
+    readonly config: ModelConfig,
+    weights: NamedWeights,
+    /** full fine-tuning: base weights trainable (default true; LoRA turns them off) */
+    trainable = true,
+  ) {
+    const w = validateWeights(config, weights, "Transformer");
+    // the rotary tables first: they throw on an unsupported rope_scaling before any variable exists
+    ({ cos: this.cos, sin: this.sin } = ropeTables(config.headDim, config.ropeTheta, config.maxPositions, (config.raw as { rope_scaling?: RopeScaling | null }).rope_scaling));
+    for (const [name, t] of w) this.params.set(name, tf.variable(tf.tensor(t.data, t.shape, "float32"), trainable));
+  }
+
+  static random(config: ModelConfig, seed: number): Transformer {
+    return new Transformer(config, initRandomWeights(config, seed));
+  }
+
+  static async load(dir: string): Promise<Transformer> {
+    const { config, weights } = await loadCheckpoint(dir);
+    return new Transformer(config, weights);
+  }
+
+  // LinearContext
+  get(name: string): tf.Tensor {
+    const t = this.params.get(name);
+    if (!t) throw new Error(`no weight "${name}"`);
+    return t;
+  }
+  has(name: string): boolean {
+    return this.params.has(name);
+  }
+  lora(prefix: string): LoraPair | undefined {
+    return this.adaptersEnabled ? this.loraPairs?.get(prefix) : undefined;
+  }
+  loraDropout(x: tf.Tensor2D): tf.Tensor2D {
+    const p = this.loraConfig?.dropout ?? 0;
+    if (!this.training || p <= 0) return x;
+    const n = x.size, keep = new Float32Array(n);
+    for (let i = 0; i < n; i++) keep[i] = this.dropRand() < p ? 0 : 1 / (1 - p); // inverted dropout
+    return tf.tidy(() => tf.mul(x, tf.tensor(keep, x.shape)) as tf.Tensor2D); // [N, in]
+  }
+
+  /** Adds LoRA adapters (A ~ U(±1/sqrt(in)) as PEFT's kaiming_uniform(a=√5), B = 0) and freezes the base. */
+  enableLora(cfg: LoraConfig, init?: Map<string, { a: Float32Array; b: Float32Array }>): void {
+    if (this.loraPairs) throw new Error("LoRA adapters are already enabled");
+    if (!(cfg.r > 0 && Number.isInteger(cfg.r))) throw new Error(`LoRA rank must be a positive integer, got ${cfg.r}`);
+    if (!(cfg.dropout >= 0 && cfg.dropout < 1)) throw new Error(`LoRA dropout must be in [0, 1), got ${cfg.dropout}`);
+    const bad = cfg.targetModules.filter((m) => !(LORA_TARGETS as readonly string[]).includes(m));
+    if (bad.length || cfg.targetModules.length === 0) throw new Error(`LoRA target modules must be among ${LORA_TARGETS.join(", ")}; got ${JSON.stringify(cfg.targetModules)}`);
+    const rand = mulberry32(cfg.seed);
+    this.dropRand = mulberry32(cfg.seed ^ 0x9e3779b9);
+    const pairs = new Map<string, LoraPair>();
+    for (let l = 0; l < this.config.numLayers; l++)
+      for (const m of cfg.targetModules) {
+        const prefix = `model.layers.${l}.${["gate_proj", "up_proj", "down_proj"].includes(m) ? "mlp" : "self_attn"}.${m}`;
+        const [out, inn] = this.get(prefix + ".weight").shape;
+        const given = init?.get(prefix);
+        const bound = 1 / Math.sqrt(inn);
+        const a = given?.a ?? Float32Array.from({ length: cfg.r * inn }, () => (2 * rand() - 1) * bound);
+        const b = given?.b ?? new Float32Array(out * cfg.r);
+        pairs.set(prefix, {
+          a: tf.variable(tf.tensor2d(a, [cfg.r, inn]), true), // [r, in]
+          b: tf.variable(tf.tensor2d(b, [out, cfg.r]), true), // [out, r]
+          scale: cfg.alpha / cfg.r,
+        });
+      }
+    for (const v of this.params.values()) v.trainable = false;
+    this.loraPairs = pairs;
+    this.loraConfig = cfg;
+  }
+
+  /** The adapters by module prefix (read-only view), or null. */
+  adapters(): ReadonlyMap<string, LoraPair> | null {
+    return this.loraPairs;
+  }
+
+  /** Runs fn with the adapters off: the base model's (reference) outputs, no second weight copy. */
+  withAdaptersDisabled<R>(fn: () => R): R {
+    const was = this.adaptersEnabled;
+    this.adaptersEnabled = false;
+    try {
+      return fn();
+    } finally {
+      this.adaptersEnabled = was;
+    }
+  }
+
+  /** What the optimizer updates: LoRA A/B when adapters are on, else every base weight. Keys are HF/PEFT names. */
+  trainableVariables(): Map<string, tf.Variable> {
+    const out = new Map<string, tf.Variable>();
+    if (this.loraPairs) {
+      for (const [p, l] of this.loraPairs) {
+        out.set(`${p}.lora_A.weight`, l.a);
+        out.set(`${p}.lora_B.weight`, l.b);
+      }
+    } else for (const [n, v] of this.params) if (v.trainable) out.set(n, v);
+    return out;
+  }
+
+  /** Final hidden states [B*T, D] (after the last norm) for ids [B, T]. */
+  hidden(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
+    const c = this.config;
+    const ctx = opts.ctx ?? this;
+    const [B, T] = ids.shape;
+    return tf.tidy(() => {
+      const pos = opts.positions ?? (tf.tile(tf.reshape(tf.range(0, T, 1, "int32"), [1, T]), [B, 1]) as tf.Tensor2D); // [B, T]
+      const maxPos = opts.positions ? (pos.dataSync() as Int32Array).reduce((m, x) => Math.max(m, x), 0) : T - 1;
+      if (maxPos >= c.maxPositions) throw new Error(`position ${maxPos} exceeds max_position_embeddings ${c.maxPositions}`);
+      const cos = tf.reshape(tf.gather(this.cos, pos), [B, T, 1, c.headDim]) as tf.Tensor4D; // [B, T, 1, hd]
+      const sin = tf.reshape(tf.gather(this.sin, pos), [B, T, 1, c.headDim]) as tf.Tensor4D; // [B, T, 1, hd]
+      const bias = opts.bias ?? causalBias(T);
+      let x = tf.reshape(tf.gather(ctx.get("model.embed_tokens.weight"), tf.reshape(ids, [B * T])), [B * T, c.hiddenSize]) as tf.Tensor2D; // [B*T, D]
+      for (let l = 0; l < c.numLayers; l++) {
+        const set = opts.cacheOut ? (kv: LayerCache) => void (opts.cacheOut![l] = kv) : undefined;
+        x = block(c, ctx, l, x, B, T, { cos, sin, bias, cache: opts.cache?.[l] }, set);
+      }
+      return rmsNorm(x, ctx.get("model.norm.weight") as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D; // [B*T, D]
+    });
+  }
+
+  /** The output projection: tied to the embedding or lm_head. h [N, D] → logits [N, V]. */
+  head(h: tf.Tensor2D, ctx: LinearContext = this): tf.Tensor2D {
+    const wt = ctx.transposed?.("lm_head");
+    if (wt) return tf.matMul(h, wt); // [N, V]
+    const w = ctx.get(this.config.tieWordEmbeddings ? "model.embed_tokens.weight" : "lm_head.weight") as tf.Tensor2D;
+    return tf.matMul(h, w, false, true); // [N, V]
+  }
+
+  /** Logits [B, T, V] for right-padded ids (tests and debugging). */
+  logits(ids: number[][]): tf.Tensor3D {
+    return tf.tidy(() => {
+      const { tensor, T } = padIds(ids);
+      return tf.reshape(this.head(this.hidden(tensor)), [ids.length, T, this.config.vocabSize]) as tf.Tensor3D; // [B, T, V]
+    });
+  }
+
+  /** Differentiable per-token log-probs of the given sequences (right-padded to the longest). */
+  tokenLogprobs(ids: number[][], opts: { entropy?: boolean } = {}): LogprobsResult {
+    const V = this.config.vocabSize;
+    const { tensor, T } = padIds(ids);
+    const B = ids.length;
+    if (T < 2) throw new Error("tokenLogprobs: sequences need at least 2 tokens");
+    const N = B * (T - 1);
+    const idx = new Int32Array(N);
+    for (let b = 0; b < B; b++)
+      for (let t = 0; t < T - 1; t++) {
+        const tok = ids[b][t + 1] ?? 0;
+        if (!(tok >= 0 && tok < V)) throw new Error(`tokenLogprobs: token id ${tok} at row ${b}, position ${t + 1} is outside the vocabulary (${V})`);
+        idx[b * (T - 1) + t] = (b * (T - 1) + t) * V + tok;
+      }
+    let entropy: tf.Tensor2D | undefined;
+    const logp = tf.tidy(() => {
+      const h = this.hidden(tensor); // [B*T, D]
+      const hs = tf.reshape(tf.slice(tf.reshape(h, [B, T, -1]), [0, 0, 0], [B, T - 1, -1]), [N, -1]) as tf.Tensor2D; // [N, D]
+      const logits = this.head(hs); // [N, V]
+      const lse = logSumExpRows(logits); // [N]
+      const picked = tf.gather(tf.reshape(logits, [N * V]), tf.tensor1d(idx, "int32")); // [N]
+      if (opts.entropy) {
+        const p = tf.exp(tf.sub(logits, tf.reshape(lse, [N, 1]))); // [N, V]
+        entropy = tf.keep(tf.reshape(tf.sub(lse, tf.sum(tf.mul(p, logits), 1)), [B, T - 1]) as tf.Tensor2D); // [B, T-1]
+      }
+      return tf.reshape(tf.sub(picked, lse), [B, T - 1]) as tf.Tensor2D; // [B, T-1]
+    });
+    tensor.dispose();
+    return { logp, entropy };
+  }
+
+  /** The weights by HF name; with adapters on (and merge true, the default) W + scale·B·A. */
+  exportWeights(merge = true): NamedWeights {
+    const out: NamedWeights = new Map();
+    for (const [name, v] of this.params) {
+      const prefix = name.replace(/\.weight$/, "");
+      const l = merge && name.endsWith(".weight") ? this.loraPairs?.get(prefix) : undefined;
+      const t = l ? tf.tidy(() => tf.add(v, tf.mul(tf.matMul(l.b, l.a), l.scale))) : v; // [out, in]
+      out.set(name, { shape: [...v.shape], data: t.dataSync() as Float32Array });
+      if (l) t.dispose();
+    }
+    return out;
+  }
+
+  /** A frozen snapshot for generation: projections LoRA-merged and pre-transposed. Dispose it after use. */
+  inference(): InferenceWeights {
+    const t = new Map<string, tf.Tensor2D>();
+    tf.tidy(() => {
+      for (const [name, v] of this.params) {
+        if (!name.endsWith("_proj.weight")) continue;
+        const prefix = name.slice(0, -".weight".length);
+        const l = this.lora(prefix);
+        const w = l ? tf.add(v, tf.mul(tf.matMul(l.b, l.a), l.scale)) : v; // [out, in]
+        t.set(prefix, tf.keep(tf.transpose(w) as tf.Tensor2D)); // [in, out]
+      }
+      const head = this.get(this.config.tieWordEmbeddings ? "model.embed_tokens.weight" : "lm_head.weight");
+      t.set("lm_head", tf.keep(tf.transpose(head) as tf.Tensor2D)); // [D, V]
+    });
+    return new InferenceWeights(this, t);
+  }
+
+  /** Folds the adapters into the base weights and removes them. */
+  mergeAndUnloadLora(): void {
+    if (!this.loraPairs) return;
+    const merged = this.exportWeights(true);
+    for (const [name, v] of this.params) v.assign(tf.tensor(merged.get(name)!.data, v.shape));
+    this.disposeLora();
+  }
+
+  disposeLora(): void {
+    for (const l of this.loraPairs?.values() ?? []) {
+      l.a.dispose();
+      l.b.dispose();
+    }
+    this.loraPairs = null;
+    this.loraConfig = null;
+  }
+
+  dispose(): void {
+    this.disposeLora();
+    for (const v of this.params.values()) v.dispose();
+    this.params.clear();
+    this.cos.dispose();
+    this.sin.dispose();
+  }
+}
+
+/** [1, 1, 1, T, T]: 0 on and below the diagonal, -1e9 above. */
+export function causalBias(T: number): tf.Tensor {
+  const m = new Float32Array(T * T);
+  for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) m[i * T + j] = NEG;
+  return tf.tensor(m, [1, 1, 1, T, T]);
+}
+
+/** Generation-time weights: the model's own tensors plus merged, transposed projections. */
+export class InferenceWeights implements LinearContext {
+  constructor(
+    private readonly model: Transformer,
+    private readonly t: Map<string, tf.Tensor2D>,
+  ) {}
+  get(name: string): tf.Tensor {
+    return this.model.get(name);
+  }
+  has(name: string): boolean {
+    return this.model.has(name);
+  }
+  lora(): undefined {
+    return undefined; // merged into the transposed weights
+  }
+  loraDropout(x: tf.Tensor2D): tf.Tensor2D {
+    return x;
+  }
+  transposed(prefix: string): tf.Tensor2D | undefined {
+    return this.t.get(prefix);
+  }
+  dispose(): void {
+    for (const x of this.t.values()) x.dispose();
+    this.t.clear();
+  }
+}

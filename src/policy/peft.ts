@@ -1,0 +1,106 @@
+/**
+ * LoRA adapters in PEFT's on-disk format (huggingface/peft `save_pretrained`), loadable by PEFT
+ * and vLLM: `adapter_config.json` (peft_type LORA, r, lora_alpha, target_modules, ...) and
+ * `adapter_model.safetensors` with names `base_model.model.<module>.lora_A.weight` [r, in] and
+ * `.lora_B.weight` [out, r]. Also the merged model (W + alpha/r · B·A) as a Hugging Face folder.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { z } from "zod";
+import { TrainMcpError } from "../errors.js";
+import { LORA_TARGETS, type LoraConfig, type LoraTarget, type Transformer } from "./model/transformer.js";
+import { readSafetensors, writeFileAtomic, writeSafetensors } from "./safetensors.js";
+import { saveCheckpoint, type NamedWeights } from "./weights.js";
+
+const PREFIX = "base_model.model.";
+
+export const AdapterConfigSchema = z
+  .object({
+    peft_type: z.literal("LORA").describe("only LoRA adapters are supported"),
+    r: z.number().int().positive(),
+    lora_alpha: z.number().positive(),
+    lora_dropout: z.number().min(0).max(1).default(0),
+    target_modules: z.array(z.enum(LORA_TARGETS)).min(1),
+    base_model_name_or_path: z.string().nullable().optional(),
+    bias: z.literal("none").default("none"),
+    use_rslora: z.literal(false).optional(),
+    use_dora: z.literal(false).optional(),
+  })
+  .passthrough();
+export type AdapterConfig = z.infer<typeof AdapterConfigSchema>;
+
+/** Writes adapter_config.json + adapter_model.safetensors (each atomically). */
+export function saveAdapter(dir: string, model: Transformer, baseModel: string): void {
+  const pairs = model.adapters();
+  const cfg = model.loraConfig;
+  if (!pairs || !cfg) throw new Error("saveAdapter: the model has no LoRA adapters");
+  const tensors: NamedWeights = new Map();
+  for (const [prefix, l] of pairs) {
+    tensors.set(`${PREFIX}${prefix}.lora_A.weight`, { shape: [...l.a.shape], data: l.a.dataSync() as Float32Array });
+    tensors.set(`${PREFIX}${prefix}.lora_B.weight`, { shape: [...l.b.shape], data: l.b.dataSync() as Float32Array });
+  }
+  const config = {
+    peft_type: "LORA",
+    task_type: "CAUSAL_LM",
+    r: cfg.r,
+    lora_alpha: cfg.alpha,
+    lora_dropout: cfg.dropout,
+    target_modules: cfg.targetModules,
+    base_model_name_or_path: baseModel,
+    bias: "none",
+    fan_in_fan_out: false,
+    inference_mode: true,
+    init_lora_weights: true,
+    modules_to_save: null,
+    layers_to_transform: null,
+    use_rslora: false,
+    use_dora: false,
+    revision: null,
+  };
+  fs.mkdirSync(dir, { recursive: true });
+  writeSafetensors(path.join(dir, "adapter_model.safetensors"), tensors, { format: "pt" });
+  writeFileAtomic(path.join(dir, "adapter_config.json"), JSON.stringify(config, null, 2) + "\n");
+}
+
+/** Reads a PEFT folder and puts its adapters on `model` (which must have none yet). */
+export function loadAdapter(dir: string, model: Transformer, seed = 0): AdapterConfig {
+  const cfgFile = path.join(dir, "adapter_config.json");
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(cfgFile, "utf8"));
+  } catch (e) {
+    throw new TrainMcpError("ModelInvalid", `${cfgFile}: ${(e as Error).message}`, true, { cause: e });
+  }
+  const parsed = AdapterConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    throw new TrainMcpError("ModelInvalid", `${cfgFile}: field "${i.path.join(".")}": ${i.message}`);
+  }
+  const cfg = parsed.data;
+  const file = path.join(dir, "adapter_model.safetensors");
+  const { tensors } = readSafetensors(file);
+  const init = new Map<string, { a: Float32Array; b: Float32Array }>();
+  for (const [name, t] of tensors) {
+    const m = /^base_model\.model\.(.+)\.lora_([AB])\.weight$/.exec(name);
+    if (!m) throw new TrainMcpError("ModelInvalid", `${file}: unexpected tensor "${name}"`);
+    const e = init.get(m[1]) ?? { a: new Float32Array(0), b: new Float32Array(0) };
+    if (m[2] === "A") e.a = t.data;
+    else e.b = t.data;
+    init.set(m[1], e);
+  }
+  const lora: LoraConfig = { r: cfg.r, alpha: cfg.lora_alpha, dropout: cfg.lora_dropout, targetModules: cfg.target_modules as LoraTarget[], seed };
+  const expected = model.config.numLayers * cfg.target_modules.length;
+  if (init.size !== expected) throw new TrainMcpError("ModelInvalid", `${file}: ${init.size} adapted modules, expected ${expected} (${model.config.numLayers} layers × ${cfg.target_modules.join(",")})`);
+  for (const [p, e] of init) {
+    const w = model.get(p + ".weight").shape as number[];
+    if (e.a.length !== cfg.r * w[1] || e.b.length !== w[0] * cfg.r)
+      throw new TrainMcpError("ModelInvalid", `${file}: module "${p}": lora_A/lora_B sizes ${e.a.length}/${e.b.length} do not fit r=${cfg.r} and weight [${w}]`);
+  }
+  model.enableLora(lora, init);
+  return cfg;
+}
+
+/** Writes the merged model (adapters folded in) as a Hugging Face folder: config.json + model.safetensors. */
+export function saveMerged(dir: string, model: Transformer): void {
+  saveCheckpoint(dir, model.config, model.exportWeights(true));
+}

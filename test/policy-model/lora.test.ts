@@ -1,0 +1,70 @@
+/**
+ * LoRA: B = 0 leaves the model unchanged, training moves only the adapters, the reference
+ * (adapters off) stays the base model, PEFT export round-trips with PEFT's names and shapes, and
+ * the merged Hugging Face export gives the adapted model's log-probs.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as tf from "@tensorflow/tfjs-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { initBackend } from "../../src/policy/backend.js";
+import { Transformer } from "../../src/policy/model/transformer.js";
+import { loadAdapter, saveAdapter, saveMerged } from "../../src/policy/peft.js";
+import { readSafetensors } from "../../src/policy/safetensors.js";
+import { Trainable } from "../../src/policy/trainable.js";
+import { loadGolden, relErr } from "./helpers.js";
+
+beforeAll(async () => {
+  await initBackend({ device: "wasm" });
+});
+
+const flat = (x: number[][]) => x.flat();
+const lossFn = (logp: tf.Tensor2D) => tf.neg(tf.mean(logp)) as tf.Scalar;
+
+describe("LoRA", () => {
+  it("trains adapters only, keeps the reference, exports PEFT and merged models that round-trip", async () => {
+    const { dir, inputs } = loadGolden("qwen2-untied");
+    const model = await Transformer.load(dir);
+    const base = model.exportWeights();
+    const tr = new Trainable(model, { lr: 5e-2, lora: { r: 4, alpha: 8, dropout: 0, targetModules: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"], seed: 11 } });
+    const lp0 = tr.logprobs(inputs.ids);
+    expect(relErr(flat(lp0), flat(tr.referenceLogprobs(inputs.ids)))).toBe(0); // B = 0
+    for (let i = 0; i < 3; i++) tr.step([{ ids: inputs.ids }], lossFn);
+    const lp1 = tr.logprobs(inputs.ids);
+    expect(relErr(flat(lp1), flat(lp0))).toBeGreaterThan(1e-3); // adapters moved the outputs
+    expect(relErr(flat(tr.referenceLogprobs(inputs.ids)), flat(lp0))).toBe(0); // the base did not move
+    for (const [k, v] of model.params) expect(relErr(v.dataSync(), base.get(k)!.data), k).toBe(0);
+
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "h3-lora-"));
+    saveAdapter(path.join(out, "adapter"), model, "tiny/qwen2");
+    const cfg = JSON.parse(fs.readFileSync(path.join(out, "adapter", "adapter_config.json"), "utf8"));
+    expect(cfg).toMatchObject({ peft_type: "LORA", r: 4, lora_alpha: 8, base_model_name_or_path: "tiny/qwen2" });
+    const { tensors } = readSafetensors(path.join(out, "adapter", "adapter_model.safetensors"));
+    expect(tensors.get("base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight")!.shape).toEqual([4, 32]);
+    expect(tensors.get("base_model.model.model.layers.1.mlp.down_proj.lora_B.weight")!.shape).toEqual([32, 4]);
+    expect(tensors.size).toBe(2 * 2 * 7);
+
+    const again = await Transformer.load(dir);
+    loadAdapter(path.join(out, "adapter"), again);
+    const { logp } = again.tokenLogprobs(inputs.ids);
+    const trAgain = new Trainable(again);
+    expect(relErr(flat(trAgain.logprobs(inputs.ids)), flat(lp1))).toBeLessThan(1e-6);
+    logp.dispose();
+
+    saveMerged(path.join(out, "merged"), model);
+    const merged = await Transformer.load(path.join(out, "merged"));
+    expect(merged.adapters()).toBeNull();
+    expect(relErr(flat(new Trainable(merged).logprobs(inputs.ids)), flat(lp1))).toBeLessThan(1e-5);
+    [tr, model, again, merged].forEach((x) => x.dispose());
+  });
+
+  it("rejects a malformed adapter folder with the field named", async () => {
+    const { dir } = loadGolden("llama-tied");
+    const model = await Transformer.load(dir);
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), "h3-lora-"));
+    fs.writeFileSync(path.join(out, "adapter_config.json"), JSON.stringify({ peft_type: "LORA", r: 0, lora_alpha: 8, target_modules: ["q_proj"] }));
+    expect(() => loadAdapter(out, model)).toThrow(/field "r"/);
+    model.dispose();
+  });
+});
