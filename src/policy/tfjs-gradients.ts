@@ -28,8 +28,10 @@ export function gradientsReady(): boolean {
 
 export function registerGradients(): Promise<void> {
   done ??= (async () => {
-    // vitest/vite resolve extensionless imports themselves; Node needs the hook
-    if (!process.env.VITEST) register(`data:text/javascript,${encodeURIComponent(HOOK)}`);
+    // vite's module runner (vitest) resolves extensionless imports itself and gives modules an
+    // import.meta.env; under plain Node (tsx, the CLI) there is none, and Node needs the hook
+    const underVite = (import.meta as { env?: unknown }).env !== undefined;
+    if (!underVite) register(`data:text/javascript,${encodeURIComponent(HOOK)}`);
     await import("@tensorflow/tfjs-core/dist/register_all_gradients.js");
     ready = true;
   })();
