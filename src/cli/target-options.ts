@@ -34,19 +34,25 @@ export function addTargetOptions(cmd: Command): Command {
     );
 }
 
-export function connectArgs(flags: TargetFlags): { target: string; options: ConnectOptions } {
+/** `--env K=V` and `--header 'Name: value'` lists as maps; errors name the flag. */
+export function parseEnvAndHeaders(envList: string[] = [], headerList: string[] = []): { env: Record<string, string>; headers: Record<string, string> } {
   const env: Record<string, string> = {};
-  for (const kv of flags.env ?? []) {
+  for (const kv of envList) {
     const i = kv.indexOf("=");
     if (i <= 0) throw new TrainMcpError("ConfigInvalid", `--env expects K=V, got "${kv}"`);
     env[kv.slice(0, i)] = kv.slice(i + 1);
   }
   const headers: Record<string, string> = {};
-  for (const h of flags.header ?? []) {
+  for (const h of headerList) {
     const i = h.indexOf(":");
     if (i <= 0) throw new TrainMcpError("ConfigInvalid", `--header expects 'Name: value', got a value without a colon`);
     headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
   }
+  return { env, headers };
+}
+
+export function connectArgs(flags: TargetFlags): { target: string; options: ConnectOptions } {
+  const { env, headers } = parseEnvAndHeaders(flags.env, flags.header);
   let timeoutMs: number | undefined;
   if (flags.timeout !== undefined) {
     timeoutMs = Number(flags.timeout);

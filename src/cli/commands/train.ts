@@ -8,6 +8,7 @@ import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { TrainMcpError } from "../../errors.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
+import { parseEnvAndHeaders } from "../target-options.js";
 import { readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
 import { DEMO_CONFIG } from "../../train/demo.js";
 import type { TrainHooks, TrainSummary } from "../../train/loop.js";
@@ -132,19 +133,7 @@ function flagsToConfig(f: TrainFlags): Record<string, unknown> {
 }
 
 function connectOptions(f: TrainFlags) {
-  const env: Record<string, string> = {};
-  for (const kv of f.env ?? []) {
-    const i = kv.indexOf("=");
-    if (i <= 0) throw new TrainMcpError("ConfigInvalid", `--env expects K=V, got "${kv}"`);
-    env[kv.slice(0, i)] = kv.slice(i + 1);
-  }
-  const headers: Record<string, string> = {};
-  for (const h of f.header ?? []) {
-    const i = h.indexOf(":");
-    if (i <= 0) throw new TrainMcpError("ConfigInvalid", "--header expects 'Name: value'");
-    headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
-  }
-  return { env, headers };
+  return parseEnvAndHeaders(f.env, f.header);
 }
 
 function hooks(f: TrainFlags): { hooks: TrainHooks; stop(): void } {
