@@ -9,21 +9,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { TrainMcpError } from "../errors.js";
 import { writeFileAtomic } from "../policy/safetensors.js";
+import type { EvalLine } from "../report/run-files.js";
 import type { Trajectory } from "../rollout/trajectory.js";
 
-export interface EvalRecord {
-  step: number;
-  label: string; // "base" | "before" | "periodic" | "after"
-  split: "test" | "train";
-  n: number;
-  success_rate: number;
-  mean_reward: number;
-  mean_turns: number;
-  pass_at_k?: number;
-  k?: number;
-  per_tag?: Record<string, number>;
-  time: string;
-}
+/** One eval.jsonl line; the report reads the same schema. */
+export type EvalRecord = EvalLine;
 
 export class RunDir {
   constructor(readonly dir: string) {}
