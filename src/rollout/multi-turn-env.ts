@@ -11,6 +11,8 @@ import type { FinishReason } from "./trajectory.js";
 
 export interface Episode extends PolicyConversation {
   turns: number;
+  /** log-probs a remote policy reported, one array per assistant turn */
+  turnLogprobs: number[][];
   done: boolean;
   finish?: FinishReason;
   error?: string;
@@ -41,6 +43,7 @@ export abstract class MultiTurnEnv<E extends Episode> {
       await Promise.all(
         live.map(async (ep, k) => {
           ep.turns++;
+          if (turns[k].logprobs) ep.turnLogprobs.push(turns[k].logprobs!);
           try {
             await this.respond(ep, turns[k]);
           } catch (e) {

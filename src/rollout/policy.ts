@@ -22,6 +22,8 @@ export interface PolicyTurn {
   finish: "stop" | "length";
   /** tool calls the endpoint returned structurally (remote policies); local policies parse text */
   toolCalls?: Array<{ name: string; arguments: string }>;
+  /** per-token log-probs the endpoint reported (remote policies; local ones keep them in the ledger) */
+  logprobs?: number[];
 }
 
 export interface TurnOptions {

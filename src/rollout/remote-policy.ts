@@ -39,16 +39,20 @@ export class RemotePolicy implements Policy {
           temperature: opts.temperature,
           top_p: opts.topP,
           seed: opts.seed + i,
+          // the sampler's log-probs, for a remote learner's importance ratio
+          logprobs: true,
         });
         const choice = reply.choices[0];
         if (!choice) throw new Error(`${this.options.baseURL}: reply has no choices`);
         const toolCalls = (choice.message.tool_calls ?? []).flatMap((t) =>
           t.type === "function" ? [{ name: t.function.name, arguments: t.function.arguments }] : [],
         );
+        const logprobs = choice.logprobs?.content?.map((t) => t.logprob);
         return {
           text: choice.message.content ?? "",
           finish: choice.finish_reason === "length" ? "length" : "stop",
           toolCalls: toolCalls.length ? toolCalls : undefined,
+          logprobs: logprobs?.length ? logprobs : undefined,
         };
       }),
     );

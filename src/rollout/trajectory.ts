@@ -48,6 +48,10 @@ export const TrajectorySchema = z.object({
   tokenIds: z.array(z.number().int()).describe("the whole conversation as the policy tokenized it"),
   assistantMask: z.array(z.number().int().min(0).max(1)).describe("1 for tokens the policy sampled"),
   sampleLogprobs: z.array(z.number()).describe("sampler log-prob per token; 0 where the mask is 0"),
+  turnLogprobs: z
+    .array(z.array(z.number()))
+    .optional()
+    .describe("remote policies: the endpoint's log-probs of each assistant turn's tokens (no token ids)"),
   toolCalls: z.array(ToolCallRecordSchema),
   finish: FinishReasonSchema,
   error: z.string().optional(),

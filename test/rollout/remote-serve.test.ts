@@ -37,6 +37,9 @@ describe("RemotePolicy against train-mcp serve", () => {
       expect(["answer", "max_tokens", "max_turns"]).toContain(t.finish);
       expect(t.messages[0].role).toBe("system");
       expect(t.messages.filter((m) => m.role === "assistant").length).toBe(t.turns);
+      // serve reports the sampler's log-probs: one array per turn, every value a log-probability
+      expect(t.turnLogprobs).toHaveLength(t.turns);
+      for (const lp of t.turnLogprobs!.flat()) expect(lp).toBeLessThanOrEqual(0);
     }
   });
 });
