@@ -22,7 +22,7 @@ export const TrainConfigSchema = GrpoConfigSchema.extend({
   max_steps: z.number().int().min(0).default(20).describe("GRPO steps"),
   groups_per_step: z.number().int().min(1).default(4).describe("B: scenarios per step (each played num_generations times)"),
   micro_batch_size: z.number().int().min(1).default(16).describe("sequences per forward/backward (gradient accumulation over the rest)"),
-  micro_batch_tokens: z.number().int().min(64).default(4096).describe("padded tokens (rows × longest) per forward/backward at most"),
+  micro_batch_tokens: z.number().int().min(64).default(2048).describe("padded tokens (rows × longest) per forward/backward at most"),
   temperature: z.number().min(0).default(1).describe("sampling temperature of rollouts"),
   top_p: z.number().gt(0).max(1).default(1),
   top_k: z.number().int().min(0).default(0),
