@@ -78,9 +78,15 @@ export async function readRun(runDir: string): Promise<RunData> {
 
 /** One line per step, the last written winning, in step order. */
 export function lastPerStep(lines: MetricsLine[]): MetricsLine[] {
-  const byStep = new Map<number, MetricsLine>();
-  for (const l of lines) byStep.set(l.step, l);
-  return [...byStep.values()].sort((a, b) => a.step - b.step);
+  // warm-start (sft) and GRPO steps are numbered separately: a step is (phase, number)
+  const byStep = new Map<string, MetricsLine>();
+  for (const l of lines) byStep.set(`${l.phase === "sft" ? "sft" : "rl"}|${l.step}`, l);
+  const kept = [...byStep.values()];
+  // on the curves' axis the warm start ends at step 0, where RL begins (eval "before" = step 0)
+  const sftLast = Math.max(0, ...kept.filter((l) => l.phase === "sft").map((l) => l.step));
+  return kept
+    .map((l) => (l.phase === "sft" ? { ...l, step: l.step - sftLast } : l))
+    .sort((a, b) => a.step - b.step);
 }
 
 /** Reads one JSON file; a missing or bad file is a note and null. */
