@@ -107,6 +107,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       model: cfg.model,
       seed: cfg.seed,
       device: cfg.device,
+      threads: cfg.wasm_threads,
       engine: cfg.engine,
       learningRate: cfg.learning_rate,
       weightDecay: cfg.weight_decay,

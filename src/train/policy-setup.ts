@@ -28,6 +28,8 @@ export interface PolicySetupOptions {
   weightDecay: number;
   maxGradNorm: number;
   lora?: { r: number; alpha: number; dropout: number; targetModules: LoraTarget[] };
+  /** wasm threads for training (default 1) */
+  threads?: number;
   /** a run's checkpoint whose weights replace the folder's (resume, eval of a checkpoint) */
   log?: (line: string) => void;
 }
@@ -61,8 +63,9 @@ export function resolveModelDir(model: string): string {
 
 export async function setupPolicy(o: PolicySetupOptions): Promise<PolicySetup> {
   const modelDir = resolveModelDir(o.model);
-  // two wasm threads train ~1.45x faster on an idle 2-core machine (bench:engine --threads 2)
-  const backend = await initBackend({ device: o.device, threads: Math.min(2, os.availableParallelism()) });
+  // two wasm threads train ~1.45x faster on an IDLE 2-core machine (bench:engine --threads 2),
+  // and much slower on a busy one: opt-in
+  const backend = await initBackend({ device: o.device, threads: Math.max(1, Math.min(o.threads ?? 1, os.availableParallelism())) });
   const tokenizer = await ChatTokenizer.fromDir(modelDir);
   const hasWeights = fs.existsSync(path.join(modelDir, "model.safetensors")) || fs.existsSync(path.join(modelDir, "model.safetensors.index.json"));
   let model: Transformer;

@@ -36,6 +36,7 @@ interface TrainFlags {
   seed?: string;
   engine?: string;
   device?: string;
+  threads?: string;
   sft?: string;
   sftSteps?: string;
   evalSteps?: string;
@@ -83,6 +84,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--seed <n>", "random seed")
     .addOption(new Option("--engine <e>", "rollout engine").choices(["auto", "ort", "tfjs"]))
     .addOption(new Option("--device <d>", "training device").choices(["auto", "cpu", "gpu", "wasm"]))
+    .option("--threads <n>", "tfjs wasm threads for training (default 1; 2 is faster on an idle 2-core machine)")
     .addOption(new Option("--sft <mode>", "supervised warm start").choices(["auto", "on", "off"]))
     .option("--sft-steps <n>", "warm-start steps at most")
     .option("--eval-steps <n>", "held-out evaluation every N steps")
@@ -122,6 +124,7 @@ function flagsToConfig(f: TrainFlags): Record<string, unknown> {
     seed: num("seed", f.seed),
     engine: f.engine,
     device: f.device,
+    wasm_threads: num("threads", f.threads),
     sft: f.sft,
     sft_steps: num("sft-steps", f.sftSteps),
     eval_steps: num("eval-steps", f.evalSteps),
