@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EvalLine, MetricsLine, TrajectoryLine } from "../../src/report/run-files.js";
+import { mulberry32 } from "../../src/policy/weights.js";
 
 export const SECRETS = ["sk-test-LEAKED0123456789abcdef", "LEAKEDBEARER123456", "hf_LEAKEDabcdefghijklmnopqrstu", "plain-secret-value-42", "sk-proj-ECHOEDBYTOOL0123456789xyz"];
 export const INJECTED = '</script><script>window.__pwned = 1</script><b id="injected">bold</b><img src="x" onerror="window.__pwned = 2">';
@@ -23,17 +24,8 @@ export interface FakeRun {
   evals: EvalLine[];
 }
 
-/** mulberry32: a small seeded PRNG, so the run is the same on every machine */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** a small seeded PRNG, so the run is the same on every machine */
+const rng = mulberry32;
 
 const round = (x: number, d = 4): number => Number(x.toFixed(d));
 

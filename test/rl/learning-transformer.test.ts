@@ -15,6 +15,7 @@ import { Transformer } from "../../src/policy/model/transformer.js";
 import { Trainable } from "../../src/policy/trainable.js";
 import { computeAdvantages } from "../../src/rl/advantages.js";
 import { grpoLoss, stepDivisors } from "../../src/rl/grpo-loss.js";
+import { mulberry32 } from "../../src/policy/weights.js";
 
 beforeAll(async () => {
   await initBackend({ device: "js" }); // tfjs's reference CPU backend, gradients registered
@@ -25,16 +26,6 @@ const TARGET = [5, 7, 3];
 const G = 8;
 const GROUPS = 2;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** G·GROUPS completions of TARGET.length tokens, sampled at temperature 1 from the model */
 function rollout(model: Transformer, rand: () => number): number[][] {

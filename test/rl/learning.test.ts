@@ -13,6 +13,7 @@ import "@tensorflow/tfjs-backend-cpu";
 import { beforeAll, describe, expect, it } from "vitest";
 import { computeAdvantages } from "../../src/rl/advantages.js";
 import { grpoLoss, type GrpoLossConfig } from "../../src/rl/grpo-loss.js";
+import { mulberry32 } from "../../src/policy/weights.js";
 
 beforeAll(async () => {
   await tf.setBackend("cpu");
@@ -23,16 +24,6 @@ const V = 8;
 const G = 8; // group size
 const GROUPS = 2;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function sampleFrom(probs: ArrayLike<number>, rand: () => number): number {
   let u = rand();
