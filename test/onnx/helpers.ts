@@ -32,16 +32,8 @@ export function randomIds(n: number, V: number, seed: number): number[] {
   return Array.from({ length: n }, () => 1 + Math.floor(rand() * (V - 1)));
 }
 
-/** max|a - b| / (max|b| + 1e-8), as in the policy-model tests. */
-export function relErr(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  if (a.length !== b.length) throw new Error(`length ${a.length} vs ${b.length}`);
-  let d = 0, m = 0;
-  for (let i = 0; i < a.length; i++) {
-    d = Math.max(d, Math.abs(a[i] - b[i]));
-    m = Math.max(m, Math.abs(b[i]));
-  }
-  return d / (m + 1e-8);
-}
+/** max|a - b| / (max|b| + 1e-8): the same error metric as the policy-model tests. */
+export { relErr } from "../policy-model/helpers.js";
 
 export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length) throw new Error(`length ${a.length} vs ${b.length}`);
