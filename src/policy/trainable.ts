@@ -19,6 +19,8 @@ export interface TrainableOptions extends AdamWOptions {
 /** One micro-batch: the sequences, plus whatever the loss needs (masks, advantages...). */
 export interface MicroBatch {
   ids: number[][];
+  /** [B, T-1] the positions the loss reads (1); when given, log-probs are computed there only */
+  mask?: number[][];
 }
 
 /** logp [B, T-1] (log p(ids[t+1] | ids[<=t])), entropy [B, T-1] when asked for → scalar loss. */
@@ -77,7 +79,7 @@ export class Trainable {
     try {
       for (const mb of micro) {
         const { value, grads } = tf.variableGrads(() => {
-          const { logp, entropy } = this.model.tokenLogprobs(mb.ids, { entropy: opts.entropy });
+          const { logp, entropy } = this.model.tokenLogprobs(mb.ids, { entropy: opts.entropy, only: mb.mask });
           return lossFn(logp, mb, entropy);
         }, list);
         lossSum += value.dataSync()[0];

@@ -46,8 +46,9 @@ export function grpoUpdate(trainable: Trainable, input: UpdateInput): MetricReco
   if (rows.length === 0) return { ...metrics.summary(), "update/skipped": 1 };
   metrics.set(MetricKey.advantageAbsMean, rows.reduce((s, r) => s + Math.abs(r.a), 0) / rows.length);
 
-  // similar lengths together: less padding per micro-batch
-  rows.sort((x, y) => x.t.tokenIds.length - y.t.tokenIds.length);
+  // a group's rollouts together (their shared prompt runs once per micro-batch), and within a
+  // group similar lengths together (less padding)
+  rows.sort((x, y) => (x.t.groupId < y.t.groupId ? -1 : x.t.groupId > y.t.groupId ? 1 : x.t.tokenIds.length - y.t.tokenIds.length));
   const micro: Array<ReturnType<typeof lossBatch> & { adv: number[] }> = [];
   for (const chunk of chunkByBudget(rows, (r) => r.t.tokenIds.length, input.microBatchSize, input.microBatchTokens)) {
     micro.push({ ...lossBatch(chunk.map((r) => r.t)), adv: chunk.map((r) => r.a) });

@@ -199,6 +199,12 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         const callers = probe.trajectories.filter((t) => t.toolCalls.some((c) => !c.error?.startsWith("parse:"))).length;
         needSft = callers / Math.max(1, probe.trajectories.length) < 0.5;
         log(needSft ? `the model calls tools in ${callers} of ${probe.trajectories.length} held-out rollouts: supervised warm start first` : "the model already calls tools: no warm start");
+        // no warm start: the weights RL starts from are the ones just measured
+        if (!needSft || cfg.sft_steps === 0) {
+          const rec: EvalRecord = { ...evals[evals.length - 1], label: "before" };
+          runDir.append("eval.jsonl", [rec]);
+          evals.push(rec);
+        }
       }
       if (needSft && cfg.sft_steps > 0) sftSteps = await warmStart(data.train);
       state.sftDone = true;

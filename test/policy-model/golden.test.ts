@@ -42,4 +42,35 @@ describe.each(GOLDEN_CASES)("golden %s", (name) => {
     tf.dispose([value, mask, ...Object.values(grads)]);
     model.dispose();
   });
+
+  it("computes the head only where the mask is 1 (`only`), with the same log-probs and gradients there", async () => {
+    const { dir, tensors, inputs } = loadGolden(name);
+    const model = await Transformer.load(dir);
+    const mask = tf.tensor2d(inputs.mask);
+    const vars = model.trainableVariables();
+    const ref = tensors.get("logp")!.data;
+    let logpErr = 0;
+    let offMask = 0;
+    const { value, grads } = tf.variableGrads(() => {
+      const { logp, entropy } = model.tokenLogprobs(inputs.ids, { entropy: true, only: inputs.mask });
+      const got = logp.dataSync();
+      const ent = entropy!.dataSync();
+      const T1 = inputs.mask[0].length;
+      inputs.mask.forEach((row, b) =>
+        row.forEach((m, t) => {
+          const i = b * T1 + t;
+          if (m > 0) logpErr = Math.max(logpErr, Math.abs(got[i] - ref[i]) / Math.max(...Array.from(ref, Math.abs)));
+          else offMask = Math.max(offMask, Math.abs(got[i]), Math.abs(ent[i]));
+        }),
+      );
+      return tf.div(tf.sum(tf.mul(logp, mask)), tf.sum(mask)) as tf.Scalar;
+    }, [...vars.values()]);
+    expect(inputs.mask.flat().some((m) => m === 0), "the golden mask leaves some positions out").toBe(true);
+    expect(logpErr).toBeLessThan(1e-4);
+    expect(offMask).toBe(0);
+    expect(relErr(value.dataSync(), tensors.get("loss")!.data)).toBeLessThan(1e-4);
+    for (const [hf, v] of vars) expect(relErr(grads[v.name].dataSync(), tensors.get("grad." + hf)!.data), hf).toBeLessThan(1e-4);
+    tf.dispose([value, mask, ...Object.values(grads)]);
+    model.dispose();
+  });
 });

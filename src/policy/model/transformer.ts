@@ -205,33 +205,71 @@ export class Transformer implements LinearContext {
     });
   }
 
-  /** Differentiable per-token log-probs of the given sequences (right-padded to the longest). */
-  tokenLogprobs(ids: number[][], opts: { entropy?: boolean } = {}): LogprobsResult {
+  /**
+   * Differentiable per-token log-probs of the given sequences (right-padded to the longest).
+   * With `only` ([B, T-1], 1 where a loss is taken), the LM head and log-softmax run at those
+   * positions alone (the policy's own tokens are a small share of a rollout), the other entries
+   * are 0, and a prefix all rows share before their first such position (the system prompt, the
+   * tools block, for a group the task too) runs once and its keys/values are tiled to every row:
+   * the same values where `only` is 1, for a fraction of the work.
+   */
+  tokenLogprobs(ids: number[][], opts: { entropy?: boolean; only?: readonly (readonly number[])[] } = {}): LogprobsResult {
     const V = this.config.vocabSize;
-    const { tensor, T } = padIds(ids);
     const B = ids.length;
+    if (B === 0) throw new Error("padIds: no sequences");
+    const T = Math.max(...ids.map((r) => r.length));
     if (T < 2) throw new Error("tokenLogprobs: sequences need at least 2 tokens");
-    const N = B * (T - 1);
-    const idx = new Int32Array(N);
+    const only = opts.only;
+    // P: positions 0..P-1 run once for all rows (0: no sharing)
+    const P = only && B > 1 ? sharedPrefix(ids, only) : 0;
+    const S = T - P; // width of the part each row runs on its own
+    // rows of the [B*S, D] hidden states whose log-prob is computed (all of them without `only`)
+    const rows: number[] = [];
+    const targets: number[] = [];
+    const scatter = only ? new Int32Array(B * (T - 1)) : undefined; // position -> 1 + index into rows (0: not computed)
     for (let b = 0; b < B; b++)
-      for (let t = 0; t < T - 1; t++) {
+      for (let t = P; t < T - 1; t++) {
+        if (only && !(only[b]?.[t] > 0)) continue;
         const tok = ids[b][t + 1] ?? 0;
         if (!(tok >= 0 && tok < V)) throw new Error(`tokenLogprobs: token id ${tok} at row ${b}, position ${t + 1} is outside the vocabulary (${V})`);
-        idx[b * (T - 1) + t] = (b * (T - 1) + t) * V + tok;
+        if (scatter) scatter[b * (T - 1) + t] = rows.length + 1;
+        rows.push(b * S + t - P);
+        targets.push(tok);
       }
+    if (only && rows.length === 0) return this.tokenLogprobs(ids, { entropy: opts.entropy });
+    const M = rows.length;
+    const idx = Int32Array.from(targets, (tok, i) => i * V + tok);
+    const { tensor } = padIds(P > 0 ? ids.map((r) => r.slice(P)) : ids); // [B, S]
     let entropy: tf.Tensor2D | undefined;
+    const kept: tf.Tensor[] = [];
     const logp = tf.tidy(() => {
-      const h = this.hidden(tensor); // [B*T, D]
-      const hs = tf.reshape(tf.slice(tf.reshape(h, [B, T, -1]), [0, 0, 0], [B, T - 1, -1]), [N, -1]) as tf.Tensor2D; // [N, D]
-      const logits = this.head(hs); // [N, V]
-      const lse = logSumExpRows(logits); // [N]
-      const picked = tf.gather(tf.reshape(logits, [N * V]), tf.tensor1d(idx, "int32")); // [N]
+      let h: tf.Tensor2D; // [B*S, D]
+      if (P > 0) {
+        const cacheOut: LayerCache[] = [];
+        this.hidden(tf.tensor2d([ids[0].slice(0, P)], [1, P], "int32"), { cacheOut }); // [P, D], only its keys/values are used
+        for (const c of cacheOut) kept.push(c.k, c.v);
+        const cache = cacheOut.map((c) => ({ k: tf.tile(c.k, [B, 1, 1, 1]) as tf.Tensor4D, v: tf.tile(c.v, [B, 1, 1, 1]) as tf.Tensor4D })); // [B, KV, P, hd]
+        const positions = tf.tensor2d(Int32Array.from({ length: B * S }, (_, i) => P + (i % S)), [B, S], "int32"); // [B, S]
+        const bias = new Float32Array(S * (P + S)); // [S, P+S]: row i sees the prefix and suffix positions <= i
+        for (let i = 0; i < S; i++) bias.fill(-1e9, i * (P + S) + P + i + 1, (i + 1) * (P + S));
+        h = this.hidden(tensor, { positions, bias: tf.tensor(bias, [1, 1, 1, S, P + S]), cache });
+      } else h = this.hidden(tensor); // [B*T, D]
+      // the head's inputs: the rows computed, [M, D]
+      const hs = only ? tf.gather(h, tf.tensor1d(Int32Array.from(rows), "int32")) : (tf.reshape(tf.slice(tf.reshape(h, [B, T, -1]), [0, 0, 0], [B, T - 1, -1]), [M, -1]) as tf.Tensor2D);
+      const logits = this.head(hs as tf.Tensor2D); // [M, V]
+      const lse = logSumExpRows(logits); // [M]
+      const picked = tf.gather(tf.reshape(logits, [M * V]), tf.tensor1d(idx, "int32")); // [M]
+      // [M] values back to [B, T-1], 0 where not computed
+      const spread = (x: tf.Tensor1D) =>
+        (scatter ? tf.reshape(tf.gather(tf.concat([tf.zeros([1]), x]), tf.tensor1d(scatter, "int32")), [B, T - 1]) : tf.reshape(x, [B, T - 1])) as tf.Tensor2D;
       if (opts.entropy) {
-        const p = tf.exp(tf.sub(logits, tf.reshape(lse, [N, 1]))); // [N, V]
-        entropy = tf.keep(tf.reshape(tf.sub(lse, tf.sum(tf.mul(p, logits), 1)), [B, T - 1]) as tf.Tensor2D); // [B, T-1]
+        const p = tf.exp(tf.sub(logits, tf.reshape(lse, [M, 1]))); // [M, V]
+        entropy = tf.keep(spread(tf.sub(lse, tf.sum(tf.mul(p, logits), 1)) as tf.Tensor1D)); // [B, T-1]
       }
-      return tf.reshape(tf.sub(picked, lse), [B, T - 1]) as tf.Tensor2D; // [B, T-1]
+      return spread(tf.sub(picked, lse) as tf.Tensor1D); // [B, T-1]
     });
+    // the prefix keys/values were kept past hidden()'s tidy; the gradient tape holds its own copies
+    tf.dispose(kept);
     tensor.dispose();
     return { logp, entropy };
   }
@@ -293,6 +331,28 @@ export class Transformer implements LinearContext {
 }
 
 /** [1, 1, 1, T, T]: 0 on and below the diagonal, -1e9 above. */
+/** Shared prefixes shorter than this run per row (tiling the cache would cost more than it saves). */
+const MIN_SHARED_PREFIX = 16;
+
+/**
+ * How many leading positions every row has in common and may run once: the common prefix of the
+ * ids, cut before the first position whose log-prob is asked for (so every asked-for position
+ * has its hidden state in the per-row part) and before each row's last token.
+ */
+export function sharedPrefix(ids: readonly (readonly number[])[], only: readonly (readonly number[])[]): number {
+  let P = Math.min(...ids.map((r) => r.length)) - 1;
+  for (let t = 0; t < P; t++)
+    if (ids.some((r) => r[t] !== ids[0][t])) {
+      P = t;
+      break;
+    }
+  for (const row of only) {
+    const first = row.findIndex((m) => m > 0);
+    if (first >= 0) P = Math.min(P, first);
+  }
+  return P >= MIN_SHARED_PREFIX ? P : 0;
+}
+
 export function causalBias(T: number): tf.Tensor {
   const m = new Float32Array(T * T);
   for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) m[i * T + j] = NEG;
