@@ -4,13 +4,15 @@
  * tool-response-like block). A model trained from scratch learns the format of tool calls fast
  * but copying late; dense copy targets bring that forward. Seeded; JSONL of {ids, mask}.
  *
- *   npx tsx scripts/base-model/make-drill.ts OUT.jsonl [N] [SEED]
+ * Level "simple": only 1-3 short numbers into {"values": [...]}, the first stage of a curriculum.
+ *
+ *   npx tsx scripts/base-model/make-drill.ts OUT.jsonl [N] [SEED] [simple|full]
  */
 import { createWriteStream } from "node:fs";
 import { loadDefaultTokenizer } from "../../src/policy/default-model/index.js";
 import { mulberry32 } from "../../src/policy/weights.js";
 
-const [out = "", nArg = "40000", seedArg = "7"] = process.argv.slice(2);
+const [out = "", nArg = "40000", seedArg = "7", level = "full"] = process.argv.slice(2);
 if (!out) {
   process.stderr.write("usage: make-drill.ts OUT.jsonl [N] [SEED]\n");
   process.exit(2);
@@ -30,7 +32,19 @@ const tok = await loadDefaultTokenizer();
 const enc = (s: string) => tok.encode(s);
 const END = "<|im_end|>";
 
+function simple(): { prompt: string; answer: string } {
+  const short = () => {
+    let s = String(int(1, 9));
+    for (let i = int(1, 4); i > 1; i--) s += int(0, 9);
+    return rand() < 0.2 ? `${s}.${int(0, 9)}` : s;
+  };
+  const ns = Array.from({ length: int(1, 3) }, short);
+  const lead = pick(["Compute", "What is", "Find", "Use", "Tell me", "Given", "Check"]);
+  return { prompt: `${lead} ${ns.join(rand() < 0.5 ? ", " : " and ")}.`, answer: `{"values": [${ns.join(", ")}]}` };
+}
+
 function example(): { prompt: string; answer: string } {
+  if (level === "simple") return simple();
   const kind = rand();
   if (kind < 0.35) {
     // numbers (and an expression) from a request into JSON arguments

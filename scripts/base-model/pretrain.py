@@ -25,12 +25,16 @@ p.add_argument("--tokens", type=float, default=6e6, help="tokens to train on (pr
 p.add_argument("--lr", type=float, default=2e-3)
 p.add_argument("--batch-tokens", type=int, default=8192)
 p.add_argument("--warmup", type=int, default=100)
+p.add_argument("--final-lr-frac", type=float, default=0.1, help="the cosine schedule ends at lr times this")
 p.add_argument("--seed", type=int, default=1)
 p.add_argument("--threads", type=int, default=2)
 p.add_argument("--save-every", type=int, default=500)
+p.add_argument("--init", help="start from this folder's model.safetensors (an earlier phase)")
+p.add_argument("--stop-at-exact", type=float, default=2.0, help="stop once the validation exact share reaches this")
 a = p.parse_args()
 torch.manual_seed(a.seed); random.seed(a.seed); torch.set_num_threads(a.threads)
 cfg = json.load(open(CONFIG))
+cfg.update(json.loads(os.environ.get("BASE_MODEL_CONFIG_OVERRIDE", "{}")))  # experiments with other sizes
 D, L, H, KV, hd = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
 V, I, eps = cfg["vocab_size"], cfg["intermediate_size"], cfg["rms_norm_eps"]
 
@@ -169,6 +173,14 @@ def validate(model):
 
 
 model = Model()
+if a.init:  # HF names back onto the modules (F16/F32 safetensors, as save() writes them)
+    raw = open(os.path.join(a.init, "model.safetensors"), "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]; header = json.loads(raw[8:8 + n])
+    dt = {"F16": torch.float16, "F32": torch.float32}
+    with torch.no_grad():
+        for name, p_ in model.hf_state().items():
+            h = header[name]; lo, hi = h["data_offsets"]
+            p_.copy_(torch.frombuffer(bytearray(raw[8 + n + lo:8 + n + hi]), dtype=dt[h["dtype"]]).view(h["shape"]).float())
 opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.95), weight_decay=0.01)
 plan = batches(train, a.batch_tokens)
 per_epoch = sum(len(r["ids"]) for r in train)
@@ -179,7 +191,7 @@ while step < steps:
     order = list(range(len(plan))); random.shuffle(order)
     for i in order:
         if step >= steps: break
-        lr = a.lr * min(1.0, (step + 1) / a.warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / steps)))
+        lr = a.lr * min(1.0, (step + 1) / a.warmup) * (a.final_lr_frac + (1 - a.final_lr_frac) * 0.5 * (1 + math.cos(math.pi * step / steps)))
         for g in opt.param_groups: g["lr"] = lr
         ids, mask = tensors(plan[i])
         loss, _, _ = loss_of(model, ids, mask)
@@ -192,5 +204,6 @@ while step < steps:
             vl, ex = validate(model)
             print(json.dumps({"step": step, "val_loss": round(vl, 4), "val_exact": round(ex, 4), "tokens": seen, "s": round(time.time() - t0)}), flush=True)
             save(model, os.path.join(a.out, f"step-{step}"), {"step": step, "tokens": seen, "seed": a.seed})
+            if ex >= a.stop_at_exact: steps = step
 save(model, a.out, {"step": step, "tokens": seen, "seed": a.seed, "corpus_rows": len(rows)})
 print(json.dumps({"done": True, "steps": step, "tokens": seen, "s": round(time.time() - t0)}), flush=True)

@@ -1,0 +1,51 @@
+/**
+ * sft "auto": the loop first measures the model on the held-out set; a model that cannot call
+ * tools yet gets the supervised warm start; without one (a model that calls tools, or no
+ * warm-start steps allowed) that measurement is the "before".
+ */
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { resolveTrainConfig } from "../../src/train/config.js";
+import { train } from "../../src/train/loop.js";
+import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
+
+const common = {
+  server: ["fixture:calculator"],
+  scenarios: [calculatorScenarios(8, 8)],
+  seed: 5,
+  sft: "auto" as const,
+  sft_steps: 2,
+  sft_batch_size: 4,
+  max_steps: 1,
+  groups_per_step: 2,
+  num_generations: 2,
+  max_turns: 3,
+  max_tokens_per_turn: 64,
+  system_prompt: "Use the tools to answer.",
+  save_steps: 0,
+};
+
+describe("the supervised warm start on auto", () => {
+  it("runs for a model that cannot call tools (random weights)", async () => {
+    const out = path.join(tempDir("ws"), "run");
+    const logs: string[] = [];
+    const summary = await train({ config: resolveTrainConfig({ ...common, model: tinyModelDir(), out, engine: "tfjs" }), hooks: { log: (l) => logs.push(l) } });
+    expect(summary.sft_steps).toBe(2);
+    expect(logs.some((l) => l.includes("supervised warm start first"))).toBe(true);
+    expect(readJsonl(path.join(out, "eval.jsonl")).map((e) => e.label)).toEqual(["base", "before", "after"]);
+  });
+
+  it("with no warm-start steps allowed, the base measurement is the 'before' (not measured twice)", async () => {
+    const out = path.join(tempDir("ws"), "run");
+    const summary = await train({ config: resolveTrainConfig({ ...common, sft_steps: 0, model: tinyModelDir(2), out, engine: "tfjs" }), hooks: { log: () => undefined } });
+    expect(summary.sft_steps).toBe(0);
+    const evals = readJsonl(path.join(out, "eval.jsonl"));
+    expect(evals.map((e) => e.label)).toEqual(["base", "before", "after"]);
+    expect(evals[1].success_rate).toBe(evals[0].success_rate);
+    expect(evals[1].mean_reward).toBe(evals[0].mean_reward);
+    // one evaluation's rollouts, not two
+    const evalRollouts = readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "eval");
+    expect(evalRollouts.filter((t) => t.label === "base")).toHaveLength(8);
+    expect(evalRollouts.filter((t) => t.label === "before")).toHaveLength(0);
+  });
+});
