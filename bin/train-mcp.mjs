@@ -4,4 +4,7 @@ import { register } from "tsx/esm/api";
 
 register();
 const { main } = await import("../src/cli/main.ts");
-process.exitCode = await main(process.argv.slice(2));
+// Exit explicitly once the command is done: the wasm backend's worker threads (training with
+// 2 threads) would otherwise keep the process alive. Writes to pipes and files are synchronous
+// on Linux, so nothing printed is lost. (`serve` returns only when it is stopped.)
+process.exit(await main(process.argv.slice(2)));

@@ -17,7 +17,7 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; killWhen?: () => boolean } = {}): Promise<Run> {
+function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; killWhen?: () => boolean; timeoutMs?: number } = {}): Promise<Run> {
   return new Promise((resolve) => {
     // the CLI runs as a user runs it: without the test runner's variables
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS"));
@@ -31,8 +31,10 @@ function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; killWhen?: () => b
           if (opts.killWhen!()) child.kill("SIGKILL");
         }, 50)
       : undefined;
+    const timer = opts.timeoutMs ? setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs) : undefined;
     child.on("close", (code, signal) => {
       if (poll) clearInterval(poll);
+      if (timer) clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
   });
@@ -89,6 +91,15 @@ describe("faults and bad input", () => {
     expect(steps).toEqual([1, 2, 3, 4, 5, 6]); // each step once: lines after the checkpoint were cut
     expect(fs.readdirSync(ck).filter((e) => e.startsWith(".tmp"))).toEqual([]);
   });
+
+  it("exits once the run is done, also when training on two wasm threads (whose workers would keep it alive)", async () => {
+    const out = path.join(tempDir("exit"), "run");
+    const args = tinyRun(model, scenarios, out, 1).map((a) => (a === "tfjs" ? "auto" : a));
+    const run = await cli([...args, "--threads", "2"], { timeoutMs: 120_000 });
+    expect(run.signal, "the CLI did not exit within 2 minutes (killed)").toBeNull();
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout.trim().split("\n").pop()!).steps).toBe(1);
+  }, 150_000);
 
   it("exits 2 with the file, line and field of a bad scenario line", async () => {
     const bad = path.join(tempDir("bad"), "bad.jsonl");

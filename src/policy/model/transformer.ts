@@ -211,9 +211,10 @@ export class Transformer implements LinearContext {
    * positions alone (the policy's own tokens are a small share of a rollout), the other entries
    * are 0, and a prefix all rows share before their first such position (the system prompt, the
    * tools block, for a group the task too) runs once and its keys/values are tiled to every row:
-   * the same values where `only` is 1, for a fraction of the work.
+   * the same values where `only` is 1, for a fraction of the work (`sharePrefix: false` turns
+   * the sharing off).
    */
-  tokenLogprobs(ids: number[][], opts: { entropy?: boolean; only?: readonly (readonly number[])[] } = {}): LogprobsResult {
+  tokenLogprobs(ids: number[][], opts: { entropy?: boolean; only?: readonly (readonly number[])[]; sharePrefix?: boolean } = {}): LogprobsResult {
     const V = this.config.vocabSize;
     const B = ids.length;
     if (B === 0) throw new Error("padIds: no sequences");
@@ -221,7 +222,7 @@ export class Transformer implements LinearContext {
     if (T < 2) throw new Error("tokenLogprobs: sequences need at least 2 tokens");
     const only = opts.only;
     // P: positions 0..P-1 run once for all rows (0: no sharing)
-    const P = only && B > 1 ? sharedPrefix(ids, only) : 0;
+    const P = only && B > 1 && opts.sharePrefix !== false ? sharedPrefix(ids, only) : 0;
     const S = T - P; // width of the part each row runs on its own
     // rows of the [B*S, D] hidden states whose log-prob is computed (all of them without `only`)
     const rows: number[] = [];
