@@ -11,7 +11,7 @@ npx tsx scripts/base-model/make-corpus.ts "$work/corpus.jsonl" base-1
 npx tsx scripts/base-model/make-drill.ts "$work/drill-simple.jsonl" 40000 8 simple
 npx tsx scripts/base-model/make-drill.ts "$work/drill.jsonl" 40000 7 full
 /usr/bin/python3 scripts/base-model/pretrain.py "$work/drill-simple.jsonl" "$work/copy" \
-  --tokens 1e6 --lr 3e-3 --batch-tokens 1300 --save-every 200 --final-lr-frac 0.5
+  --tokens 2e6 --lr 3e-3 --batch-tokens 1300 --save-every 200 --final-lr-frac 0.5
 /usr/bin/python3 scripts/base-model/pretrain.py "$work/corpus.jsonl" "$work/out" --init "$work/copy" \
   --extra "$work/drill-simple.jsonl" --extra "$work/drill.jsonl" --tokens "${BASE_MODEL_TOKENS:-6e6}" --lr 1e-3 --batch-tokens 3072
 echo "candidate base weights: $work/out"
