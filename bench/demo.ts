@@ -14,7 +14,8 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const args = process.argv.slice(2);
-const runs = Number(args[args.indexOf("--runs") + 1] ?? 1) || 1;
+const flag = (name: string, dflt: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) || dflt : dflt);
+const runs = flag("--runs", 1);
 const keep = args.includes("--keep");
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

@@ -13,8 +13,9 @@ import { Transformer } from "../src/policy/model/transformer.js";
 import { mulberry32 } from "../src/policy/weights.js";
 
 const args = process.argv.slice(2);
-const RUNS = Number(args[args.indexOf("--runs") + 1] ?? 5) || 5;
-const THREADS = Number(args[args.indexOf("--threads") + 1] ?? 1) || 1;
+const flag = (name: string, dflt: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) || dflt : dflt);
+const RUNS = flag("--runs", 5);
+const THREADS = flag("--threads", 1);
 await initBackend({ device: "wasm", threads: THREADS });
 const V = 2048, G = 8, PROMPT = 250, TAIL = 120;
 const config = resolveConfig({ model_type: "llama", vocab_size: V, hidden_size: 256, intermediate_size: 768, num_hidden_layers: 4, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 64, rms_norm_eps: 1e-6, rope_theta: 10000, max_position_embeddings: 2048, tie_word_embeddings: true });

@@ -217,7 +217,7 @@ export class Transformer implements LinearContext {
   tokenLogprobs(ids: number[][], opts: { entropy?: boolean; only?: readonly (readonly number[])[]; sharePrefix?: boolean } = {}): LogprobsResult {
     const V = this.config.vocabSize;
     const B = ids.length;
-    if (B === 0) throw new Error("padIds: no sequences");
+    if (B === 0) throw new Error("tokenLogprobs: no sequences");
     const T = Math.max(...ids.map((r) => r.length));
     if (T < 2) throw new Error("tokenLogprobs: sequences need at least 2 tokens");
     const only = opts.only;
