@@ -139,3 +139,5 @@ const result = {
 };
 console.log(`ratios: train ${result.train_ratio}, sample ${result.sample_ratio}`);
 console.log(JSON.stringify(result));
+// with wasm threads, the pthread workers would keep the process alive after the figures
+process.exit(0);

@@ -49,3 +49,5 @@ for (const [name, fn] of Object.entries(variants)) {
   console.log(`${name}: ${ms[name].toFixed(0)} ms (forward + backward, ${G} x ${PROMPT + TAIL} tokens)`);
 }
 console.log(JSON.stringify({ threads: THREADS, runs: RUNS, full_ms: Math.round(ms.full), head_only_ms: Math.round(ms.head_only), shared_prefix_ms: Math.round(ms.shared_prefix), speedup_vs_full: +(ms.full / ms.shared_prefix).toFixed(2) }));
+// with wasm threads, the pthread workers would keep the process alive after the figures
+process.exit(0);

@@ -157,3 +157,5 @@ const result = {
 };
 console.log(`ratios: ort/peer ${result.ort_ratio}, ort/tfjs ${result.ort_vs_tfjs}`);
 console.log(JSON.stringify(result));
+// with wasm threads, the pthread workers would keep the process alive after the figures
+process.exit(0);

@@ -13,6 +13,9 @@ import { registerGradients } from "./tfjs-gradients.js";
 import { registerThreadedWasm } from "./kernels/wasm-threads.js";
 import { wasmBatchMatMulConfig } from "./kernels/wasm-matmul.js";
 import { wasmUnsortedSegmentSumConfig } from "./kernels/segment-sum.js";
+import { wasmCastConfig, wasmIdentityConfig } from "./kernels/shared-copy.js";
+import { wasmGatherConfig } from "./kernels/gather-rows.js";
+import { wasmSumConfig } from "./kernels/sum-leading.js";
 
 /** auto: tfjs-node when installed, else wasm. cpu: tfjs-node when installed, else wasm.
  *  gpu: tfjs-node-gpu or an error. wasm: the wasm backend. js: tfjs's pure-JS reference backend. */
@@ -31,7 +34,14 @@ let kernelsPatched = false;
 /** Replaces the wasm kernels once (idempotent). Exported for the kernel tests. */
 export function patchWasmKernels(): void {
   if (kernelsPatched) return;
-  for (const cfg of [wasmBatchMatMulConfig, wasmUnsortedSegmentSumConfig]) {
+  const stock = (name: string) => {
+    const k = tf.getKernel(name, "wasm");
+    if (!k) throw new Error(`the wasm backend registers no ${name} kernel (tfjs-backend-wasm not loaded?)`);
+    return k;
+  };
+  const replacements = [wasmBatchMatMulConfig, wasmUnsortedSegmentSumConfig, wasmIdentityConfig(stock("Identity")), wasmCastConfig(stock("Cast")),
+    wasmGatherConfig(stock("GatherV2")), wasmSumConfig(stock("Sum"))];
+  for (const cfg of replacements) {
     if (tf.getKernel(cfg.kernelName, cfg.backendName)) tf.unregisterKernel(cfg.kernelName, cfg.backendName);
     tf.registerKernel(cfg);
   }

@@ -19,6 +19,7 @@ export interface LayerCache {
 export interface AttentionInputs {
   cos: tf.Tensor4D; // [B, T, 1, hd]
   sin: tf.Tensor4D; // [B, T, 1, hd]
+  rotate: tf.Tensor2D; // [hd, hd], rotate_half as a matrix
   /** additive mask [B or 1, 1, 1, T, Tk]: 0 where allowed, -1e9 where not */
   bias: tf.Tensor;
   /** previous keys/values; when given, the new ones are appended and returned in `cacheOut` */
@@ -44,8 +45,8 @@ export function attention(
       q = rmsNorm(q, ctx.get(p + ".q_norm.weight") as tf.Tensor1D, c.rmsNormEps) as tf.Tensor4D; // [B, T, H, hd]
       k = rmsNorm(k, ctx.get(p + ".k_norm.weight") as tf.Tensor1D, c.rmsNormEps) as tf.Tensor4D; // [B, T, KV, hd]
     }
-    q = applyRope(q, inp.cos, inp.sin); // [B, T, H, hd]
-    k = applyRope(k, inp.cos, inp.sin); // [B, T, KV, hd]
+    q = applyRope(q, inp.cos, inp.sin, inp.rotate); // [B, T, H, hd]
+    k = applyRope(k, inp.cos, inp.sin, inp.rotate); // [B, T, KV, hd]
     let kt = tf.transpose(k, [0, 2, 1, 3]) as tf.Tensor4D; // [B, KV, T, hd]
     let vt = tf.transpose(v, [0, 2, 1, 3]) as tf.Tensor4D; // [B, KV, T, hd]
     if (inp.cache) {

@@ -47,8 +47,11 @@ export function ropeInvFreq(headDim: number, theta: number, scaling?: RopeScalin
   throw new Error(`rope_scaling type "${kind}" is not supported (supported: default, linear, llama3)`);
 }
 
-/** cos/sin tables [P, hd] for positions 0..P-1: angle = pos * inv_freq[i], halves repeated. */
-export function ropeTables(headDim: number, theta: number, maxPos: number, scaling?: RopeScaling | null): { cos: tf.Tensor2D; sin: tf.Tensor2D } {
+/**
+ * cos/sin tables [P, hd] for positions 0..P-1 (angle = pos * inv_freq[i], halves repeated), and
+ * `rotate` [hd, hd], the matrix of rotate_half: x·rotate = concat(-x2, x1).
+ */
+export function ropeTables(headDim: number, theta: number, maxPos: number, scaling?: RopeScaling | null): { cos: tf.Tensor2D; sin: tf.Tensor2D; rotate: tf.Tensor2D } {
   const half = headDim / 2;
   const invFreq = ropeInvFreq(headDim, theta, scaling);
   const cos = new Float32Array(maxPos * headDim), sin = new Float32Array(maxPos * headDim);
@@ -58,16 +61,24 @@ export function ropeTables(headDim: number, theta: number, maxPos: number, scali
       cos[p * headDim + i] = cos[p * headDim + i + half] = Math.cos(a);
       sin[p * headDim + i] = sin[p * headDim + i + half] = Math.sin(a);
     }
-  return { cos: tf.tensor2d(cos, [maxPos, headDim]), sin: tf.tensor2d(sin, [maxPos, headDim]) };
+  const rotate = new Float32Array(headDim * headDim); // rotate[i][j]: input i's weight in output j
+  for (let j = 0; j < half; j++) {
+    rotate[(j + half) * headDim + j] = -1; // out[j] = -x[j + half]
+    rotate[j * headDim + j + half] = 1; // out[j + half] = x[j]
+  }
+  return { cos: tf.tensor2d(cos, [maxPos, headDim]), sin: tf.tensor2d(sin, [maxPos, headDim]), rotate: tf.tensor2d(rotate, [headDim, headDim]) };
 }
 
-/** Applies RoPE to x [B, T, nH, hd] with cos/sin [B, T, 1, hd] (already gathered for positions). */
-export function applyRope(x: tf.Tensor4D, cos: tf.Tensor4D, sin: tf.Tensor4D): tf.Tensor4D {
+/**
+ * Applies RoPE to x [B, T, nH, hd] with cos/sin [B, T, 1, hd] (already gathered for positions).
+ * rotate_half is a product with the constant `rotate` [hd, hd] (from ropeTables): one small
+ * matmul forward and one backward, where slicing the halves, negating and concatenating cost
+ * five copies of x over the two passes on the wasm backend.
+ */
+export function applyRope(x: tf.Tensor4D, cos: tf.Tensor4D, sin: tf.Tensor4D, rotate: tf.Tensor2D): tf.Tensor4D {
   return tf.tidy(() => {
-    const hd = x.shape[3], half = hd / 2;
-    const x1 = tf.slice(x, [0, 0, 0, 0], [-1, -1, -1, half]); // [B, T, nH, hd/2]
-    const x2 = tf.slice(x, [0, 0, 0, half], [-1, -1, -1, half]); // [B, T, nH, hd/2]
-    const rot = tf.concat([tf.neg(x2), x1], 3); // [B, T, nH, hd]  rotate_half
+    const [B, T, nH, hd] = x.shape;
+    const rot = tf.reshape(tf.matMul(tf.reshape(x, [B * T * nH, hd]), rotate), [B, T, nH, hd]); // [B, T, nH, hd]  rotate_half
     return tf.add(tf.mul(x, cos), tf.mul(rot, sin)) as tf.Tensor4D; // [B, T, nH, hd]
   });
 }
@@ -78,18 +89,18 @@ export function silu(x: tf.Tensor): tf.Tensor {
 
 /**
  * log(sum(exp(x))) over the last axis of x [N, V], with the gradient written out (softmax · dy).
- * tf.logSumExp's own gradient goes through max's, which runs an Equal over [N, V] that is very
- * slow on the wasm backend.
+ * The exponentials come from the Softmax kernel (XNNPACK's vectorized one on wasm, ~8x faster
+ * than its elementwise Exp): the row's largest probability is exp(max - lse), at least 1/V, so
+ * lse = max - log(max p) loses nothing to underflow, and p itself is the gradient, kept for the
+ * backward pass. (tf.logSumExp's own gradient goes through max's, an Equal over [N, V] that is
+ * very slow on wasm.)
  */
 export const logSumExpRows = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
-  const m = tf.max(x, 1, true); // [N, 1]
-  const lse = tf.add(tf.log(tf.sum(tf.exp(tf.sub(x, m)), 1, true)), m); // [N, 1]
-  save([x, lse]);
+  const p = tf.softmax(x); // [N, V]
+  const lse = tf.sub(tf.max(x, 1), tf.log(tf.max(p, 1))); // [N]
+  save([p]);
   return {
-    value: tf.reshape(lse, [x.shape[0]]), // [N]
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-      const [xs, l] = saved;
-      return tf.mul(tf.exp(tf.sub(xs, l)), tf.reshape(dy, [xs.shape[0], 1])); // [N, V]
-    },
+    value: lse, // [N]
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.mul(saved[0], tf.reshape(dy, [saved[0].shape[0], 1])), // [N, V]
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as (x: tf.Tensor2D) => tf.Tensor1D;

@@ -68,6 +68,7 @@ export class Transformer implements LinearContext {
   training = false;
   private readonly cos: tf.Tensor2D;
   private readonly sin: tf.Tensor2D;
+  private readonly rotate: tf.Tensor2D;
   private dropRand: () => number = mulberry32(0);
 
   constructor(
@@ -78,7 +79,7 @@ export class Transformer implements LinearContext {
   ) {
     const w = validateWeights(config, weights, "Transformer");
     // the rotary tables first: they throw on an unsupported rope_scaling before any variable exists
-    ({ cos: this.cos, sin: this.sin } = ropeTables(config.headDim, config.ropeTheta, config.maxPositions, (config.raw as { rope_scaling?: RopeScaling | null }).rope_scaling));
+    ({ cos: this.cos, sin: this.sin, rotate: this.rotate } = ropeTables(config.headDim, config.ropeTheta, config.maxPositions, (config.raw as { rope_scaling?: RopeScaling | null }).rope_scaling));
     for (const [name, t] of w) this.params.set(name, tf.variable(tf.tensor(t.data, t.shape, "float32"), trainable));
   }
 
@@ -183,7 +184,7 @@ export class Transformer implements LinearContext {
       let x = tf.reshape(tf.gather(ctx.get("model.embed_tokens.weight"), tf.reshape(ids, [B * T])), [B * T, c.hiddenSize]) as tf.Tensor2D; // [B*T, D]
       for (let l = 0; l < c.numLayers; l++) {
         const set = opts.cacheOut ? (kv: LayerCache) => void (opts.cacheOut![l] = kv) : undefined;
-        x = block(c, ctx, l, x, B, T, { cos, sin, bias, cache: opts.cache?.[l] }, set);
+        x = block(c, ctx, l, x, B, T, { cos, sin, rotate: this.rotate, bias, cache: opts.cache?.[l] }, set);
       }
       return rmsNorm(x, ctx.get("model.norm.weight") as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D; // [B*T, D]
     });
@@ -223,7 +224,8 @@ export class Transformer implements LinearContext {
     const only = opts.only;
     // P: positions 0..P-1 run once for all rows (0: no sharing)
     const P = only && B > 1 && opts.sharePrefix !== false ? sharedPrefix(ids, only) : 0;
-    const S = T - P; // width of the part each row runs on its own
+    // width of the part each row runs on its own; the last position predicts nothing, so it is not run
+    const S = T - 1 - P;
     // rows of the [B*S, D] hidden states whose log-prob is computed (all of them without `only`)
     const rows: number[] = [];
     const targets: number[] = [];
@@ -240,7 +242,7 @@ export class Transformer implements LinearContext {
     if (only && rows.length === 0) return this.tokenLogprobs(ids, { entropy: opts.entropy });
     const M = rows.length;
     const idx = Int32Array.from(targets, (tok, i) => i * V + tok);
-    const { tensor } = padIds(P > 0 ? ids.map((r) => r.slice(P)) : ids); // [B, S]
+    const { tensor } = padIds(ids.map((r) => r.slice(P, T - 1))); // [B, S]
     let entropy: tf.Tensor2D | undefined;
     const kept: tf.Tensor[] = [];
     const logp = tf.tidy(() => {
@@ -254,9 +256,9 @@ export class Transformer implements LinearContext {
         const bias = new Float32Array(S * (P + S)); // [S, P+S]: row i sees the prefix and suffix positions <= i
         for (let i = 0; i < S; i++) bias.fill(-1e9, i * (P + S) + P + i + 1, (i + 1) * (P + S));
         h = this.hidden(tensor, { positions, bias: tf.tensor(bias, [1, 1, 1, S, P + S]), cache });
-      } else h = this.hidden(tensor); // [B*T, D]
+      } else h = this.hidden(tensor); // [B*S, D]
       // the head's inputs: the rows computed, [M, D]
-      const hs = only ? tf.gather(h, tf.tensor1d(Int32Array.from(rows), "int32")) : (tf.reshape(tf.slice(tf.reshape(h, [B, T, -1]), [0, 0, 0], [B, T - 1, -1]), [M, -1]) as tf.Tensor2D);
+      const hs = only ? tf.gather(h, tf.tensor1d(Int32Array.from(rows), "int32")) : h; // [M, D]
       const logits = this.head(hs as tf.Tensor2D); // [M, V]
       const lse = logSumExpRows(logits); // [M]
       const picked = tf.gather(tf.reshape(logits, [M * V]), tf.tensor1d(idx, "int32")); // [M]
@@ -328,6 +330,7 @@ export class Transformer implements LinearContext {
     this.params.clear();
     this.cos.dispose();
     this.sin.dispose();
+    this.rotate.dispose();
   }
 }
 
