@@ -10,9 +10,11 @@
  * copy) and counts a reconnect.
  *
  * Isolation: for stdio targets isolated() spawns a new process (in a fresh copy of templateDir
- * when given). HTTP servers cannot be forked from here, so isolated() on an HTTP target returns
- * a view sharing this toolbox's session: its close() leaves the session open. `isolation`
- * says which one you got.
+ * when given). An HTTP server cannot be forked from here, so isolated() on an HTTP target opens
+ * a new MCP session on it (Streamable HTTP or legacy SSE alike), ended on close(): servers that
+ * keep state per session (the SDK's examples build one server object per session) give each
+ * rollout its own, while state a server keeps globally stays shared — nothing a client can
+ * change. `isolation` says which one you got.
  */
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -45,8 +47,8 @@ interface Shared {
 }
 
 export class McpToolbox implements Toolbox {
-  /** "process": isolated() gives a new server process; "shared": it shares this session (HTTP) */
-  readonly isolation: "process" | "shared";
+  /** "process": isolated() gives a new server process; "session": a new session on the same HTTP server */
+  readonly isolation: "process" | "session";
   private readonly semaphore: Semaphore;
   private readonly counters = { calls: 0, errors: 0, invalidArguments: 0, timeouts: 0, reconnects: 0 };
   private junkFromClosed = 0;
@@ -63,7 +65,7 @@ export class McpToolbox implements Toolbox {
     private readonly workDir: string | undefined,
   ) {
     this.semaphore = new Semaphore(options.maxConcurrency);
-    this.isolation = launch.kind === "stdio" ? "process" : "shared";
+    this.isolation = launch.kind === "stdio" ? "process" : "session";
   }
 
   /** Starts one server instance (with its own working copy if templateDir is set). */
@@ -228,7 +230,6 @@ export class McpToolbox implements Toolbox {
 
   async isolated(): Promise<Toolbox> {
     if (this.closed) throw new TrainMcpError("ServerUnreachable", "isolated() on a closed toolbox", false);
-    if (this.isolation === "shared") return sharedView(this);
     const child = await McpToolbox.start(this.launch, this.options, this.shared);
     this.isolatedChildren.add(child);
     child.onClose = () => this.isolatedChildren.delete(child);
@@ -262,21 +263,3 @@ function fault(kind: ToolFaultKind, text: string): ToolResult {
   return { isError: true, text, fault: kind, truncated: false };
 }
 
-/** isolated() for HTTP targets: same session, own close() that leaves the session open */
-function sharedView(parent: McpToolbox): Toolbox {
-  let closed = false;
-  const view: Toolbox = {
-    get tools() {
-      return parent.tools;
-    },
-    openAiTools: () => parent.openAiTools(),
-    call: (name, args, options) =>
-      closed ? Promise.resolve(fault("connection", "the toolbox is closed")) : parent.call(name, args, options),
-    isolated: () => parent.isolated(),
-    stats: () => parent.stats(),
-    close: async () => {
-      closed = true;
-    },
-  };
-  return view;
-}

@@ -53,7 +53,7 @@ describe.concurrent("train-mcp CLI", () => {
     const r = await cli("tools", "--server", everything, "--json");
     expect(r.code).toBe(0);
     const tools = JSON.parse(r.stdout) as Array<{ name: string; description: string; inputSchema: { type: string } }>;
-    expect(tools).toHaveLength(18);
+    expect(tools).toHaveLength(19);
     expect(Object.keys(tools[0]).sort()).toEqual(["description", "inputSchema", "name"]);
     expect(tools[1]).toMatchObject({ name: "order", inputSchema: { type: "object" } });
   });

@@ -32,7 +32,7 @@ describe.each(["http", "sse"] as const)("over %s", (mode) => {
     const server = await serve(mode);
     const tb = await open(server.url);
     expect(tb.transportKind).toBe(mode === "http" ? "streamable-http" : "sse");
-    expect(tb.tools).toHaveLength(18);
+    expect(tb.tools).toHaveLength(19);
     expect(await tb.call("echo", { text: `via ${mode}` })).toMatchObject({ isError: false, text: `via ${mode}` });
     expect((await tb.call("auth", {})).text).toBe("Bearer test-token");
     expect(await tb.call("order", { customer: {}, items: [], shipping: "x" })).toMatchObject({ fault: "invalid_arguments" });
@@ -73,16 +73,34 @@ describe("faults and isolation over HTTP", () => {
     expect(tb.stats()).toMatchObject({ reconnects: 1, errors: 0 });
   });
 
-  it("shares the session for isolated() (an HTTP server cannot be forked) and keeps it open on the view's close", async () => {
+  it("isolated() opens a session of its own, ended on close, while the parent's stays open", async () => {
     const server = await serve("http");
     const tb = await open(server.url);
-    expect(tb.isolation).toBe("shared");
-    const view = await tb.isolated();
-    expect(await view.call("counter_inc", {})).toMatchObject({ text: "1" });
-    expect(await tb.call("counter_get", {})).toMatchObject({ text: "1" });
-    await view.close();
-    expect(await view.call("echo", { text: "x" })).toMatchObject({ fault: "connection" });
+    expect(tb.isolation).toBe("session");
+    const [a, b] = await Promise.all([tb.isolated(), tb.isolated()]);
+    expect(await a.call("session_inc", {})).toMatchObject({ text: "1" });
+    expect(await a.call("session_inc", {})).toMatchObject({ text: "2" });
+    expect(await b.call("session_inc", {})).toMatchObject({ text: "1" }); // b's own session state
+    expect(await tb.call("session_inc", {})).toMatchObject({ text: "1" });
+    // state the server keeps globally is shared: no client can change that
+    await a.call("counter_inc", {});
+    expect(await b.call("counter_get", {})).toMatchObject({ text: "1" });
+    await a.close();
+    expect(await a.call("echo", { text: "x" })).toMatchObject({ fault: "connection" });
+    expect(await b.call("session_inc", {})).toMatchObject({ text: "2" });
     expect(await tb.call("echo", { text: "parent still open" })).toMatchObject({ isError: false });
+    await b.close();
+  });
+
+  it("isolated() over legacy SSE is a session of its own too", async () => {
+    const server = await serve("sse");
+    const tb = await open(server.url);
+    expect(tb.transportKind).toBe("sse");
+    const a = await tb.isolated();
+    expect(await a.call("session_inc", {})).toMatchObject({ text: "1" });
+    expect(await tb.call("session_inc", {})).toMatchObject({ text: "1" });
+    await a.close();
+    expect(await tb.call("session_inc", {})).toMatchObject({ text: "2" });
   });
 
   it("throws one clear ServerUnreachable error when nothing listens", async () => {

@@ -33,7 +33,7 @@ afterAll(async () => {
 describe("discovery", () => {
   it("lists every tool across pages and converts them to OpenAI function tools", () => {
     const names = tb.tools.map((t) => t.name);
-    expect(names).toHaveLength(18); // 5 pages of 4 on the server side
+    expect(names).toHaveLength(19); // 5 pages of 4 on the server side
     expect(names.slice(0, 3)).toEqual(["echo", "order", "slow"]);
     const order = tb.openAiTools().find((t) => t.function.name === "order")!;
     expect(order.type).toBe("function");

@@ -81,6 +81,7 @@ const TOOLS: Tool[] = [
   },
   { name: "counter_inc", description: "Adds one to this server's counter.", inputSchema: obj({}) },
   { name: "counter_get", description: "Reads this server's counter.", inputSchema: obj({}) },
+  { name: "session_inc", description: "Adds one to this session's own counter (HTTP: one per MCP session).", inputSchema: obj({}) },
   { name: "junk", description: "Prints junk on stdout, then answers.", inputSchema: obj({}) },
   { name: "auth", description: "The Authorization header of this HTTP request.", inputSchema: obj({}) },
   { name: "pid", description: "This server's process id.", inputSchema: obj({}) },
@@ -96,6 +97,7 @@ const text = (t: string, isError = false): CallToolResult => ({ content: [{ type
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
 function makeServer(): Server {
+  let sessionCounter = 0; // one makeServer() per session (HTTP) or process (stdio)
   const server = new Server({ name: "everything", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     const start = Number(req.params?.cursor ?? 0);
@@ -150,6 +152,8 @@ function makeServer(): Server {
         return text(String(++counter));
       case "counter_get":
         return text(String(counter));
+      case "session_inc":
+        return text(String(++sessionCounter));
       case "junk":
         process.stdout.write("junk line from a chatty server\n{\"not\":\"jsonrpc\"}\n\n");
         return text("still here");
