@@ -2,8 +2,11 @@
  * What RULER sends to the judge and how it reads the reply (after OpenPipe ART's
  * `rewards/ruler.py`): trajectories are put in a canonical form, identical ones collapse to one,
  * the messages all of them share at the start go once inside <context>, and each remaining
- * trajectory goes inside <trajectory id="N">. The judge replies `{scores:[{trajectory_id,
- * explanation, score}]}` under a JSON schema; the reply is validated with zod (every id exactly
+ * trajectory goes inside <trajectory id="N">. The judge replies `{scores: {"<id>": {explanation,
+ * score}}}` under a JSON schema made for the request, whose required keys are exactly the ids sent:
+ * a server that enforces the schema (OpenAI strict mode, vLLM, train-mcp serve) cannot leave an id
+ * out or score one twice. ART's array form `{scores: [{trajectory_id, explanation, score}]}` is
+ * read too, for judges that only do JSON mode. The reply is validated with zod (every id exactly
  * once, scores in [0, 1]) and anything else is a malformed reply.
  *
  * Canonical form: role, content, tool calls as {name, arguments} with the arguments' JSON
@@ -102,7 +105,7 @@ export function judgeSystemPrompt(rubric: string): string {
     "Grading standards:",
     rubric.trim(),
     "",
-    'Reply with JSON only: {"scores": [{"trajectory_id": "<id>", "explanation": "<one or two sentences>", "score": <number from 0 to 1>}]}, with exactly one entry for every trajectory id.',
+    'Reply with JSON only: {"scores": {"<trajectory id>": {"explanation": "<one or two sentences>", "score": <number from 0 to 1>}, ...}}, with exactly one entry for every trajectory id.',
   ].join("\n");
 }
 
@@ -133,28 +136,36 @@ export function judgeUserPrompt(unique: readonly CanonicalMessage[][], maxMessag
   return { text: parts.join("\n"), ids };
 }
 
-/** The JSON schema sent as response_format (strict mode's subset: no numeric bounds). */
-export const JUDGE_REPLY_JSON_SCHEMA = {
-  type: "object",
-  properties: {
-    scores: {
-      type: "array",
-      description: "one entry per trajectory",
-      items: {
+/**
+ * The JSON schema sent as response_format for these ids: one required key per id. Within strict
+ * mode's subset (every property required, no additional ones, no numeric bounds), so OpenAI
+ * accepts it; the [0, 1] range is checked on our side.
+ */
+export function judgeReplyJsonSchema(ids: readonly string[]): Record<string, unknown> {
+  const entry = {
+    type: "object",
+    properties: {
+      explanation: { type: "string", description: "a short account of how the trajectory did" },
+      score: { type: "number", description: "between 0 and 1" },
+    },
+    required: ["explanation", "score"],
+    additionalProperties: false,
+  };
+  return {
+    type: "object",
+    properties: {
+      scores: {
         type: "object",
-        properties: {
-          trajectory_id: { type: "string", description: "the id from <trajectory id=...>" },
-          explanation: { type: "string", description: "a short account of how the trajectory did" },
-          score: { type: "number", description: "between 0 and 1" },
-        },
-        required: ["trajectory_id", "explanation", "score"],
+        description: "one entry per trajectory, keyed by the id from <trajectory id=...>",
+        properties: Object.fromEntries(ids.map((id) => [id, entry])),
+        required: [...ids],
         additionalProperties: false,
       },
     },
-  },
-  required: ["scores"],
-  additionalProperties: false,
-} as const;
+    required: ["scores"],
+    additionalProperties: false,
+  };
+}
 
 export const JudgeScoreSchema = z.object({
   // Some servers emit numeric ids despite the schema; "1" and 1 mean the same trajectory.
@@ -162,7 +173,15 @@ export const JudgeScoreSchema = z.object({
   explanation: z.string().default(""),
   score: z.number().min(0, "score below 0").max(1, "score above 1"),
 });
-export const JudgeReplySchema = z.object({ scores: z.array(JudgeScoreSchema) });
+const KeyedScoreSchema = JudgeScoreSchema.omit({ trajectory_id: true });
+/** The keyed form (what the schema asks for) or ART's array form, as a list of scores. */
+export const JudgeReplySchema = z.object({
+  // the form is picked by the value's type first, so an error names the field that is wrong
+  scores: z.preprocess(
+    (v) => (v !== null && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).map(([id, s]) => ({ ...(s as object), trajectory_id: id })) : v),
+    z.array(JudgeScoreSchema),
+  ),
+});
 export type JudgeReply = z.infer<typeof JudgeReplySchema>;
 
 /** A reply the judge sent that we cannot use; worth another attempt. */

@@ -18,8 +18,8 @@ import { TrainMcpError } from "../errors.js";
 import { JudgeClientSchema, callJudge, scrub, type JudgeConfig } from "./judge.js";
 import {
   DEFAULT_RUBRIC,
-  JUDGE_REPLY_JSON_SCHEMA,
   dedupe,
+  judgeReplyJsonSchema,
   judgeSystemPrompt,
   judgeUserPrompt,
   parseJudgeReply,
@@ -67,7 +67,7 @@ export async function rulerScore(messageLists: readonly (readonly ChatMessage[])
     system: judgeSystemPrompt(options.rubric ?? DEFAULT_RUBRIC),
     user: text,
     schemaName: "ruler_scores",
-    schema: JUDGE_REPLY_JSON_SCHEMA,
+    schema: judgeReplyJsonSchema(ids),
     parse: (content) => parseJudgeReply(content, ids),
     signal: options.signal,
     onRetry: options.log,

@@ -70,7 +70,12 @@ describe("rulerScore: the request", () => {
     expect(req.response_format?.type).toBe("json_schema");
     expect(req.response_format?.json_schema?.name).toBe("ruler_scores");
     expect(req.response_format?.json_schema?.strict).toBe(true);
-    expect(JSON.stringify(req.response_format?.json_schema?.schema)).toContain('"required":["trajectory_id","explanation","score"]');
+    // the reply schema has one required key per trajectory id sent: a server enforcing it cannot
+    // leave a trajectory out or score one twice
+    const schema = req.response_format?.json_schema?.schema as { properties: { scores: { required: string[]; additionalProperties: boolean; properties: Record<string, { required: string[] }> } } };
+    expect(schema.properties.scores.required).toEqual(["1", "2", "3"]);
+    expect(schema.properties.scores.additionalProperties).toBe(false);
+    expect(schema.properties.scores.properties["2"].required).toEqual(["explanation", "score"]);
     const system = String(req.messages[0].content);
     expect(req.messages[0].role).toBe("system");
     expect(system).toContain(DEFAULT_RUBRIC);
@@ -191,6 +196,22 @@ describe("rulerScore: retries", () => {
     const r = await rulerScore(two(), { judge: judgeCfg(server.url) });
     expect(r.scores.map((s) => s.score)).toEqual([1, 0]);
     expect(r.attempts).toBe(2);
+  });
+
+  it("reads the keyed form the schema asks for, and retries one that names an id it was not sent", async () => {
+    let n = 0;
+    server = await startChatServer(() => {
+      n++;
+      if (n === 1) return { content: JSON.stringify({ scores: { "1": { explanation: "a", score: 0.5 }, "7": { explanation: "b", score: 1 } } }) };
+      return { content: JSON.stringify({ scores: { "2": { explanation: "did not act", score: 0.1 }, "1": { explanation: "done", score: 0.8 } } }) };
+    });
+    const ts = [trajectory({ steps: [cancel], answer: "Done." }), trajectory({ answer: "No." })];
+    const r = await rulerScore(ts.map((t) => t.messages), { judge: judgeCfg(server.url) });
+    expect(r.attempts).toBe(2);
+    expect(r.scores.map((s) => [s.trajectoryId, s.score, s.explanation])).toEqual([
+      ["1", 0.8, "done"],
+      ["2", 0.1, "did not act"],
+    ]);
   });
 
   it("does not retry a 400", async () => {
