@@ -101,6 +101,8 @@ describe("LLM generator", () => {
               { task: "Use compound_interest on 1000 dollars for 3 years.", difficulty: 2, tags: [], expected_answer: null, answer_kind: "none" },
               { task: "A task with a bad difficulty level", difficulty: 9, tags: [], expected_answer: null, answer_kind: "none" },
               { task: "short", difficulty: 1 },
+              { task: "          x", difficulty: 1 }, // blank padding does not make a task long enough
+              { task: "            ", difficulty: 1 },
             ],
           }),
         };
@@ -109,8 +111,11 @@ describe("LLM generator", () => {
       return { content: reply(i * 10, 3) };
     });
     try {
-      const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 3 });
-      expect(r.rejected).toEqual({ invalid: 3, duplicate: 1, namesTool: 1 });
+      const log: string[] = [];
+      const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 3, log: (l) => log.push(l) });
+      expect(r.rejected).toEqual({ invalid: 5, duplicate: 1, namesTool: 1 });
+      expect(log).toContain("request 1: task rejected (task: Too small: expected string to have >=8 characters)");
+      expect(log).toContain("request 1: task rejected (it names a tool)");
       expect(r.scenarios.map((s) => s.task)[0]).toBe("What is 12 * 12 in total?");
       expect(r.scenarios).toHaveLength(3);
       expect(server.requests).toHaveLength(3);

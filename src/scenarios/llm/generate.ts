@@ -82,12 +82,14 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
   let requests = 0;
   let transientFailures = 0;
   let lastError = "";
+  let received = 0;
+  let lastInvalid = ""; // the zod issue of the last invalid task, for the final message
 
   while (accepted.length < n) {
     if (requests >= maxRequests) {
       throw new TrainMcpError(
         "JudgeFailed",
-        `LLM generator: only ${accepted.length} of ${n} valid, distinct tasks after ${requests} requests to ${options.baseUrl}${lastError ? ` (last error: ${lastError})` : ""}; nothing written`,
+        `LLM generator: only ${accepted.length} of ${n} valid, distinct tasks after ${requests} requests to ${options.baseUrl} (${received} tasks received; rejected: ${rejected.invalid} invalid${lastInvalid ? ` [${lastInvalid}]` : ""}, ${rejected.duplicate} near-duplicate, ${rejected.namesTool} naming a tool)${lastError ? ` (last error: ${lastError})` : ""}; nothing written`,
         false,
       );
     }
@@ -119,19 +121,26 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
       log(`request ${requests}: ${lastError}`);
       continue;
     }
+    received += tasks.length;
+    if (tasks.length === 0) log(`request ${requests}: the reply held no tasks`);
     for (const raw of tasks) {
       const parsed = LlmTaskSchema.safeParse(raw);
       if (!parsed.success) {
         rejected.invalid++;
+        const issue = parsed.error.issues[0];
+        lastInvalid = `${issue.path.join(".") || "(task)"}: ${issue.message}`;
+        log(`request ${requests}: task rejected (${lastInvalid})`);
         continue;
       }
-      const task = { ...parsed.data, task: parsed.data.task.trim() };
+      const task = parsed.data;
       if (namesTool(task.task, tools)) {
         rejected.namesTool++;
+        log(`request ${requests}: task rejected (it names a tool)`);
         continue;
       }
       if (!filter.add(task.task)) {
         rejected.duplicate++;
+        log(`request ${requests}: task rejected (near-duplicate)`);
         continue;
       }
       accepted.push(task);

@@ -15,7 +15,8 @@ export interface ResourceInfo {
 
 /** One task as the model writes it. */
 export const LlmTaskSchema = z.object({
-  task: z.string().min(8).max(2000).describe("the user's request"),
+  // trimmed before the length check: blank padding must not make a task long enough
+  task: z.string().trim().min(8).max(2000).describe("the user's request"),
   difficulty: z.number().int().min(1).max(5),
   tags: z.array(z.string()).max(10).nullable().optional(),
   expected_answer: z.string().max(500).nullable().optional().describe("the short answer when it is knowable in advance"),
