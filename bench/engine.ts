@@ -10,7 +10,8 @@
  * the figures are medians over all rounds.
  *
  * Flags: --rounds N (default 3), --runs N (our train steps per round, default 3), --skip-peer,
- * --threads N (wasm threads; Node gets the single-threaded build, see backend.ts).
+ * --threads N (wasm threads, default 2: the peer's best configuration uses two cores too — one
+ * torch thread with two OpenBLAS threads; 1 loads the single-threaded build, see backend.ts).
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -31,7 +32,7 @@ const flag = (name: string, dflt: number) => {
 };
 const RUNS = flag("--runs", 3);
 const ROUNDS = flag("--rounds", 3);
-const THREADS = flag("--threads", 1);
+const THREADS = flag("--threads", 2);
 const SKIP_PEER = args.includes("--skip-peer");
 const V = 2048, D = 256, L = 4, H = 4, KVH = 2, FF = 768, B = 8, T = 256, PROMPT = 16, GEN = 240;
 
