@@ -63,13 +63,14 @@ export class McpToolbox implements Toolbox {
     private conn: Connection,
     /** temp copy of templateDir owned by this instance, removed on close */
     private readonly workDir: string | undefined,
+    semaphore?: Semaphore,
   ) {
-    this.semaphore = new Semaphore(options.maxConcurrency);
+    this.semaphore = semaphore ?? new Semaphore(options.maxConcurrency);
     this.isolation = launch.kind === "stdio" ? "process" : "session";
   }
 
   /** Starts one server instance (with its own working copy if templateDir is set). */
-  static async start(launch: LaunchSpec, options: ResolvedOptions, shared?: Shared): Promise<McpToolbox> {
+  static async start(launch: LaunchSpec, options: ResolvedOptions, shared?: Shared, semaphore?: Semaphore): Promise<McpToolbox> {
     let workDir: string | undefined;
     let spec = launch;
     if (launch.kind === "stdio" && options.templateDir) {
@@ -90,7 +91,7 @@ export class McpToolbox implements Toolbox {
         const tools = await listAllTools(conn.client, options.connectTimeoutMs);
         s = { tools, byName: new Map(tools.map((t) => [t.name, t])), validator: new ArgumentValidator() };
       }
-      return new McpToolbox(spec, options, s, conn, workDir);
+      return new McpToolbox(spec, options, s, conn, workDir, semaphore);
     } catch (e) {
       await conn?.close();
       if (workDir) await rm(workDir, { recursive: true, force: true });
@@ -230,7 +231,9 @@ export class McpToolbox implements Toolbox {
 
   async isolated(): Promise<Toolbox> {
     if (this.closed) throw new TrainMcpError("ServerUnreachable", "isolated() on a closed toolbox", false);
-    const child = await McpToolbox.start(this.launch, this.options, this.shared);
+    // sessions on one HTTP server share its concurrency bound (maxConcurrency calls in flight in
+    // all); separate processes each get their own
+    const child = await McpToolbox.start(this.launch, this.options, this.shared, this.isolation === "session" ? this.semaphore : undefined);
     this.isolatedChildren.add(child);
     child.onClose = () => this.isolatedChildren.delete(child);
     return child;

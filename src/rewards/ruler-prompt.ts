@@ -173,7 +173,6 @@ export const JudgeScoreSchema = z.object({
   explanation: z.string().default(""),
   score: z.number().min(0, "score below 0").max(1, "score above 1"),
 });
-const KeyedScoreSchema = JudgeScoreSchema.omit({ trajectory_id: true });
 /** The keyed form (what the schema asks for) or ART's array form, as a list of scores. */
 export const JudgeReplySchema = z.object({
   // the form is picked by the value's type first, so an error names the field that is wrong

@@ -92,6 +92,18 @@ describe("faults and isolation over HTTP", () => {
     await b.close();
   });
 
+  it("sessions of one HTTP server share its concurrency bound", async () => {
+    const server = await serve("http");
+    const tb = await open(server.url, { maxConcurrency: 1 });
+    const [a, b] = await Promise.all([tb.isolated(), tb.isolated()]);
+    const t0 = Date.now();
+    const done: number[] = [];
+    await Promise.all([a, b].map((box) => box.call("sleep", { ms: 250 }).then(() => done.push(Date.now() - t0))));
+    // one call in flight at a time: the second could only start when the first had finished
+    expect(Math.max(...done)).toBeGreaterThanOrEqual(500);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it("isolated() over legacy SSE is a session of its own too", async () => {
     const server = await serve("sse");
     const tb = await open(server.url);

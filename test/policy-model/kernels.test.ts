@@ -98,8 +98,12 @@ describe("wasm kernels agree with the cpu backend", () => {
   it("gather names an index outside the table", async () => {
     await tf.setBackend("wasm");
     const x = tf.zeros([4, 3]);
-    expect(() => tf.gather(x, tf.tensor1d([1, 4], "int32"))).toThrow(/index 4 at position 1 is outside \[0, 3\]/);
-    x.dispose();
+    const idx = tf.tensor1d([1, 4], "int32");
+    const heapBuffers = () => tf.backend().numDataIds(); // the backend's own count: an untracked output shows there
+    const before = heapBuffers();
+    expect(() => tf.gather(x, idx)).toThrow(/index 4 at position 1 is outside \[0, 3\]/);
+    expect(heapBuffers()).toBe(before); // nothing allocated for the failed call
+    tf.dispose([x, idx]);
   });
 
   it.each([

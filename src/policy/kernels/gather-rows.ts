@@ -26,13 +26,15 @@ export function wasmGatherConfig(stockConfig: tf.KernelConfig): tf.KernelConfig 
     const dim = x.shape[ax];
     const inner = tf.util.sizeFromShape(x.shape.slice(ax + 1));
     const n = tf.util.sizeFromShape(indices.shape);
+    // checked before the output exists, so a bad index leaks nothing
+    const given = backend.typedArrayFromHeap(indices) as Int32Array;
+    for (let i = 0; i < n; i++)
+      if (!(given[i] >= 0 && given[i] < dim)) throw new Error(`GatherV2: index ${given[i]} at position ${i} is outside [0, ${dim - 1}] (axis ${ax} of [${x.shape}])`);
     const out = backend.makeOutput([...x.shape.slice(0, ax), ...indices.shape, ...x.shape.slice(ax + 1)], x.dtype);
     // views taken after the allocation: growing the heap would detach earlier views
     const src = backend.typedArrayFromHeap(x) as Float32Array | Int32Array;
     const dst = backend.typedArrayFromHeap(out) as Float32Array | Int32Array;
     const idx = backend.typedArrayFromHeap(indices) as Int32Array;
-    for (let i = 0; i < n; i++)
-      if (!(idx[i] >= 0 && idx[i] < dim)) throw new Error(`GatherV2: index ${idx[i]} at position ${i} is outside [0, ${dim - 1}] (axis ${ax} of [${x.shape}])`);
     for (let o = 0; o < outer; o++) {
       const base = o * dim * inner, ob = o * n * inner;
       if (inner === 1) for (let i = 0; i < n; i++) dst[ob + i] = src[base + idx[i]];

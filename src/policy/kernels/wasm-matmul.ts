@@ -23,6 +23,19 @@ interface WasmBackendLike {
 }
 
 let wasmMatMul: ((...a: unknown[]) => void) | undefined;
+
+/**
+ * Buffers whose packed copy XNNPACK may keep between calls (its operator cache is keyed by the
+ * id of b and freed only when that buffer is). Opt-in: generation weights, reused every decode
+ * step. Anything else — a frozen base weight saved for a LoRA gradient shares the variable's
+ * buffer — would keep a packed copy of the whole model alive for the run.
+ */
+const packedCacheable = new WeakSet<tf.DataId>();
+
+/** Lets the wasm matmul keep XNNPACK's packed copy of `t` while it lives (use for weights read many times). */
+export function allowPackedCache(t: tf.Tensor): void {
+  packedCacheable.add(t.dataId);
+}
 let transposeKernel: tf.KernelFunc | undefined;
 
 const shapeBytes = (s: number[]) => new Uint8Array(new Int32Array(s).buffer);
@@ -71,9 +84,9 @@ function batchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; at
   // input as given (not a transposed temp) its own id is passed, so XNNPACK's packed-weights
   // cache, keyed by the id of b, is reused across calls (generation: the same weights each step)
   const ownId = (t: tf.TensorInfo) => backend.dataIdMap.get(t.dataId).id;
-  const sharedB = batchB === 1 ? (bb === b ? ownId(b) : reg(K * N, bOff)) : -1;
-  const sharedA = batchA === 1 ? (aa === a ? ownId(a) : reg(M * K, aOff)) : -1;
-  const ownB = batchB === 1 && bb === b, ownA = batchA === 1 && aa === a;
+  const ownB = batchB === 1 && bb === b && packedCacheable.has(b.dataId), ownA = batchA === 1 && aa === a && packedCacheable.has(a.dataId);
+  const sharedB = batchB === 1 ? (ownB ? ownId(b) : reg(K * N, bOff)) : -1;
+  const sharedA = batchA === 1 ? (ownA ? ownId(a) : reg(M * K, aOff)) : -1;
   for (let i = 0; i < batch; i++) {
     const ia = sharedA >= 0 ? sharedA : reg(M * K, aOff + 4 * i * M * K);
     const ib = sharedB >= 0 ? sharedB : reg(K * N, bOff + 4 * i * K * N);

@@ -10,6 +10,7 @@ import type { ModelConfig } from "../config.js";
 import { initRandomWeights, loadCheckpoint, mulberry32, validateWeights, type NamedWeights } from "../weights.js";
 import type { LayerCache } from "./attention.js";
 import { block } from "./block.js";
+import { allowPackedCache } from "../kernels/wasm-matmul.js";
 import { logSumExpRows, rmsNorm, ropeTables, type RopeScaling } from "./layers.js";
 import type { LinearContext, LoraPair } from "./linear.js";
 
@@ -304,6 +305,7 @@ export class Transformer implements LinearContext {
       const head = this.get(this.config.tieWordEmbeddings ? "model.embed_tokens.weight" : "lm_head.weight");
       t.set("lm_head", tf.keep(tf.transpose(head) as tf.Tensor2D)); // [D, V]
     });
+    for (const w of t.values()) allowPackedCache(w); // read at every decode step: keep the packed copy
     return new InferenceWeights(this, t);
   }
 
