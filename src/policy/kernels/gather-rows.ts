@@ -6,21 +6,13 @@
  * batchDims 0, any axis, float32/int32 params and int32 indices; anything else goes to `stock`.
  */
 import * as tf from "@tensorflow/tfjs-core";
-
-interface HeapBackend {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
-}
-
-type KernelArgs = Parameters<tf.KernelFunc>[0];
+import { withStockFallback } from "./fallback.js";
 
 export function wasmGatherConfig(stockConfig: tf.KernelConfig): tf.KernelConfig {
-  const stock = stockConfig.kernelFunc;
-  const kernelFunc = (args: KernelArgs) => {
+  return withStockFallback(stockConfig, (args, backend) => {
     const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
     const { axis, batchDims } = args.attrs as { axis: number; batchDims: number };
-    if (batchDims !== 0 || indices.dtype !== "int32" || (x.dtype !== "float32" && x.dtype !== "int32")) return stock(args);
-    const backend = args.backend as HeapBackend;
+    if (batchDims !== 0 || indices.dtype !== "int32" || (x.dtype !== "float32" && x.dtype !== "int32")) return null;
     const ax = tf.util.parseAxisParam(axis, x.shape)[0];
     const outer = tf.util.sizeFromShape(x.shape.slice(0, ax));
     const dim = x.shape[ax];
@@ -41,7 +33,5 @@ export function wasmGatherConfig(stockConfig: tf.KernelConfig): tf.KernelConfig 
       else for (let i = 0; i < n; i++) dst.set(src.subarray(base + idx[i] * inner, base + (idx[i] + 1) * inner), ob + i * inner);
     }
     return out;
-  };
-  // the stock setup (its cwrap of the wasm function) still has to run for the fallback
-  return { kernelName: "GatherV2", backendName: "wasm", setupFunc: stockConfig.setupFunc, kernelFunc: kernelFunc as tf.KernelFunc };
+  });
 }

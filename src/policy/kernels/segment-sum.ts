@@ -5,15 +5,14 @@
  * out[s] = sum of x[i] where segmentIds[i] == s; ids outside [0, numSegments) are dropped.
  */
 import * as tf from "@tensorflow/tfjs-core";
+import type { HeapBackend } from "./fallback.js";
 
-interface HeapBackend {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
+interface ReadableHeapBackend extends HeapBackend {
   readSync(dataId: tf.DataId): tf.backend_util.BackendValues;
 }
 
 function unsortedSegmentSum(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo {
-  const backend = args.backend as HeapBackend;
+  const backend = args.backend as ReadableHeapBackend;
   const { x, segmentIds } = args.inputs as { x: tf.TensorInfo; segmentIds: tf.TensorInfo };
   const numSegments = (args.attrs as { numSegments: number }).numSegments;
   if (x.dtype !== "float32") throw new Error(`UnsortedSegmentSum: float32 only, got ${x.dtype}`);

@@ -8,35 +8,26 @@
  * reference — what the cpu backend's Identity and the wasm backend's own Reshape do.
  */
 import * as tf from "@tensorflow/tfjs-core";
+import { withStockFallback, type HeapBackend } from "./fallback.js";
 
-interface RefCountingBackend {
-  incRef(dataId: tf.DataId): void;
-}
-
-function share(x: tf.TensorInfo, backend: unknown): tf.TensorInfo {
-  (backend as RefCountingBackend).incRef(x.dataId);
+function share(x: tf.TensorInfo, backend: HeapBackend): tf.TensorInfo {
+  backend.incRef(x.dataId);
   return { dataId: x.dataId, shape: [...x.shape], dtype: x.dtype };
 }
 
-type KernelArgs = Parameters<tf.KernelFunc>[0];
-
-/** Identity sharing the buffer; `stock` (the backend's own kernel) still handles strings. */
+/** Identity sharing the buffer; the stock kernel still handles strings. */
 export function wasmIdentityConfig(stockConfig: tf.KernelConfig): tf.KernelConfig {
-  const stock = stockConfig.kernelFunc;
-  const kernelFunc = (args: KernelArgs) => {
+  return withStockFallback(stockConfig, (args, backend) => {
     const { x } = args.inputs as { x: tf.TensorInfo };
-    return x.dtype === "string" ? stock(args) : share(x, args.backend);
-  };
-  return { kernelName: "Identity", backendName: "wasm", setupFunc: stockConfig.setupFunc, kernelFunc: kernelFunc as tf.KernelFunc };
+    return x.dtype === "string" ? null : share(x, backend);
+  });
 }
 
-/** Cast sharing the buffer when the dtype does not change; `stock` converts otherwise. */
+/** Cast sharing the buffer when the dtype does not change; the stock kernel converts otherwise. */
 export function wasmCastConfig(stockConfig: tf.KernelConfig): tf.KernelConfig {
-  const stock = stockConfig.kernelFunc;
-  const kernelFunc = (args: KernelArgs) => {
+  return withStockFallback(stockConfig, (args, backend) => {
     const { x } = args.inputs as { x: tf.TensorInfo };
     const { dtype } = args.attrs as { dtype: tf.DataType };
-    return dtype === x.dtype ? share(x, args.backend) : stock(args);
-  };
-  return { kernelName: "Cast", backendName: "wasm", setupFunc: stockConfig.setupFunc, kernelFunc: kernelFunc as tf.KernelFunc };
+    return dtype === x.dtype ? share(x, backend) : null;
+  });
 }

@@ -7,25 +7,17 @@
  * reductions go to `stock`.
  */
 import * as tf from "@tensorflow/tfjs-core";
-
-interface HeapBackend {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(t: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
-}
-
-type KernelArgs = Parameters<tf.KernelFunc>[0];
+import { withStockFallback } from "./fallback.js";
 
 export function wasmSumConfig(stockConfig: tf.KernelConfig): tf.KernelConfig {
-  const stock = stockConfig.kernelFunc;
-  const kernelFunc = (args: KernelArgs) => {
+  return withStockFallback(stockConfig, (args, backend) => {
     const { x } = args.inputs as { x: tf.TensorInfo };
     const { axis, keepDims } = args.attrs as { axis: number | number[] | null; keepDims: boolean };
     const rank = x.shape.length;
     const axes = [...tf.util.parseAxisParam(axis ?? [], x.shape)].sort((a, b) => a - b);
     const k = axes.length;
     // only "the first k axes, not all of them": everything else is the stock kernel's
-    if (x.dtype !== "float32" || k === 0 || k === rank || axes.some((a, i) => a !== i)) return stock(args);
-    const backend = args.backend as HeapBackend;
+    if (x.dtype !== "float32" || k === 0 || k === rank || axes.some((a, i) => a !== i)) return null;
     const rows = tf.util.sizeFromShape(x.shape.slice(0, k));
     const cols = tf.util.sizeFromShape(x.shape.slice(k));
     const outShape = keepDims ? [...x.shape.slice(0, k).map(() => 1), ...x.shape.slice(k)] : x.shape.slice(k);
@@ -39,7 +31,5 @@ export function wasmSumConfig(stockConfig: tf.KernelConfig): tf.KernelConfig {
     }
     dst.set(acc);
     return out;
-  };
-  // the stock setup (its cwrap of the wasm function) still has to run for the fallback
-  return { kernelName: "Sum", backendName: "wasm", setupFunc: stockConfig.setupFunc, kernelFunc: kernelFunc as tf.KernelFunc };
+  });
 }
