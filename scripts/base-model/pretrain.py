@@ -30,6 +30,8 @@ p.add_argument("--seed", type=int, default=1)
 p.add_argument("--threads", type=int, default=2)
 p.add_argument("--save-every", type=int, default=500)
 p.add_argument("--init", help="start from this folder's model.safetensors (an earlier phase)")
+p.add_argument("--crop-system", type=float, default=0.0, help="share of training rows (0..1) with the system turn cut off")
+p.add_argument("--mixed", action="store_true", help="random batches (re-drawn each epoch) instead of length-sorted ones")
 p.add_argument("--stop-at-exact", type=float, default=2.0, help="stop once the validation exact share reaches this")
 a = p.parse_args()
 torch.manual_seed(a.seed); random.seed(a.seed); torch.set_num_threads(a.threads)
@@ -127,6 +129,20 @@ rows = [json.loads(l) for l in open(a.corpus)]
 random.shuffle(rows)
 val, train = rows[:256], rows[256:]
 for f in a.extra: train += [json.loads(l) for l in open(f)]
+
+
+def crop_system(r):
+    """The row from its second <|im_start|> on: the system turn (tools block, ~45% of a row's
+    tokens, the same in every row of a fixture) is gone, while the offsets between the task, the
+    call, the tool result and the answer stay as they were, which is what RoPE attention sees."""
+    starts = [i for i, t in enumerate(r["ids"]) if t == 1]
+    if len(starts) < 2: return r
+    k = starts[1]
+    return {**r, "ids": r["ids"][k:], "mask": r["mask"][k:]}
+
+
+if a.crop_system > 0:
+    train = [crop_system(r) if random.random() < a.crop_system else r for r in train]
 print(json.dumps({"corpus": a.corpus, "train": len(train), "val": len(val), "tokens_per_seq": sum(len(r["ids"]) for r in rows) / len(rows)}), flush=True)
 
 
@@ -137,6 +153,20 @@ def batches(rs, budget):
     for r in rs:
         if cur and (len(cur) + 1) * len(r["ids"]) > budget: out.append(cur); cur = []
         cur.append(r)
+    if cur: out.append(cur)
+    return out
+
+
+def mixed_batches(rs, budget, rng):
+    """Batches of random rows (re-drawn every epoch), about `budget` padded tokens each: sorting by
+    length groups rows of one task template together (lengths follow the template), and batches of
+    one template at a time pull the weights back and forth; random ones cost some padding."""
+    rs = list(rs); rng.shuffle(rs)
+    out, cur, longest = [], [], 0
+    for r in rs:
+        n = len(r["ids"])
+        if cur and (len(cur) + 1) * max(longest, n) > budget: out.append(cur); cur, longest = [], 0
+        cur.append(r); longest = max(longest, n)
     if cur: out.append(cur)
     return out
 
@@ -188,6 +218,7 @@ steps = int(math.ceil(a.tokens / per_epoch * len(plan)))
 print(json.dumps({"batches_per_epoch": len(plan), "steps": steps, "params": sum(p.numel() for p in model.parameters())}), flush=True)
 t0, seen, step = time.time(), 0, 0
 while step < steps:
+    if a.mixed: plan = mixed_batches(train, a.batch_tokens, random)
     order = list(range(len(plan))); random.shuffle(order)
     for i in order:
         if step >= steps: break

@@ -59,6 +59,8 @@ function inRange(v: number, b: { min: Bound | null; max: Bound | null }): boolea
 /** Can `text` (a prefix) still become a number the node accepts? */
 export function numberPrefixOk(text: string, n: NumberNode): boolean {
   if (text.length > MAX_LEN) return false;
+  // an unfinished prefix ("…e", "….", "-") needs one more character: at the limit it is a dead end
+  if (text.length === MAX_LEN && !COMPLETE.test(text)) return false;
   const grammar = n.integer ? PREFIX_INT : bounded(n) ? PREFIX_DEC : PREFIX_EXP;
   if (!grammar.test(text)) return false;
   if (!bounded(n)) return true;

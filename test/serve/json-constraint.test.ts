@@ -55,6 +55,12 @@ describe("json automaton", () => {
     const big = { kind: "number" as const, integer: true, min: { value: 1000, exclusive: true }, max: null };
     expect(numberCompletion("", big)).toBe("1001");
     expect(numberPrefixOk("1000", big)).toBe(true); // 10000 still reachable
+    // at the 24-character limit only a complete number may stand ("…e" could never be finished)
+    const any = { kind: "number" as const, integer: false, min: null, max: null };
+    expect(numberPrefixOk(`${"4".repeat(22)}e`, any)).toBe(true);
+    expect(numberPrefixOk(`${"4".repeat(23)}e`, any)).toBe(false);
+    expect(numberPrefixOk(`${"4".repeat(23)}.`, any)).toBe(false);
+    expect(numberPrefixOk("4".repeat(24), any)).toBe(true);
   });
 
   it("names the shortest completion", () => {
@@ -71,7 +77,7 @@ describe("json automaton", () => {
 
 describe("constrained decoding with random logits", async () => {
   const tok = await loadDefaultTokenizer();
-  const V = 2048;
+  const V = tok.vocabSize;
   const texts = TokenTexts.build(V, (id) => tok.decode([id]), (id) => tok.isSpecial(id));
   const ajv = new Ajv({ strict: false });
 
@@ -115,10 +121,11 @@ describe("constrained decoding with random logits", async () => {
 
 describe("constrained decoding, large-vocabulary path", async () => {
   const tok = await loadDefaultTokenizer();
-  // 12,000 ids: the real 2,048 texts repeated, so the lazy by-logit path runs
-  const base = TokenTexts.build(2048, (id) => tok.decode([id]), (id) => tok.isSpecial(id)).texts;
+  // 12,000 ids: the real texts repeated, so the lazy by-logit path runs
+  const B = tok.vocabSize;
+  const base = TokenTexts.build(B, (id) => tok.decode([id]), (id) => tok.isSpecial(id)).texts;
   const V = 12_000;
-  const texts = new TokenTexts(Array.from({ length: V }, (_, id) => (id < 2048 || base[id % 2048] === null ? base[id] ?? null : base[id % 2048])));
+  const texts = new TokenTexts(Array.from({ length: V }, (_, id) => (id < B || base[id % B] === null ? base[id] ?? null : base[id % B])));
   const validate = new Ajv({ strict: false }).compile(SCHEMAS.ruler);
 
   it("yields valid documents, greedy and sampled", () => {

@@ -6,7 +6,7 @@
  * decoder architecture, sized to the vocabulary). Deterministic: the same repository gives
  * byte-identical files. Run with `npm run build:default-tokenizer`.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { trainByteLevelBpe, type SpecialToken } from "./bpe-trainer.js";
@@ -89,6 +89,14 @@ export function buildDefaultTokenizer(repoRoot: string, outDir: string): { vocab
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = resolve(here, "../../..");
+  // the shipped base weights were trained on this vocabulary: a new one would scramble them
+  if (existsSync(join(here, "model.safetensors")) && !process.argv.includes("--force")) {
+    console.error(
+      `build-tokenizer: ${join(here, "model.safetensors")} holds base weights trained on the current vocabulary; ` +
+        "rebuild with --force only together with new weights (scripts/base-model/build.sh)",
+    );
+    process.exit(2);
+  }
   const t0 = Date.now();
   const r = buildDefaultTokenizer(root, here);
   for (const w of r.warnings) console.warn(`warning: ${w}`);
