@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Trains candidate base weights for the built-in model (experimental, see README.md here):
 # a simple copying drill, then reference solutions of generated fixture tasks mixed with the
-# drills, in PyTorch on CPU. Writes a complete model folder to $BASE_MODEL_WORK/out (evaluate
+# drills, in PyTorch on CPU. Writes a complete model folder to $BASE_MODEL_WORK/cropped (evaluate
 # it with `train-mcp eval --model DIR ...`). Needs Debian's PyTorch:
 #   apt-get install -y python3-torch libopenblas0-pthread
 set -euo pipefail
@@ -17,4 +17,18 @@ npx tsx scripts/base-model/make-drill.ts "$work/drill-simple.jsonl" 40000 8 simp
 /usr/bin/python3 scripts/base-model/mix.py "$work/drill-simple.jsonl" "$work/drill8k.jsonl" --sample 8000
 /usr/bin/python3 scripts/base-model/pretrain.py "$work/corpus-mix.jsonl" "$work/out" --init "$work/copy" \
   --extra "$work/drill8k.jsonl" --tokens "${BASE_MODEL_TOKENS:-7e6}" --lr 1e-3 --batch-tokens 3072 --save-every 300
-echo "candidate base weights: $work/out"
+/usr/bin/python3 scripts/base-model/pretrain.py "$work/corpus-mix.jsonl" "$work/out2" --init "$work/out" \
+  --extra "$work/drill8k.jsonl" --tokens 2e6 --lr 7e-4 --batch-tokens 3072 --save-every 350
+# session 4: a fresh calculator corpus (another seed, 3x the tasks) moved toward the held-out set's
+# template mix; random batches (--mixed); then most rows without their system turn (--crop-system)
+npx tsx scripts/base-model/make-corpus.ts "$work/corpus3.jsonl" base-3 3
+C=template:calculator
+/usr/bin/python3 scripts/base-model/mix.py "$work/corpus3.jsonl" "$work/calc-mix.jsonl" --fixture calculator \
+  --cap $C.arith.binary=2500 --cap $C.arith.multi=2089 --cap $C.arith.power=270 --cap $C.chain.calc-percent=2500 \
+  --cap $C.chain.stat-percent=1458 --cap $C.compound=3000 --cap $C.percent.change=830 --cap $C.percent.of=1475 \
+  --cap $C.percent.what=950 --cap $C.statistics=2500
+/usr/bin/python3 scripts/base-model/pretrain.py "$work/calc-mix.jsonl" "$work/mixed" --init "$work/out2" \
+  --tokens 4.5e6 --lr 7e-4 --batch-tokens 4096 --warmup 50 --save-every 250 --mixed
+/usr/bin/python3 scripts/base-model/pretrain.py "$work/calc-mix.jsonl" "$work/cropped" --init "$work/mixed" \
+  --tokens 2.6e6 --lr 5e-4 --batch-tokens 4096 --warmup 50 --save-every 300 --mixed --crop-system 0.7
+echo "candidate base weights: $work/cropped"
