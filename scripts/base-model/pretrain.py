@@ -146,22 +146,14 @@ if a.crop_system > 0:
 print(json.dumps({"corpus": a.corpus, "train": len(train), "val": len(val), "tokens_per_seq": sum(len(r["ids"]) for r in rows) / len(rows)}), flush=True)
 
 
-def batches(rs, budget):
-    """Similar lengths together (little padding), batches of about `budget` padded tokens."""
-    rs = sorted(rs, key=lambda r: len(r["ids"]))
-    out, cur = [], []
-    for r in rs:
-        if cur and (len(cur) + 1) * len(r["ids"]) > budget: out.append(cur); cur = []
-        cur.append(r)
-    if cur: out.append(cur)
-    return out
-
-
-def mixed_batches(rs, budget, rng):
-    """Batches of random rows (re-drawn every epoch), about `budget` padded tokens each: sorting by
-    length groups rows of one task template together (lengths follow the template), and batches of
-    one template at a time pull the weights back and forth; random ones cost some padding."""
-    rs = list(rs); rng.shuffle(rs)
+def batches(rs, budget, rng=None):
+    """Batches of about `budget` padded tokens. Without `rng`: similar lengths together (little
+    padding). With it (--mixed, re-drawn every epoch): random rows, since a task template fixes a
+    row's length and length-sorted batches are one template at a time, which pulls the weights
+    back and forth; random ones cost some padding."""
+    rs = list(rs)
+    if rng: rng.shuffle(rs)
+    else: rs.sort(key=lambda r: len(r["ids"]))
     out, cur, longest = [], [], 0
     for r in rs:
         n = len(r["ids"])
@@ -218,7 +210,7 @@ steps = int(math.ceil(a.tokens / per_epoch * len(plan)))
 print(json.dumps({"batches_per_epoch": len(plan), "steps": steps, "params": sum(p.numel() for p in model.parameters())}), flush=True)
 t0, seen, step = time.time(), 0, 0
 while step < steps:
-    if a.mixed: plan = mixed_batches(train, a.batch_tokens, random)
+    if a.mixed: plan = batches(train, a.batch_tokens, random)
     order = list(range(len(plan))); random.shuffle(order)
     for i in order:
         if step >= steps: break
