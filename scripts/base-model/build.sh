@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Trains candidate base weights for the built-in model (experimental, see README.md here):
 # a simple copying drill, then reference solutions of generated fixture tasks mixed with the
-# drills, in PyTorch on CPU. Writes a complete model folder to $BASE_MODEL_WORK/cropped (evaluate
+# drills, in PyTorch on CPU. Writes a complete model folder to $BASE_MODEL_WORK/cropped2 (evaluate
 # it with `train-mcp eval --model DIR ...`). Needs Debian's PyTorch:
 #   apt-get install -y python3-torch libopenblas0-pthread
 set -euo pipefail
@@ -31,4 +31,6 @@ C=template:calculator
   --tokens 4.5e6 --lr 7e-4 --batch-tokens 4096 --warmup 50 --save-every 250 --mixed
 /usr/bin/python3 scripts/base-model/pretrain.py "$work/calc-mix.jsonl" "$work/cropped" --init "$work/mixed" \
   --tokens 2.6e6 --lr 5e-4 --batch-tokens 4096 --warmup 50 --save-every 300 --mixed --crop-system 0.7
-echo "candidate base weights: $work/cropped"
+/usr/bin/python3 scripts/base-model/pretrain.py "$work/calc-mix.jsonl" "$work/cropped2" --init "$work/cropped" \
+  --tokens 2.7e6 --lr 4e-4 --batch-tokens 4096 --warmup 30 --save-every 350 --mixed --crop-system 0.85
+echo "candidate base weights: $work/cropped2"
