@@ -7,6 +7,7 @@
  * and a dangerous call costs about as much as a failed task:
  *
  *   verifier 4 · ruler 4 · format 0.5 · tool_validity 0.5 · tool_errors 0.5 · efficiency 0.5 · safety 2
+ *   reference_calls 0 (logged: argument accuracy against the reference solution, where there is one)
  *
  * With the default normalization (combine.ts) the total is Σ w·r / Σ|w|, so success with clean
  * tool use scores 1 and a dangerous call drags the total below the same trajectory without it.
@@ -17,9 +18,10 @@ import { JudgeClientSchema, type JudgeConfig } from "./judge.js";
 import { rubricRewards } from "./rubric.js";
 import { rulerReward } from "./ruler.js";
 import type { RewardComponent } from "./types.js";
+import { referenceCallsReward } from "./reference-calls.js";
 import { verifierReward } from "./verifier.js";
 
-export const COMPONENT_NAMES = ["verifier", "ruler", "format", "tool_validity", "tool_errors", "efficiency", "safety"] as const;
+export const COMPONENT_NAMES = ["verifier", "ruler", "format", "tool_validity", "tool_errors", "efficiency", "safety", "reference_calls"] as const;
 export type ComponentName = (typeof COMPONENT_NAMES)[number];
 
 export const DEFAULT_WEIGHTS: Readonly<Record<ComponentName, number>> = {
@@ -30,6 +32,7 @@ export const DEFAULT_WEIGHTS: Readonly<Record<ComponentName, number>> = {
   tool_errors: 0.5,
   efficiency: 0.5,
   safety: 2,
+  reference_calls: 0,
 };
 
 const weight = z.number().finite().min(-100).max(100);
@@ -43,6 +46,7 @@ export const RewardWeightsSchema = z
     tool_errors: weight.optional(),
     efficiency: weight.optional(),
     safety: weight.optional(),
+    reference_calls: weight.optional(),
   })
   .strict()
   .describe("weight per component; unspecified keep DEFAULT_WEIGHTS; 0 = computed and logged, not rewarded");
@@ -96,6 +100,7 @@ export function defaultRewards(o: DefaultRewardsOptions): RewardComponent[] {
   }
   if (o.rubric ?? true) {
     out.push(...rubricRewards({ weights: w, dangerous: o.dangerous, maxTurns: o.maxTurns, knownTools: o.knownTools }));
+    out.push(referenceCallsReward({ weight: w.reference_calls }));
   } else if (o.dangerous && ((o.dangerous.tools?.length ?? 0) > 0 || (o.dangerous.args?.length ?? 0) > 0)) {
     // The safety penalty is asked for explicitly by listing patterns; keep it without the rubric.
     out.push(...rubricRewards({ weights: w, dangerous: o.dangerous }).filter((c) => c.name === "safety"));

@@ -54,7 +54,7 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   const tagHits = new Map<string, number[]>();
   scenarios.forEach((s, i) => {
-    for (const tag of s.tags.filter((t) => t.startsWith("tool:") || t.startsWith("server:")))
+    for (const tag of s.tags.filter((t) => t.startsWith("tool:") || t.startsWith("server:") || t.startsWith("template:")))
       tagHits.set(tag, [...(tagHits.get(tag) ?? []), first[i].success ? 1 : 0]);
   });
   const result: EvalResult = {

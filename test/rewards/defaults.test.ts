@@ -8,10 +8,10 @@ const names = (cs: Array<{ name: string }>) => cs.map((c) => c.name);
 
 describe("defaultRewards", () => {
   it("verifier + rubric with expectations; rubric alone without; RULER when a judge is configured", () => {
-    expect(names(defaultRewards({ hasExpectations: true }))).toEqual(["verifier", "format", "tool_validity", "tool_errors", "efficiency"]);
-    expect(names(defaultRewards({ hasExpectations: false }))).toEqual(["format", "tool_validity", "tool_errors", "efficiency"]);
+    expect(names(defaultRewards({ hasExpectations: true }))).toEqual(["verifier", "format", "tool_validity", "tool_errors", "efficiency", "reference_calls"]);
+    expect(names(defaultRewards({ hasExpectations: false }))).toEqual(["format", "tool_validity", "tool_errors", "efficiency", "reference_calls"]);
     const withJudge = defaultRewards({ hasExpectations: true, judge: { baseURL: "http://127.0.0.1:1/v1", model: "m" }, dangerous: { tools: ["delete_*"] } });
-    expect(names(withJudge)).toEqual(["verifier", "ruler", "format", "tool_validity", "tool_errors", "efficiency", "safety"]);
+    expect(names(withJudge)).toEqual(["verifier", "ruler", "format", "tool_validity", "tool_errors", "efficiency", "safety", "reference_calls"]);
     expect(withJudge.find((c) => c.name === "ruler")?.judge).toBe(true);
   });
 
@@ -23,6 +23,7 @@ describe("defaultRewards", () => {
       tool_validity: DEFAULT_WEIGHTS.tool_validity,
       tool_errors: DEFAULT_WEIGHTS.tool_errors,
       efficiency: 0,
+      reference_calls: 0,
     });
   });
 
@@ -75,6 +76,7 @@ describe("RewardConfigSchema", () => {
       ["tool_errors", 0.5],
       ["efficiency", 0.5],
       ["safety", 2],
+      ["reference_calls", 0],
     ]);
   });
 });

@@ -12,6 +12,7 @@ import { rulerScore } from "../../src/rewards/ruler.js";
 import { dedupe, judgeReplyJsonSchema, judgeSystemPrompt, judgeUserPrompt, DEFAULT_RUBRIC } from "../../src/rewards/ruler-prompt.js";
 import { startServer } from "../../src/serve/server.js";
 import { trajectory, type Step } from "./build.js";
+import { untrainedDefaultModelDir } from "../train/helpers.js";
 
 const get: Step = { name: "get_order", args: { order_id: 5003 }, result: '{"status":"placed"}' };
 const cancel: Step = { name: "cancel_order", args: { order_id: 5003 }, result: '{"status":"cancelled"}' };
@@ -24,7 +25,7 @@ const lists = [
 describe("RULER against train-mcp serve", () => {
   let server: Awaited<ReturnType<typeof startServer>>;
   beforeAll(async () => {
-    server = await startServer({ model: "default", port: 0, engine: "tfjs", seed: 3 });
+    server = await startServer({ model: untrainedDefaultModelDir(3), servedModelName: "default", port: 0, engine: "tfjs" });
   });
   afterAll(async () => {
     await server?.close();

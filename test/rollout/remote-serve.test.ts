@@ -9,13 +9,14 @@ import type { Toolbox } from "../../src/mcp/types.js";
 import { playGroups } from "../../src/rollout/group.js";
 import { RemotePolicy } from "../../src/rollout/remote-policy.js";
 import { startServer } from "../../src/serve/server.js";
+import { untrainedDefaultModelDir } from "../train/helpers.js";
 
 describe("RemotePolicy against train-mcp serve", () => {
   let toolbox: Toolbox;
   let server: Awaited<ReturnType<typeof startServer>>;
   beforeAll(async () => {
     toolbox = await connect("fixture:calculator");
-    server = await startServer({ model: "default", port: 0, engine: "tfjs", seed: 3 });
+    server = await startServer({ model: untrainedDefaultModelDir(3), servedModelName: "default", port: 0, engine: "tfjs" });
   });
   afterAll(async () => {
     await toolbox?.close();

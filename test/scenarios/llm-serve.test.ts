@@ -29,6 +29,7 @@ import { generateWithLlm, type LlmOptions, type LlmResult } from "../../src/scen
 import { LlmTaskSchema, REPLY_JSON_SCHEMA } from "../../src/scenarios/llm/prompt.js";
 import { ScenarioSchema } from "../../src/scenarios/schema.js";
 import { startServer } from "../../src/serve/server.js";
+import { untrainedDefaultModelDir } from "../train/helpers.js";
 
 interface Exchange {
   path: string;
@@ -85,7 +86,7 @@ const validateReply = new Ajv({ strict: true, allowUnionTypes: true, allErrors: 
 
 beforeAll(async () => {
   calc = await connect("fixture:calculator");
-  serve = await startServer({ model: "default", port: 0, engine: "tfjs", seed: 3 });
+  serve = await startServer({ model: untrainedDefaultModelDir(3), servedModelName: "default", port: 0, engine: "tfjs" });
   proxy = await startRecordingProxy(serve.url);
 });
 afterAll(async () => {

@@ -17,15 +17,18 @@ import { initRandomWeights, saveCheckpoint } from "../../src/policy/weights.js";
 import { startServer, type RunningServer } from "../../src/serve/server.js";
 import { SCHEMAS } from "./schemas.js";
 import { makeAdapter } from "./adapter.js";
+import { untrainedDefaultModelDir } from "../train/helpers.js";
 
 let server: RunningServer;
 let client: OpenAI;
 let adapterDir: string;
+let untrained: string;
 const ajv = new Ajv({ strict: false });
 const user = (content: string) => [{ role: "user" as const, content }];
 
 beforeAll(async () => {
-  server = await startServer({ model: "default", port: 0, seed: 0, engine: "auto" });
+  untrained = untrainedDefaultModelDir(0);
+  server = await startServer({ model: untrained, servedModelName: "default", port: 0, engine: "auto" });
   adapterDir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-lora-"));
   await makeAdapter(adapterDir, server.registry.config);
   client = new OpenAI({ baseURL: server.url, apiKey: "unused", maxRetries: 0 });
@@ -53,7 +56,7 @@ describe("serve", () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toEqual(["default"]);
-    expect((models.data[0] as unknown as { root: string }).root).toMatch(/random init/);
+    expect((models.data[0] as unknown as { root: string }).root).toBe(untrained);
   });
 
   it("answers a chat with tools in the OpenAI shape, with usage", async () => {

@@ -8,6 +8,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BatchSession, StepEngine } from "../../src/serve/engine.js";
 import { startServer, type RunningServer } from "../../src/serve/server.js";
+import { untrainedDefaultModelDir } from "../train/helpers.js";
 
 const REPLY = 'Sure.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>';
 
@@ -47,7 +48,7 @@ const TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
 ];
 
 beforeAll(async () => {
-  server = await startServer({ model: "default", port: 0 });
+  server = await startServer({ model: untrainedDefaultModelDir(0), servedModelName: "default", port: 0 });
   const m = server.registry.get("default");
   const tok = server.registry.tokenizer;
   m.engine = scripted(m.engine, tok.encode(REPLY), tok.eosTokenIds[0]);

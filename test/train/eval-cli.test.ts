@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { calculatorScenarios, tinyModelDir } from "./helpers.js";
+import { TrajectorySchema } from "../../src/rollout/trajectory.js";
+import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -25,7 +27,8 @@ describe("train-mcp eval", () => {
   });
 
   it("scores two checkpoints side by side on the same held-out scenarios, with pass@k", async () => {
-    const r = await cli(["eval", "--model", a, "--model", b, "--server", "fixture:calculator", "--scenarios", scenarios, "--k", "2", "--max-tokens-per-turn", "8", "--engine", "tfjs", "--json"]);
+    const dump = path.join(tempDir("eval"), "rollouts.jsonl");
+    const r = await cli(["eval", "--model", a, "--model", b, "--server", "fixture:calculator", "--scenarios", scenarios, "--k", "2", "--max-tokens-per-turn", "8", "--engine", "tfjs", "--json", "--trajectories", dump]);
     expect(r.stderr).not.toMatch(/train-mcp:/);
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -34,6 +37,19 @@ describe("train-mcp eval", () => {
       expect(row.n).toBe(5);
       for (const k of ["success_rate", "mean_reward", "mean_turns", "pass@2"]) expect(typeof row[k]).toBe("number");
       expect(row["pass@2"] as number).toBeGreaterThanOrEqual(row.success_rate as number);
+      // success by tool and by template, each a share
+      const perTag = row.per_tag as Record<string, number>;
+      expect(Object.keys(perTag).some((k) => k.startsWith("template:calculator."))).toBe(true);
+      expect(Object.keys(perTag).some((k) => k.startsWith("tool:"))).toBe(true);
+      for (const v of Object.values(perTag)) expect(v).toBeGreaterThanOrEqual(0);
+    }
+    // every rollout (5 scenarios x k=2, per model), each a whole trajectory with its model and template
+    const rollouts = readJsonl(dump);
+    expect(rollouts).toHaveLength(20);
+    expect(rollouts.filter((t) => t.model === a)).toHaveLength(10);
+    for (const t of rollouts) {
+      expect(String(t.template)).toMatch(/^template:calculator\./);
+      expect(TrajectorySchema.safeParse(t).success).toBe(true);
     }
   });
 

@@ -14,6 +14,22 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `train-mcp-${prefix}-`));
 }
 
+/**
+ * The built-in model's config and tokenizer with seeded random weights, as the built-in model was
+ * before it shipped trained weights: tests of serving mechanics (constrained decoding, stop
+ * strings, adapters) want its long, noisy outputs rather than the trained model's short answers.
+ */
+export function untrainedDefaultModelDir(seed = 0): string {
+  const dir = tempDir("untrained");
+  for (const f of ["tokenizer.json", "tokenizer_config.json", "chat_template.jinja"]) {
+    const src = path.join(defaultModelDir(), f);
+    if (fs.existsSync(src)) fs.copyFileSync(src, path.join(dir, f));
+  }
+  const config = resolveConfig(JSON.parse(fs.readFileSync(path.join(defaultModelDir(), "config.json"), "utf8")) as Record<string, unknown>);
+  saveCheckpoint(dir, config, initRandomWeights(config, seed));
+  return dir;
+}
+
 /** A 2-layer, 64-wide model with the built-in tokenizer, saved as a Hugging Face folder. */
 export function tinyModelDir(seed = 1): string {
   const dir = tempDir("model");

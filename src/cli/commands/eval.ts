@@ -22,6 +22,7 @@ interface EvalFlags {
   engine: "auto" | "ort" | "tfjs";
   seed: string;
   json?: boolean;
+  trajectories?: string;
 }
 
 export function register(program: Command): void {
@@ -41,6 +42,7 @@ export function register(program: Command): void {
     .option("--engine <e>", "auto | ort | tfjs", "auto")
     .option("--seed <n>", "random seed", "0")
     .option("--json", "one JSON object per model on stdout")
+    .option("--trajectories <file>", "write every rollout (JSONL, with its model and scenario's template) to this file")
     .action(async (f: EvalFlags) => {
       const int = (name: string, v: string) => {
         const n = Number(v);
@@ -62,6 +64,9 @@ export function register(program: Command): void {
         const { readRolloutSettings } = await import("../../train/checkpoint.js");
         const components = defaultRewards({ hasExpectations: scenarios.some((s) => s.expected?.length), maxTurns: Number(f.maxTurns ?? 4), knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) });
         const rows: Array<Record<string, unknown>> = [];
+        const { openSync, writeSync, closeSync } = await import("node:fs");
+        const trajectoryFile = f.trajectories ? openSync(f.trajectories, "w") : undefined;
+        const templateOf = new Map(scenarios.map((s) => [s.id, s.tags.find((t) => t.startsWith("template:"))]));
         for (const spec of f.model) {
           const p = await loadInferencePolicy(spec, { engine: f.engine });
           const trained = readRolloutSettings(p.dir);
@@ -79,12 +84,15 @@ export function register(program: Command): void {
             });
             const row = { model: spec, n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, ...(r.pass_at_k !== undefined ? { [`pass@${r.k}`]: r.pass_at_k } : {}) };
             rows.push(row);
-            if (f.json) process.stdout.write(JSON.stringify(row) + "\n");
+            if (f.json) process.stdout.write(JSON.stringify({ ...row, per_tag: r.per_tag }) + "\n");
+            if (trajectoryFile !== undefined)
+              for (const t of r.trajectories) writeSync(trajectoryFile, JSON.stringify({ model: spec, template: templateOf.get(t.scenarioId), ...t }) + "\n");
           } finally {
             await p.sampler.close();
             p.model.dispose();
           }
         }
+        if (trajectoryFile !== undefined) closeSync(trajectoryFile);
         if (!f.json) {
           const keys = Object.keys(rows[0] ?? {});
           const fmt = (v: unknown) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : String(v));
