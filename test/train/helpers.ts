@@ -14,6 +14,13 @@ export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `train-mcp-${prefix}-`));
 }
 
+function copyBuiltInTokenizer(dir: string): void {
+  for (const f of ["tokenizer.json", "tokenizer_config.json", "chat_template.jinja"]) {
+    const src = path.join(defaultModelDir(), f);
+    if (fs.existsSync(src)) fs.copyFileSync(src, path.join(dir, f));
+  }
+}
+
 /**
  * The built-in model's config and tokenizer with seeded random weights, as the built-in model was
  * before it shipped trained weights: tests of serving mechanics (constrained decoding, stop
@@ -21,10 +28,7 @@ export function tempDir(prefix: string): string {
  */
 export function untrainedDefaultModelDir(seed = 0): string {
   const dir = tempDir("untrained");
-  for (const f of ["tokenizer.json", "tokenizer_config.json", "chat_template.jinja"]) {
-    const src = path.join(defaultModelDir(), f);
-    if (fs.existsSync(src)) fs.copyFileSync(src, path.join(dir, f));
-  }
+  copyBuiltInTokenizer(dir);
   const config = resolveConfig(JSON.parse(fs.readFileSync(path.join(defaultModelDir(), "config.json"), "utf8")) as Record<string, unknown>);
   saveCheckpoint(dir, config, initRandomWeights(config, seed));
   return dir;
@@ -33,10 +37,7 @@ export function untrainedDefaultModelDir(seed = 0): string {
 /** A 2-layer, 64-wide model with the built-in tokenizer, saved as a Hugging Face folder. */
 export function tinyModelDir(seed = 1): string {
   const dir = tempDir("model");
-  for (const f of ["tokenizer.json", "tokenizer_config.json", "chat_template.jinja"]) {
-    const src = path.join(defaultModelDir(), f);
-    if (fs.existsSync(src)) fs.copyFileSync(src, path.join(dir, f));
-  }
+  copyBuiltInTokenizer(dir);
   const raw = JSON.parse(fs.readFileSync(path.join(defaultModelDir(), "config.json"), "utf8")) as Record<string, unknown>;
   const config = resolveConfig({ ...raw, hidden_size: 64, intermediate_size: 128, num_hidden_layers: 2, num_attention_heads: 2, num_key_value_heads: 1, head_dim: 32, max_position_embeddings: 1024 });
   saveCheckpoint(dir, config, initRandomWeights(config, seed));
