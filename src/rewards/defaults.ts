@@ -77,6 +77,8 @@ export type RewardConfigInput = z.input<typeof RewardConfigSchema>;
 export interface DefaultRewardsOptions {
   /** any scenario of the run has `expected` outcomes */
   hasExpectations: boolean;
+  /** any scenario of the run has a reference solution with calls (default true); reference_calls is added when so */
+  hasReferences?: boolean;
   /** the judge endpoint with its key; RULER is added when present */
   judge?: JudgeConfig & { rubric?: string; maxMessageChars?: number };
   weights?: Partial<Record<ComponentName, number>>;
@@ -100,7 +102,7 @@ export function defaultRewards(o: DefaultRewardsOptions): RewardComponent[] {
   }
   if (o.rubric ?? true) {
     out.push(...rubricRewards({ weights: w, dangerous: o.dangerous, maxTurns: o.maxTurns, knownTools: o.knownTools }));
-    out.push(referenceCallsReward({ weight: w.reference_calls }));
+    if (o.hasReferences ?? true) out.push(referenceCallsReward({ weight: w.reference_calls }));
   } else if (o.dangerous && ((o.dangerous.tools?.length ?? 0) > 0 || (o.dangerous.args?.length ?? 0) > 0)) {
     // The safety penalty is asked for explicitly by listing patterns; keep it without the rubric.
     out.push(...rubricRewards({ weights: w, dangerous: o.dangerous }).filter((c) => c.name === "safety"));
@@ -114,7 +116,7 @@ export function defaultRewards(o: DefaultRewardsOptions): RewardComponent[] {
  */
 export function rewardsFromConfig(
   config: RewardConfig,
-  run: { hasExpectations: boolean; judgeApiKey?: string; maxTurns?: number; knownTools?: Iterable<string> },
+  run: { hasExpectations: boolean; hasReferences?: boolean; judgeApiKey?: string; maxTurns?: number; knownTools?: Iterable<string> },
 ): RewardComponent[] {
   let judge: DefaultRewardsOptions["judge"];
   if (config.judge) {
@@ -123,6 +125,7 @@ export function rewardsFromConfig(
   }
   return defaultRewards({
     hasExpectations: run.hasExpectations,
+    hasReferences: run.hasReferences,
     judge,
     weights: config.weights,
     dangerous: config.dangerous,

@@ -124,6 +124,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     const knownTools = servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name));
     const components: RewardComponent[] = rewardsFromConfig(cfg.rewards, {
       hasExpectations: [...data.train, ...heldout].some((s) => s.expected?.length),
+      hasReferences: [...data.train, ...heldout].some((s) => s.reference?.calls.length),
       judgeApiKey: o.judgeApiKey,
       maxTurns: cfg.max_turns,
       knownTools,

@@ -10,6 +10,7 @@ describe("defaultRewards", () => {
   it("verifier + rubric with expectations; rubric alone without; RULER when a judge is configured", () => {
     expect(names(defaultRewards({ hasExpectations: true }))).toEqual(["verifier", "format", "tool_validity", "tool_errors", "efficiency", "reference_calls"]);
     expect(names(defaultRewards({ hasExpectations: false }))).toEqual(["format", "tool_validity", "tool_errors", "efficiency", "reference_calls"]);
+    expect(names(defaultRewards({ hasExpectations: false, hasReferences: false }))).toEqual(["format", "tool_validity", "tool_errors", "efficiency"]);
     const withJudge = defaultRewards({ hasExpectations: true, judge: { baseURL: "http://127.0.0.1:1/v1", model: "m" }, dangerous: { tools: ["delete_*"] } });
     expect(names(withJudge)).toEqual(["verifier", "ruler", "format", "tool_validity", "tool_errors", "efficiency", "safety", "reference_calls"]);
     expect(withJudge.find((c) => c.name === "ruler")?.judge).toBe(true);

@@ -62,7 +62,7 @@ export function register(program: Command): void {
         let scenarios = f.split === "train" ? data.train : f.split === "all" ? [...data.train, ...data.test] : data.test;
         if (f.n) scenarios = scenarios.slice(0, int("n", f.n));
         const { readRolloutSettings } = await import("../../train/checkpoint.js");
-        const components = defaultRewards({ hasExpectations: scenarios.some((s) => s.expected?.length), maxTurns: Number(f.maxTurns ?? 4), knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) });
+        const components = defaultRewards({ hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns: Number(f.maxTurns ?? 4), knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) });
         const rows: Array<Record<string, unknown>> = [];
         const { openSync, writeSync, closeSync } = await import("node:fs");
         const trajectoryFile = f.trajectories ? openSync(f.trajectories, "w") : undefined;
