@@ -58,4 +58,10 @@ describe("train-mcp eval", () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
+
+  it("exits 2 naming --trajectories when its file cannot be written", async () => {
+    const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--trajectories", "/no/such/dir/out.jsonl"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--trajectories \/no\/such\/dir\/out\.jsonl: cannot write it/);
+  });
 });

@@ -65,7 +65,14 @@ export function register(program: Command): void {
         const components = defaultRewards({ hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns: Number(f.maxTurns ?? 4), knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) });
         const rows: Array<Record<string, unknown>> = [];
         const { openSync, writeSync, closeSync } = await import("node:fs");
-        const trajectoryFile = f.trajectories ? openSync(f.trajectories, "w") : undefined;
+        const openOut = (file: string) => {
+          try {
+            return openSync(file, "w");
+          } catch (e) {
+            throw new TrainMcpError("ConfigInvalid", `--trajectories ${file}: cannot write it (${(e as Error).message})`);
+          }
+        };
+        const trajectoryFile = f.trajectories ? openOut(f.trajectories) : undefined;
         const templateOf = new Map(scenarios.map((s) => [s.id, s.tags.find((t) => t.startsWith("template:"))]));
         for (const spec of f.model) {
           const p = await loadInferencePolicy(spec, { engine: f.engine });
