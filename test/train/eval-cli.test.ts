@@ -1,20 +1,7 @@
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TrajectorySchema } from "../../src/rollout/trajectory.js";
-import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS"));
-    const child = spawn(process.execPath, ["bin/train-mcp.mjs", ...args], { stdio: ["ignore", "pipe", "pipe"], env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { calculatorScenarios, cli, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
 describe("train-mcp eval", () => {
   let a: string;

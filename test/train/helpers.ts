@@ -3,6 +3,7 @@
  * config, seeded random weights) and small scenario files cut from the bundled calculator set,
  * so a whole run takes seconds.
  */
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -64,4 +65,17 @@ export function readJsonl(file: string): Array<Record<string, unknown>> {
     .split("\n")
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** Runs bin/train-mcp.mjs with these arguments, outside vitest's environment. */
+export function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS"));
+    const child = spawn(process.execPath, ["bin/train-mcp.mjs", ...args], { stdio: ["ignore", "pipe", "pipe"], env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
 }
