@@ -84,6 +84,14 @@ export const GrpoConfigSchema = z
       .min(0)
       .default(3)
       .describe("with dynamic_sampling, extra sampling rounds at most per step; default 3"),
+    rft_coef: z
+      .number()
+      .min(0)
+      .default(0)
+      .describe(
+        "rejection-sampling fine-tuning inside the step (RAFT / STaR): added to the advantage of each group's best " +
+          "successful rollout, i.e. coef × its NLL joins the loss; 0 = off (TRL has no such knob); default 0",
+      ),
     importance_sampling_correction: z
       .boolean()
       .default(true)

@@ -24,6 +24,8 @@ export const MetricKey = {
   groupsZeroVariance: "groups/zero_variance",
   groupsKept: "groups/kept",
   groupsRefilled: "groups/refilled",
+  /** groups whose best successful rollout got the rft_coef bonus */
+  rftImitated: "groups/rft_imitated",
   rewardMean: "reward/mean",
   rewardStd: "reward/std",
   successRate: "reward/success_rate",

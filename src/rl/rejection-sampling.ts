@@ -1,7 +1,7 @@
 /**
- * STaR-style rejection sampling for the SFT warm start (Zelikman et al. 2022): from each group
- * keep the best trajectories that clear a reward bar, to imitate with `sftLoss`. Ties go to the
- * earlier trajectory so a seeded run picks the same ones every time.
+ * STaR-style rejection sampling (Zelikman et al. 2022; RAFT, Dong et al. 2023): from each group
+ * keep the best trajectories that clear a reward bar, to imitate. Ties go to the earlier
+ * trajectory so a seeded run picks the same ones every time.
  */
 export interface PickBestOptions {
   /** trajectories kept per group at most; default 1 */
@@ -22,4 +22,25 @@ export function pickBest<T>(groups: readonly (readonly T[])[], rewardOf: (t: T) 
     out.push(...ranked.slice(0, k).map((x) => x.t));
   }
   return out;
+}
+
+/**
+ * RAFT / STaR inside the GRPO step: `coef` added to the advantage of each group's best fully
+ * successful trajectory (`pickBest` with perGroup 1; ties to the earlier one). At ratio 1 the
+ * clipped surrogate's gradient is −A ∇log π, so the bonus adds `coef` × the imitation (NLL) term
+ * of that trajectory, normalised like the GRPO terms it joins. A group whose rollouts all succeed
+ * — no GRPO signal — still teaches through its best one. Returns [G] per group, zeros elsewhere.
+ */
+export function bestOfGroupBonus<T>(
+  groups: readonly (readonly T[])[],
+  o: { coef: number; success: (t: T) => boolean; reward: (t: T) => number },
+): number[][] {
+  return groups.map((g) => {
+    const bonus = g.map(() => 0);
+    if (o.coef === 0) return bonus;
+    // pickBest keeps rewards ≥ 1: successes rank above 1 by their reward, failures stay below
+    const [best] = pickBest([g], (t) => (o.success(t) ? 2 + o.reward(t) : 0), { perGroup: 1, minReward: 1 });
+    if (best !== undefined) bonus[g.indexOf(best)] = o.coef;
+    return bonus;
+  });
 }

@@ -7,6 +7,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import type { Trainable } from "../policy/trainable.js";
 import { computeAdvantages } from "../rl/advantages.js";
+import { bestOfGroupBonus } from "../rl/rejection-sampling.js";
 import { lossBatch } from "../rl/batch.js";
 import type { GrpoConfig } from "../rl/config.js";
 import { lossConfigOf } from "../rl/config.js";
@@ -35,13 +36,16 @@ export function grpoUpdate(trainable: Trainable, input: UpdateInput): MetricReco
     { scaleRewards: cfg.scale_rewards, stdKind: cfg.std_kind, eps: cfg.advantage_epsilon },
   );
   metrics.set(MetricKey.groupsZeroVariance, adv.zeroVarianceCount);
+  const bonus = bestOfGroupBonus(groups, { coef: cfg.rft_coef, success: (t) => t.success === true, reward: (t) => t.reward });
 
-  // DAPO dynamic sampling: a group whose rewards are all equal has no signal; drop it
+  // DAPO dynamic sampling: a group whose rewards are all equal has no signal (unless its best
+  // rollout is imitated); drop it
   const rows: Array<{ t: Trajectory; a: number }> = [];
   groups.forEach((g, gi) => {
-    if (cfg.dynamic_sampling && adv.zeroVariance[gi]) return;
-    g.forEach((t, i) => rows.push({ t, a: adv.byGroup[gi][i] }));
+    if (cfg.dynamic_sampling && adv.zeroVariance[gi] && !bonus[gi].some((b) => b > 0)) return;
+    g.forEach((t, i) => rows.push({ t, a: adv.byGroup[gi][i] + bonus[gi][i] }));
   });
+  if (cfg.rft_coef > 0) metrics.set(MetricKey.rftImitated, bonus.filter((b) => b.some((x) => x > 0)).length);
   metrics.set(MetricKey.groupsKept, new Set(rows.map((r) => r.t.groupId)).size);
   if (rows.length === 0) return { ...metrics.summary(), "update/skipped": 1 };
   metrics.set(MetricKey.advantageAbsMean, rows.reduce((s, r) => s + Math.abs(r.a), 0) / rows.length);

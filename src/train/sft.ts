@@ -1,8 +1,9 @@
 /**
  * The supervised warm start: a model that cannot yet write a tool call gets nothing from GRPO
  * (every rollout scores the same). So first imitate demonstrations — the scenarios' reference
- * solutions played by the teacher on the real servers (or, STaR-style, the best trajectories of
- * earlier groups) — with the masked NLL of the assistant tokens.
+ * solutions played by the teacher on the real servers — with the masked NLL of the assistant
+ * tokens. (Imitating the policy's own best rollouts, STaR-style, happens inside the GRPO step:
+ * `rft_coef`, src/rl/rejection-sampling.ts.)
  */
 import * as tf from "@tensorflow/tfjs-core";
 import type { Trainable } from "../policy/trainable.js";

@@ -28,6 +28,7 @@ interface TrainFlags {
   lossType?: string;
   epsilon?: string;
   epsilonHigh?: string;
+  rftCoef?: string;
   beta?: string;
   maxTurns?: string;
   maxTokensPerTurn?: string;
@@ -77,6 +78,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--epsilon <x>", "lower clip range")
     .option("--epsilon-high <x>", "upper clip range (DAPO clip-higher)")
     .option("--beta <x>", "KL coefficient (needs LoRA: the reference is the base model)")
+    .option("--rft-coef <x>", "weight of imitating each group's best successful rollout (RAFT/STaR; 0 = off)")
     .option("--max-turns <n>", "assistant turns per rollout")
     .option("--max-tokens-per-turn <n>", "tokens per assistant turn")
     .option("--temperature <x>", "rollout sampling temperature")
@@ -117,6 +119,7 @@ function flagsToConfig(f: TrainFlags): Record<string, unknown> {
     epsilon: num("epsilon", f.epsilon),
     epsilon_high: num("epsilon-high", f.epsilonHigh),
     beta: num("beta", f.beta),
+    rft_coef: num("rft-coef", f.rftCoef),
     max_turns: num("max-turns", f.maxTurns),
     max_tokens_per_turn: num("max-tokens-per-turn", f.maxTokensPerTurn),
     temperature: num("temperature", f.temperature),
