@@ -54,6 +54,8 @@ export interface TrainSummary {
   heldout_after: number;
   heldout_n: number;
   heldout_base?: number;
+  /** success before and after RL per scenario template (tag "template:..."), with its count */
+  heldout_by_template?: Record<string, { n: number; before: number; after: number }>;
   steps: number;
   sft_steps: number;
   wall_s: number;
@@ -252,7 +254,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     }
 
     // 2. held-out success before RL
-    const heldoutBefore = (evals.find((e) => e.label === "before") ?? (await runEval("before", state.step))).success_rate;
+    const beforeRecord = evals.find((e) => e.label === "before") ?? (await runEval("before", state.step));
+    const heldoutBefore = beforeRecord.success_rate;
 
     // 3. GRPO
     let interrupted = false;
@@ -340,6 +343,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       heldout_after: round(after?.success_rate ?? NaN),
       heldout_n: heldout.length,
       ...(base !== undefined ? { heldout_base: round(base) } : {}),
+      ...(after ? { heldout_by_template: byTemplate(heldout, beforeRecord.per_tag ?? {}, after.per_tag) } : {}),
       steps: state.step,
       sft_steps: sftSteps,
       wall_s: round((performance.now() - t0) / 1000, 1),
@@ -375,6 +379,19 @@ function readEvals(runDir: RunDir): EvalRecord[] {
         return [];
       }
     });
+}
+
+/** Before/after success of each template the held-out set has (absent from a record: 0). */
+function byTemplate(heldout: readonly Scenario[], before: Record<string, number>, after: Record<string, number>): TrainSummary["heldout_by_template"] {
+  const out: NonNullable<TrainSummary["heldout_by_template"]> = {};
+  for (const s of heldout) {
+    const tag = s.tags.find((t) => t.startsWith("template:"));
+    if (!tag) continue;
+    const name = tag.slice("template:".length);
+    out[name] ??= { n: 0, before: round(before[tag] ?? 0), after: round(after[tag] ?? 0) };
+    out[name].n++;
+  }
+  return out;
 }
 
 function shuffled(n: number, rng: Rng): number[] {

@@ -34,6 +34,14 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(summary.heldout_n).toBe(6);
     expect(summary.heldout_before).toBeGreaterThanOrEqual(0);
     expect(Number.isFinite(summary.heldout_after)).toBe(true);
+    // per template: counts add up to the held-out set, rates match the eval records
+    const byTemplate = summary.heldout_by_template!;
+    expect(Object.values(byTemplate).reduce((s, r) => s + r.n, 0)).toBe(6);
+    for (const [name, r] of Object.entries(byTemplate)) {
+      expect(name.startsWith("calculator.")).toBe(true);
+      expect(r.before).toBeGreaterThanOrEqual(0);
+      expect(r.after).toBeLessThanOrEqual(1);
+    }
 
     const metrics = readJsonl(path.join(out, "metrics.jsonl"));
     expect(metrics.filter((m) => m.phase === "sft").map((m) => m.step)).toEqual([1, 2, 3]);
@@ -44,6 +52,8 @@ describe("the training loop on a tiny model and the real calculator server", () 
     }
     const evals = readJsonl(path.join(out, "eval.jsonl"));
     expect(evals.map((e) => e.label)).toEqual(["before", "after"]);
+    const afterTags = evals[1].per_tag as Record<string, number>;
+    for (const [name, r] of Object.entries(byTemplate)) expect(r.after).toBeCloseTo(afterTags[`template:${name}`], 4);
     const trajectories = readJsonl(path.join(out, "trajectories.jsonl"));
     expect(trajectories.filter((t) => t.phase === "grpo")).toHaveLength(2 * 2 * 2);
     expect(trajectories.filter((t) => t.phase === "eval")).toHaveLength(12);

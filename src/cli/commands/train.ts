@@ -221,14 +221,24 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   }
 }
 
+const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "n/a");
+
+/** Where held-out success moved: one row per scenario template, the most common first ("" for one template). */
+export function templateTable(byTemplate: NonNullable<TrainSummary["heldout_by_template"]>): string {
+  const rows = Object.entries(byTemplate).sort((x, y) => y[1].n - x[1].n || x[0].localeCompare(y[0]));
+  if (rows.length < 2) return "";
+  const w = Math.max(...rows.map(([name]) => name.length), "template".length);
+  const line = (name: string, n: string, b: string, a: string) => `  ${name.padEnd(w)}  ${n.padStart(4)}  ${b.padStart(7)}  ${a.padStart(7)}\n`;
+  return line("template", "n", "before", "after") + rows.map(([name, r]) => line(name, String(r.n), pct(r.before), pct(r.after))).join("");
+}
+
 function printSummary(s: TrainSummary, f: TrainFlags): void {
-  const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "n/a");
   if (!f.quiet) {
-    process.stderr.write(
+    let text =
       `\nheld-out success (${s.heldout_n} scenarios): before RL ${pct(s.heldout_before)} → after RL ${pct(s.heldout_after)}` +
-        `  (${s.steps} GRPO steps${s.sft_steps ? `, ${s.sft_steps} warm-start steps` : ""}, ${s.wall_s} s)\n` +
-        `report: ${s.report ?? "(not built)"}\nrun directory: ${s.run_dir}\n`,
-    );
+      `  (${s.steps} GRPO steps${s.sft_steps ? `, ${s.sft_steps} warm-start steps` : ""}, ${s.wall_s} s)\n`;
+    text += templateTable(s.heldout_by_template ?? {});
+    process.stderr.write(text + `report: ${s.report ?? "(not built)"}\nrun directory: ${s.run_dir}\n`);
   }
   if (f.json) process.stdout.write(JSON.stringify(s) + "\n");
   if (s.interrupted) process.exitCode = 130;

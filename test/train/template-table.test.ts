@@ -1,0 +1,23 @@
+/** The per-template lines the training summary prints under "held-out success". */
+import { describe, expect, it } from "vitest";
+import { templateTable } from "../../src/cli/commands/train.js";
+
+describe("templateTable", () => {
+  it("one aligned row per template, the most common first, ties by name", () => {
+    const text = templateTable({
+      "calculator.statistics": { n: 14, before: 0, after: 0.0714 },
+      "calculator.compound": { n: 25, before: 0.04, after: 0.08 },
+      "calculator.arith.power": { n: 14, before: 0.25, after: 0.5 },
+    });
+    const lines = text.trimEnd().split("\n");
+    expect(lines.map((l) => l.trim().split(/\s+/)[0])).toEqual(["template", "calculator.compound", "calculator.arith.power", "calculator.statistics"]);
+    expect(lines[1].trim().split(/\s+/)).toEqual(["calculator.compound", "25", "4.0%", "8.0%"]);
+    expect(lines[3].trim().split(/\s+/)).toEqual(["calculator.statistics", "14", "0.0%", "7.1%"]);
+    expect(new Set(lines.map((l) => l.length)).size).toBe(1);
+  });
+
+  it("prints nothing for a single template (the headline already says it all)", () => {
+    expect(templateTable({ "calculator.compound": { n: 3, before: 0, after: 1 } })).toBe("");
+    expect(templateTable({})).toBe("");
+  });
+});
