@@ -7,7 +7,10 @@
  * No bundled scenario leaks in: a generated task is dropped when its text, or its reference
  * tool calls, equal those of any scenario in scenarios/*.jsonl (train or held-out test).
  *
- *   npx tsx scripts/base-model/make-corpus.ts OUT.jsonl [SEED] [SCALE]
+ *   npx tsx scripts/base-model/make-corpus.ts OUT.jsonl [SEED] [SCALE] [FIXTURE,...]
+ *
+ * FIXTURE,...: only these (default both); knowledge's generator takes minutes at large scales
+ * hunting for tasks the bundled sets do not already hold.
  */
 import { createWriteStream } from "node:fs";
 import { bundledPath } from "../../src/scenarios/bundled.js";
@@ -22,9 +25,10 @@ import { DEMO_CONFIG } from "../../src/train/demo.js";
 
 // tasks generated per fixture: knowledge's fact base offers only about 2,800 distinct ones
 const FIXTURES = { calculator: 6000, knowledge: 2400 } as const;
-const [out = "", seedArg = "base-1", scaleArg = "1"] = process.argv.slice(2);
-if (!out) {
-  process.stderr.write("usage: make-corpus.ts OUT.jsonl [SEED] [SCALE]\n");
+const [out = "", seedArg = "base-1", scaleArg = "1", onlyArg = Object.keys(FIXTURES).join(",")] = process.argv.slice(2);
+const only = onlyArg.split(",");
+if (!out || only.some((f) => !(f in FIXTURES))) {
+  process.stderr.write(`usage: make-corpus.ts OUT.jsonl [SEED] [SCALE] [FIXTURE,...]  (fixtures: ${Object.keys(FIXTURES).join(", ")})\n`);
   process.exit(2);
 }
 
@@ -32,7 +36,7 @@ const callsKey = (s: Pick<Scenario, "reference">) => JSON.stringify(s.reference?
 const tokenizer = await loadDefaultTokenizer();
 const sink = createWriteStream(out);
 let written = 0;
-for (const [fixture, size] of Object.entries(FIXTURES)) {
+for (const [fixture, size] of Object.entries(FIXTURES).filter(([f]) => only.includes(f))) {
   const n = Math.round(size * Number(scaleArg));
   const bundled = readScenarioFile(bundledPath(fixture));
   const tasks = new Set(bundled.map((s) => s.task));
