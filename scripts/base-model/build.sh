@@ -39,4 +39,16 @@ npx tsx scripts/base-model/make-corpus.ts "$work/corpus4.jsonl" base-4 4
   --cap $C.arith.binary=3000 --cap $C.statistics=3500 --cap $C.chain.calc-percent=3000
 /usr/bin/python3 scripts/base-model/pretrain.py "$work/calc-mix4.jsonl" "$work/cropped3" --init "$work/cropped2" \
   --extra "$work/calc-mix.jsonl" --tokens 9e6 --lr 4e-4 --batch-tokens 4096 --warmup 30 --save-every 500 --mixed --crop-system 0.85
-echo "candidate base weights: $work/cropped3"
+# session 5 (not shipped then) and session 6: two more fresh corpora (seeds base-5, base-6),
+# each trained with the one before it, lr 3e-4 -> cosine
+npx tsx scripts/base-model/make-corpus.ts "$work/corpus5.jsonl" base-5 4 calculator
+/usr/bin/python3 scripts/base-model/mix.py "$work/corpus5.jsonl" "$work/calc-mix5.jsonl" --fixture calculator \
+  --cap $C.arith.binary=3000 --cap $C.statistics=3500 --cap $C.chain.calc-percent=3000
+/usr/bin/python3 scripts/base-model/pretrain.py "$work/calc-mix5.jsonl" "$work/cropped4" --init "$work/cropped3" \
+  --extra "$work/calc-mix4.jsonl" --tokens 3.8e6 --lr 3e-4 --batch-tokens 4096 --warmup 30 --save-every 500 --mixed --crop-system 0.85
+npx tsx scripts/base-model/make-corpus.ts "$work/corpus6.jsonl" base-6 4 calculator
+/usr/bin/python3 scripts/base-model/mix.py "$work/corpus6.jsonl" "$work/calc-mix6.jsonl" --fixture calculator \
+  --cap $C.arith.binary=3000 --cap $C.statistics=3500 --cap $C.chain.calc-percent=3000
+/usr/bin/python3 scripts/base-model/pretrain.py "$work/calc-mix6.jsonl" "$work/cropped5" --init "$work/cropped4" \
+  --extra "$work/calc-mix5.jsonl" --tokens 7e6 --lr 3e-4 --batch-tokens 4096 --warmup 30 --save-every 500 --mixed --crop-system 0.85
+echo "candidate base weights: $work/cropped5"

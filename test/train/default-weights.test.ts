@@ -18,8 +18,8 @@ describe("built-in model weights", () => {
     expect(r.code).toBe(0);
     const row = JSON.parse(r.stdout.trim()) as { n: number; success_rate: number };
     expect(row.n).toBe(100);
-    // measured 24% (README); a loading or tokenizer fault drops it to 0
-    expect(row.success_rate).toBeGreaterThanOrEqual(0.15);
+    // measured 33% (README); a loading or tokenizer fault drops it to 0
+    expect(row.success_rate).toBeGreaterThanOrEqual(0.25);
     const rollouts = readJsonl(dump) as Array<{ messages: Array<{ content: string }>; toolCalls: Array<{ name: string; error?: string }> }>;
     expect(rollouts.every((t) => t.messages[0].content === "Use the tools to answer.")).toBe(true);
     const firstCalls = rollouts.map((t) => t.toolCalls[0]);
