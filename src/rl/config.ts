@@ -90,7 +90,7 @@ export const GrpoConfigSchema = z
       .default(0)
       .describe(
         "rejection-sampling fine-tuning inside the step (RAFT / STaR): added to the advantage of each group's best " +
-          "successful rollout, i.e. coef × its NLL joins the loss; 0 = off (TRL has no such knob); default 0",
+          "successful rollout (when none of its group scored higher), i.e. coef × its NLL joins the loss; 0 = off (TRL has no such knob); default 0",
       ),
     importance_sampling_correction: z
       .boolean()

@@ -26,7 +26,8 @@ export function pickBest<T>(groups: readonly (readonly T[])[], rewardOf: (t: T) 
 
 /**
  * RAFT / STaR inside the GRPO step: `coef` added to the advantage of each group's best fully
- * successful trajectory (`pickBest` with perGroup 1; ties to the earlier one). At ratio 1 the
+ * successful trajectory, when no rollout of its group scored higher (`pickBest` with perGroup 1;
+ * ties to the earlier one). At ratio 1 the
  * clipped surrogate's gradient is −A ∇log π, so the bonus adds `coef` × the imitation (NLL) term
  * of that trajectory, normalised like the GRPO terms it joins. A group whose rollouts all succeed
  * — no GRPO signal — still teaches through its best one. Returns [G] per group, zeros elsewhere.
@@ -38,8 +39,10 @@ export function bestOfGroupBonus<T>(
   return groups.map((g) => {
     const bonus = g.map(() => 0);
     if (o.coef === 0) return bonus;
-    // pickBest keeps rewards ≥ 1: successes rank above 1 by their reward, failures stay below
-    const [best] = pickBest([g], (t) => (o.success(t) ? 2 + o.reward(t) : 0), { perGroup: 1, minReward: 1 });
+    // a success qualifies when nothing in its group scored higher (a success penalised, e.g. for
+    // a dangerous call, below a failure is not one to imitate); failures score NaN, which pickBest drops
+    const top = Math.max(...g.map((t) => o.reward(t)));
+    const [best] = pickBest([g], (t) => (o.success(t) ? o.reward(t) : NaN), { perGroup: 1, minReward: top });
     if (best !== undefined) bonus[g.indexOf(best)] = o.coef;
     return bonus;
   });

@@ -21,13 +21,16 @@ interface Roll {
 const opts = (coef: number) => ({ coef, success: (t: Roll) => t.ok, reward: (t: Roll) => t.r });
 
 describe("bestOfGroupBonus", () => {
-  it("marks the highest-reward success of each group, the earlier one on ties, nothing in groups without one", () => {
+  it("marks the highest-reward success of each group, the earlier one on ties, nothing where no success tops its group", () => {
     const groups: Roll[][] = [
-      [{ ok: false, r: 0.9 }, { ok: true, r: 0.7 }, { ok: true, r: 0.8 }, { ok: true, r: 0.8 }],
+      [{ ok: false, r: 0.6 }, { ok: true, r: 0.7 }, { ok: true, r: 0.8 }, { ok: true, r: 0.8 }],
       [{ ok: false, r: 0.9 }, { ok: false, r: 0.1 }],
       [{ ok: true, r: 0 }, { ok: true, r: 0 }],
+      // a success penalised (e.g. for a dangerous call) below a failure is not imitated
+      [{ ok: false, r: 0.5 }, { ok: true, r: -2 }],
+      [{ ok: false, r: -3 }, { ok: true, r: -2 }],
     ];
-    expect(bestOfGroupBonus(groups, opts(0.5))).toEqual([[0, 0, 0.5, 0], [0, 0], [0.5, 0]]);
+    expect(bestOfGroupBonus(groups, opts(0.5))).toEqual([[0, 0, 0.5, 0], [0, 0], [0.5, 0], [0, 0], [0, 0.5]]);
   });
 
   it("is all zeros when coef is 0 (the default in the config)", () => {
