@@ -15,7 +15,7 @@
 import { createWriteStream } from "node:fs";
 import { bundledPath } from "../../src/scenarios/bundled.js";
 import { readScenarioFile } from "../../src/scenarios/io.js";
-import type { Scenario } from "../../src/scenarios/schema.js";
+import { templateTag, type Scenario } from "../../src/scenarios/schema.js";
 import { generateVerified } from "../../src/scenarios/verified/generate.js";
 import { loadDefaultTokenizer } from "../../src/policy/default-model/index.js";
 import { defaultRewards } from "../../src/rewards/defaults.js";
@@ -61,7 +61,7 @@ for (const [fixture, size] of Object.entries(FIXTURES).filter(([f]) => only.incl
       maxConcurrentRollouts: 64,
       toolTimeoutMs: 30_000,
     });
-    const template = new Map(fresh.map((s) => [s.id, s.tags.find((t) => t.startsWith("template:")) ?? ""]));
+    const template = new Map(fresh.map((s) => [s.id, templateTag(s) ?? ""]));
     for (const d of demos) {
       sink.write(JSON.stringify({ fixture, template: template.get(d.scenarioId), ids: d.tokenIds, mask: d.assistantMask }) + "\n");
       written++;

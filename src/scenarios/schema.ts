@@ -72,3 +72,8 @@ export const ScenarioSchema = z.object({
 });
 export type Scenario = z.infer<typeof ScenarioSchema>;
 export type ScenarioInput = z.input<typeof ScenarioSchema>;
+
+/** The scenario's "template:..." tag (the generator template it came from), if it has one. */
+export function templateTag(s: Pick<Scenario, "tags">): string | undefined {
+  return s.tags.find((t) => t.startsWith("template:"));
+}

@@ -30,8 +30,8 @@ export const DEMO_CONFIG: TrainConfigInput = {
   loss_type: "dapo",
   epsilon: 0.2,
   epsilon_high: 0.28,
-  // at temperature 1 about 5% of this model's rollouts succeed, at 0.7 about 12%: more groups
-  // with a success to learn from
+  // more rollouts succeed at 0.7 than at 1 (shipped weights: 26% at 0.7 on the held-out set),
+  // so more groups have a success to learn from
   temperature: 0.7,
   max_turns: 3,
   max_tokens_per_turn: 64,

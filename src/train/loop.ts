@@ -17,7 +17,7 @@ import { LocalPolicy } from "../rollout/local-policy.js";
 import type { Policy } from "../rollout/policy.js";
 import { RemotePolicy } from "../rollout/remote-policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
-import type { Scenario } from "../scenarios/schema.js";
+import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
 import { scrubSecrets, type TrainConfig } from "./config.js";
 import { evaluate, type EvalResult } from "./evaluate.js";
@@ -385,7 +385,7 @@ function readEvals(runDir: RunDir): EvalRecord[] {
 function byTemplate(heldout: readonly Scenario[], before: Record<string, number>, after: Record<string, number>): TrainSummary["heldout_by_template"] {
   const out: NonNullable<TrainSummary["heldout_by_template"]> = {};
   for (const s of heldout) {
-    const tag = s.tags.find((t) => t.startsWith("template:"));
+    const tag = templateTag(s);
     if (!tag) continue;
     const name = tag.slice("template:".length);
     out[name] ??= { n: 0, before: round(before[tag] ?? 0), after: round(after[tag] ?? 0) };

@@ -17,7 +17,7 @@ beforeAll(async () => {
   await initBackend({ device: "wasm" });
 });
 
-/** A rollout of `n` prompt tokens then `m` sampled ones (ids from `seed`), scored `reward`. */
+/** A rollout of 12 prompt tokens then 6 sampled ones (ids from `seed`), scored `reward`. */
 function rollout(id: string, groupId: string, seed: number, reward: number, success: boolean): Trajectory {
   const prompt = Array.from({ length: 12 }, (_, i) => 10 + ((seed * 7 + i * 3) % 200));
   const sampled = Array.from({ length: 6 }, (_, i) => 300 + ((seed * 11 + i * 5) % 300));

@@ -55,6 +55,7 @@ export function register(program: Command): void {
       const { evaluate } = await import("../../train/evaluate.js");
       const { LocalPolicy } = await import("../../rollout/local-policy.js");
       const { defaultRewards } = await import("../../rewards/defaults.js");
+      const { templateTag } = await import("../../scenarios/schema.js");
       const servers = await ServerSet.connect(f.server, "auto");
       try {
         const os = await import("node:os");
@@ -73,7 +74,7 @@ export function register(program: Command): void {
           }
         };
         const trajectoryFile = f.trajectories ? openOut(f.trajectories) : undefined;
-        const templateOf = new Map(scenarios.map((s) => [s.id, s.tags.find((t) => t.startsWith("template:"))]));
+        const templateOf = new Map(scenarios.map((s) => [s.id, templateTag(s)]));
         for (const spec of f.model) {
           const p = await loadInferencePolicy(spec, { engine: f.engine });
           const trained = readRolloutSettings(p.dir);
