@@ -19,12 +19,15 @@ export function buildProgram(): Command {
 
 const ROOT_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
 
-/** `train-mcp` alone runs the offline demo; `train-mcp --server X ...` is `train-mcp train ...`. */
+/**
+ * `train-mcp` alone runs the offline demo; `train-mcp --server X ...` is `train-mcp train ...`, and
+ * so is a run named by a config file or resumed (their settings, not the demo's, fill the gaps).
+ */
 export function routeArgs(argv: string[]): string[] {
   if (argv.length === 0) return ["demo"];
   if (argv[0].startsWith("-") && !ROOT_FLAGS.has(argv[0])) {
-    const hasServer = argv.some((a) => a === "-s" || a === "--server" || a.startsWith("--server="));
-    return [hasServer ? "train" : "demo", ...argv];
+    const names = (...flags: string[]) => argv.some((a) => flags.includes(a) || flags.some((f) => f.startsWith("--") && a.startsWith(`${f}=`)));
+    return [names("-s", "--server", "--config", "--resume") ? "train" : "demo", ...argv];
   }
   return argv;
 }

@@ -48,9 +48,10 @@ export class Trainable {
     if (opts.lora) model.enableLora(opts.lora);
   }
 
-  /** Per-token log-probs as plain arrays (no gradient): row b has ids[b].length - 1 entries. */
-  logprobs(ids: number[][]): number[][] {
-    const { logp } = this.model.tokenLogprobs(ids);
+  /** Per-token log-probs as plain arrays (no gradient): row b has ids[b].length - 1 entries;
+   *  with `only`, just where it is > 0 (0 elsewhere), as `step` computes them. */
+  logprobs(ids: number[][], only?: readonly (readonly number[])[]): number[][] {
+    const { logp } = this.model.tokenLogprobs(ids, only ? { only } : {});
     const flat = logp.dataSync();
     const T1 = logp.shape[1];
     logp.dispose();
@@ -58,9 +59,9 @@ export class Trainable {
   }
 
   /** Reference log-probs: the base model (adapters off). Full fine-tuning has no reference copy: throws. */
-  referenceLogprobs(ids: number[][]): number[][] {
+  referenceLogprobs(ids: number[][], only?: readonly (readonly number[])[]): number[][] {
     if (!this.model.adapters()) throw new Error("referenceLogprobs needs LoRA adapters (full fine-tuning keeps no reference weights)");
-    return this.model.withAdaptersDisabled(() => this.logprobs(ids));
+    return this.model.withAdaptersDisabled(() => this.logprobs(ids, only));
   }
 
   /**

@@ -66,8 +66,12 @@ export const GrpoConfigSchema = z
       .number()
       .int()
       .positive()
-      .default(256)
-      .describe("tokens the policy may generate per trajectory; also dr_grpo's divisor; default 256"),
+      .nullable()
+      .default(null)
+      .describe(
+        "dr_grpo's constant divisor per sequence (TRL max_completion_length); it does not cap generation here: a rollout " +
+          "generates at most max_turns × max_tokens_per_turn tokens, which is the default (null)",
+      ),
     num_iterations: z
       .number()
       .int()
@@ -122,7 +126,7 @@ export interface LossOptionsFromConfig {
   delta?: number;
   beta: number;
   importanceSamplingLevel: "token" | "sequence";
-  maxCompletionLength: number;
+  maxCompletionLength?: number;
   maskTruncatedCompletions: boolean;
   tisCap?: number;
 }
@@ -136,7 +140,7 @@ export function lossConfigOf(cfg: GrpoConfig): LossOptionsFromConfig {
     delta: cfg.delta ?? undefined,
     beta: cfg.beta,
     importanceSamplingLevel: cfg.importance_sampling_level,
-    maxCompletionLength: cfg.max_completion_length,
+    maxCompletionLength: cfg.max_completion_length ?? undefined,
     maskTruncatedCompletions: cfg.mask_truncated_completions,
     tisCap: cfg.importance_sampling_correction ? cfg.importance_sampling_cap : undefined,
   };

@@ -49,3 +49,24 @@ export function groupsToRefill(o: RefillOptions): number {
   const keepRate = (o.keptGroups + 1) / (o.sampledGroups + 1);
   return Math.min(cap, Math.max(need, Math.ceil(need / keepRate)));
 }
+
+/**
+ * The refill loop: starting from a step's first groups, sample `groupsToRefill` more each round
+ * until `targetGroups` of them carry signal or the rounds are spent. Returns every group sampled
+ * (the update drops the flat ones) and how many were added.
+ */
+export async function sampleUntilFull<T>(
+  first: readonly T[],
+  rewardsOf: (g: T) => readonly number[],
+  sampleMore: (n: number) => Promise<readonly T[]>,
+  o: { targetGroups: number; maxRounds: number },
+): Promise<{ groups: T[]; refilled: number }> {
+  const groups = [...first];
+  for (let round = 0; ; round++) {
+    const kept = dropZeroVarianceGroups(groups, rewardsOf).kept.length;
+    const n = groupsToRefill({ targetGroups: o.targetGroups, keptGroups: kept, sampledGroups: groups.length, round, maxRounds: o.maxRounds });
+    if (n === 0) break;
+    groups.push(...(await sampleMore(n)));
+  }
+  return { groups, refilled: groups.length - first.length };
+}

@@ -61,7 +61,15 @@ export const TrainConfigSchema = GrpoConfigSchema.extend({
     rubric: true,
     dangerous: { tools: [], args: [] },
   }),
-}).strict();
+})
+  .strict()
+  .superRefine((cfg, ctx) => {
+    // the KL term's reference is the base model with the adapters off; full fine-tuning keeps no copy of it
+    if (cfg.beta !== 0 && cfg.lora_rank === 0)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["beta"], message: `beta = ${cfg.beta} needs a reference model: set lora_rank > 0 (full fine-tuning keeps no reference weights), or beta 0` });
+  })
+  // what a rollout can generate at most: dr_grpo's divisor unless one is given
+  .transform((cfg) => ({ ...cfg, max_completion_length: cfg.max_completion_length ?? cfg.max_turns * cfg.max_tokens_per_turn }));
 export type TrainConfig = z.infer<typeof TrainConfigSchema>;
 export type TrainConfigInput = z.input<typeof TrainConfigSchema>;
 

@@ -12,8 +12,10 @@ import type { ServerSet } from "./servers.js";
 
 export interface EvalOptions {
   k: number;
-  /** used when k > 1; k = 1 decodes greedily */
+  /** used when k > 1 (with topP / topK); k = 1 decodes greedily */
   temperature: number;
+  topP?: number;
+  topK?: number;
   seed: number;
   maxTurns: number;
   maxTokensPerTurn: number;
@@ -21,6 +23,8 @@ export interface EvalOptions {
   maxConcurrentRollouts: number;
   toolTimeoutMs: number;
   components: readonly RewardComponent[];
+  /** scale the weighted reward to [0, 1] as training does (default true) */
+  normalizeRewards?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -41,12 +45,15 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
     groupSize: o.k,
     seed: o.seed,
     temperature: o.k === 1 ? 0 : o.temperature,
+    topP: o.topP,
+    topK: o.topK,
     maxTurns: o.maxTurns,
     maxTokensPerTurn: o.maxTokensPerTurn,
     systemPrompt: o.systemPrompt,
     maxConcurrentRollouts: o.maxConcurrentRollouts,
     toolTimeoutMs: o.toolTimeoutMs,
     components: o.components,
+    normalizeRewards: o.normalizeRewards,
     onProgress: o.onProgress,
   });
   const groups = played.scored.map((s) => s.group.trajectories);

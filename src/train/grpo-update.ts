@@ -1,8 +1,8 @@
 /**
  * One GRPO update from scored groups (TRL's GRPOTrainer step, CleanRL-readable): advantages per
  * group, optional DAPO filtering of zero-variance groups, micro-batches of sequences, the loss
- * from src/rl (token/sequence ratio, clip, KL, aggregation), one AdamW step. Returns the step's
- * metrics under namespaced keys.
+ * from src/rl (token/sequence ratio, clip, KL, aggregation), `num_iterations` (μ) AdamW steps on
+ * the same rollouts. Returns the step's metrics under namespaced keys.
  */
 import * as tf from "@tensorflow/tfjs-core";
 import type { Trainable } from "../policy/trainable.js";
@@ -53,41 +53,62 @@ export function grpoUpdate(trainable: Trainable, input: UpdateInput): MetricReco
   // a group's rollouts together (their shared prompt runs once per micro-batch), and within a
   // group similar lengths together (less padding)
   rows.sort((x, y) => (x.t.groupId < y.t.groupId ? -1 : x.t.groupId > y.t.groupId ? 1 : x.t.tokenIds.length - y.t.tokenIds.length));
-  const micro: Array<ReturnType<typeof lossBatch> & { adv: number[] }> = [];
+  const lossCfg = lossConfigOf(cfg);
+  const useTis = input.samplerIsOtherEngine && lossCfg.tisCap !== undefined;
+  const t0 = performance.now();
+  // Log-probs fixed before the first update, [B, T-1] per micro-batch: with μ > 1 the weights that
+  // sampled (TRL's old_per_token_logps; with μ = 1 old is logp itself, detached, and the ratio is
+  // 1), with β > 0 the reference (the base model: adapters off).
+  const micro: Array<ReturnType<typeof lossBatch> & { adv: number[]; old?: number[][]; ref?: number[][] }> = [];
   for (const chunk of chunkByBudget(rows, (r) => r.t.tokenIds.length, input.microBatchSize, input.microBatchTokens)) {
-    micro.push({ ...lossBatch(chunk.map((r) => r.t)), adv: chunk.map((r) => r.a) });
+    const mb = lossBatch(chunk.map((r) => r.t));
+    const width = mb.mask[0].length;
+    micro.push({
+      ...mb,
+      adv: chunk.map((r) => r.a),
+      old: cfg.num_iterations > 1 ? padRows(trainable.logprobs(mb.ids, mb.mask), width) : undefined,
+      ref: lossCfg.beta !== 0 ? padRows(trainable.referenceLogprobs(mb.ids, mb.mask), width) : undefined,
+    });
   }
   const stepTokens = countCompletionTokens(micro.flatMap((m) => m.mask));
   const divisors = stepDivisors(micro.length, stepTokens, "mean");
-  const lossCfg = lossConfigOf(cfg);
-  const useTis = input.samplerIsOtherEngine && lossCfg.tisCap !== undefined;
 
-  const t0 = performance.now();
-  const result = trainable.step(
-    micro,
-    (logp, mb, entropy) => {
-      const shape = logp.shape; // [B, T-1]
-      const { loss, metrics: m } = grpoLoss(
-        {
-          logp,
-          mask: tf.tensor2d(mb.mask, shape),
-          advantages: mb.adv,
-          // TRL: old = the trainer's own log-probs, detached (num_iterations 1); the sampler's
-          // log-probs, when they come from another engine, only weight the loss (truncated IS)
-          samplerLogp: useTis ? tf.tensor2d(mb.samplerLogp, shape) : undefined,
-          truncated: mb.truncated,
-          entropy,
-        },
-        { ...lossCfg, ...divisors, tisCap: useTis ? lossCfg.tisCap : undefined },
-      );
-      metrics.add(lossMetricRecord(m));
-      return loss;
-    },
-    { entropy: true },
-  );
-  metrics.set(MetricKey.gradNorm, result.gradNorm);
+  let gradNormSum = 0;
+  for (let iteration = 0; iteration < cfg.num_iterations; iteration++) {
+    const result = trainable.step(
+      micro,
+      (logp, mb, entropy) => {
+        const shape = logp.shape; // [B, T-1]
+        const { loss, metrics: m } = grpoLoss(
+          {
+            logp,
+            oldLogp: mb.old ? tf.tensor2d(mb.old, shape) : undefined,
+            refLogp: mb.ref ? tf.tensor2d(mb.ref, shape) : undefined,
+            mask: tf.tensor2d(mb.mask, shape),
+            advantages: mb.adv,
+            // the sampler's log-probs, when they come from another engine, only weight the loss
+            // (truncated IS against the trainer's old log-probs)
+            samplerLogp: useTis ? tf.tensor2d(mb.samplerLogp, shape) : undefined,
+            truncated: mb.truncated,
+            entropy,
+          },
+          { ...lossCfg, ...divisors, tisCap: useTis ? lossCfg.tisCap : undefined },
+        );
+        metrics.add(lossMetricRecord(m));
+        return loss;
+      },
+      { entropy: true },
+    );
+    gradNormSum += result.gradNorm;
+  }
+  metrics.set(MetricKey.gradNorm, gradNormSum / cfg.num_iterations);
   metrics.set(MetricKey.tokens, stepTokens);
   metrics.set(MetricKey.timeUpdate, (performance.now() - t0) / 1000);
   metrics.set(MetricKey.learningRate, trainable.optimizer.lr);
   return metrics.summary();
+}
+
+/** rows of different lengths right-padded with 0 to `width` (the loss's [B, T-1]) */
+function padRows(rows: number[][], width: number): number[][] {
+  return rows.map((r) => (r.length === width ? r : [...r, ...new Array<number>(width - r.length).fill(0)]));
 }

@@ -12,6 +12,7 @@ import { Rng } from "../policy/sampling.js";
 import { rewardMetrics } from "../rewards/combine.js";
 import { rewardsFromConfig } from "../rewards/defaults.js";
 import type { RewardComponent } from "../rewards/types.js";
+import { sampleUntilFull } from "../rl/dynamic-sampling.js";
 import { MetricKey } from "../rl/metrics.js";
 import { LocalPolicy } from "../rollout/local-policy.js";
 import type { Policy } from "../rollout/policy.js";
@@ -167,8 +168,11 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         ...rollout,
         k: cfg.eval_k,
         temperature: cfg.temperature,
+        topP: cfg.top_p,
+        topK: cfg.top_k,
         seed: cfg.seed + 17,
         components: evalComponents,
+        normalizeRewards: cfg.rewards.normalize,
         onProgress: (d, t) => o.hooks.progress?.(`eval ${label}`, d, t),
       });
       const rec: EvalRecord = { step, label, split: "test", n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, per_tag: r.per_tag, time: new Date().toISOString() };
@@ -232,7 +236,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
           if (order.length === 0) order = shuffled(demos.length, rng);
           batch.push(demos[order.pop()!]);
         }
-        const r = sftStep(trainable, batch, cfg.micro_batch_size, cfg.micro_batch_tokens);
+        const r = sftStep(trainable, batch, cfg.micro_batch_size, cfg.micro_batch_tokens, cfg.sft_reduction);
         done = i;
         const rec = { step: i, phase: "sft", time: new Date().toISOString(), [MetricKey.lossSft]: round(r.loss, 5), [MetricKey.gradNorm]: round(r.gradNorm), [MetricKey.tokens]: r.tokens };
         runDir.append("metrics.jsonl", [rec]);
@@ -266,35 +270,37 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       }
       const step = state.step + 1;
       const tStep = performance.now();
-      let scenarios = pick(data.train, state.dataPosition, cfg.groups_per_step, cfg.seed);
-      state.dataPosition += scenarios.length;
-      const played = await playAndScore(scenarios, policy, servers, {
-        ...rollout,
-        groupSize: cfg.num_generations,
-        temperature: cfg.temperature,
-        topP: cfg.top_p,
-        topK: cfg.top_k,
-        seed: cfg.seed * 1_000_003 + ++state.rngCounter * 7919,
-        step,
-        components,
-        normalizeRewards: cfg.rewards.normalize,
-        onProgress: (d, t) => o.hooks.progress?.(`step ${step} rollouts`, d, t),
-        log,
-      });
-      let scored = played.scored;
-      let refilled = 0;
-      // DAPO: resample scenarios for groups that carried no signal
-      for (let r = 0; cfg.dynamic_sampling && r < cfg.max_refill_rounds; r++) {
-        const flat = scored.filter((g) => new Set(g.group.trajectories.map((t) => t.reward)).size <= 1).length;
-        if (flat === 0) break;
-        scenarios = pick(data.train, state.dataPosition, flat, cfg.seed);
+      const ms = { rollout: 0, reward: 0 };
+      // the step's scenarios, next in the seeded data order, each played num_generations times
+      const playNext = async (n: number, onProgress?: (done: number, total: number) => void) => {
+        const scenarios = pick(data.train, state.dataPosition, n, cfg.seed);
         state.dataPosition += scenarios.length;
-        const more = await playAndScore(scenarios, policy, servers, { ...rollout, groupSize: cfg.num_generations, temperature: cfg.temperature, topP: cfg.top_p, topK: cfg.top_k, seed: cfg.seed * 1_000_003 + ++state.rngCounter * 7919, step, components, normalizeRewards: cfg.rewards.normalize });
-        scored = [...scored, ...more.scored];
-        refilled += more.scored.length;
-        played.ms.rollout += more.ms.rollout;
-        played.ms.reward += more.ms.reward;
-      }
+        const p = await playAndScore(scenarios, policy, servers, {
+          ...rollout,
+          groupSize: cfg.num_generations,
+          temperature: cfg.temperature,
+          topP: cfg.top_p,
+          topK: cfg.top_k,
+          seed: cfg.seed * 1_000_003 + ++state.rngCounter * 7919,
+          step,
+          components,
+          normalizeRewards: cfg.rewards.normalize,
+          onProgress,
+          log,
+        });
+        ms.rollout += p.ms.rollout;
+        ms.reward += p.ms.reward;
+        return p.scored;
+      };
+      const first = await playNext(cfg.groups_per_step, (d, t) => o.hooks.progress?.(`step ${step} rollouts`, d, t));
+      // DAPO dynamic sampling: groups whose rewards are all equal carry no signal; sample more
+      // scenarios until groups_per_step groups carry some (or the refill rounds are spent)
+      const { groups: scored, refilled } = cfg.dynamic_sampling
+        ? await sampleUntilFull(first, (s) => s.group.trajectories.map((t) => t.reward), (n) => playNext(n), {
+            targetGroups: cfg.groups_per_step,
+            maxRounds: cfg.max_refill_rounds,
+          })
+        : { groups: first, refilled: 0 };
       const groups = scored.map((s) => s.group.trajectories);
       const update = grpoUpdate(trainable, { groups, cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine: sampler.engine !== "tfjs" });
       await sampler.refresh();
@@ -312,8 +318,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         "rollout/tool_errors": toolCalls.filter((c) => c.isError).length,
         "rollout/failed": trajectories.filter((t) => t.finish === "error").length,
         "rollout/truncated": trajectories.filter((t) => t.finish === "max_tokens").length,
-        [MetricKey.timeRollout]: round(played.ms.rollout / 1000, 3),
-        "time/reward": round(played.ms.reward / 1000, 3),
+        [MetricKey.timeRollout]: round(ms.rollout / 1000, 3),
+        "time/reward": round(ms.reward / 1000, 3),
         "time/step": round((performance.now() - tStep) / 1000, 3),
       };
       runDir.append("metrics.jsonl", [record]);

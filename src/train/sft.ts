@@ -60,8 +60,17 @@ export interface SftStepResult {
   tokens: number;
 }
 
-/** One optimizer step of imitation over `batch`, in micro-batches of `microBatchSize`. */
-export function sftStep(trainable: Trainable, batch: readonly Trajectory[], microBatchSize: number, microBatchTokens: number): SftStepResult {
+/**
+ * One optimizer step of imitation over `batch`, in micro-batches of `microBatchSize`: the NLL's
+ * mean over all assistant tokens ("token"), or the mean of each sequence's token mean ("sequence").
+ */
+export function sftStep(
+  trainable: Trainable,
+  batch: readonly Trajectory[],
+  microBatchSize: number,
+  microBatchTokens: number,
+  reduction: "token" | "sequence" = "token",
+): SftStepResult {
   const micro: Array<{ ids: number[][]; mask: number[][] }> = [];
   let tokens = 0;
   const sorted = [...batch].sort((a, b) => a.tokenIds.length - b.tokenIds.length);
@@ -70,13 +79,15 @@ export function sftStep(trainable: Trainable, batch: readonly Trajectory[], micr
     micro.push({ ids: lb.ids, mask: lb.mask });
     tokens += lb.tokens;
   }
-  // Trainable.step averages micro-batch gradients: each micro-batch divides by the step's
-  // tokens / k so the update is the token mean over the whole batch
-  const perMicro = tokens / micro.length;
+  // Trainable.step averages the k micro-batch gradients, so each micro-batch divides by the
+  // whole batch's count / k: its tokens, or (each row weighted 1 / its tokens) its sequences
+  const k = micro.length;
   const r = trainable.step(micro, (logp, mb) => {
     const mask = tf.tensor2d(mb.mask, logp.shape); // [B, T]
-    return sftLoss({ logp, mask }, { totalStepTokens: perMicro }).loss;
+    if (reduction === "token") return sftLoss({ logp, mask }, { totalStepTokens: tokens / k }).loss;
+    const perRow = mb.mask.map((row) => 1 / Math.max(1, row.reduce((a, b) => a + b, 0))); // [B]
+    return sftLoss({ logp, mask, weights: perRow }, { totalStepTokens: batch.length / k }).loss;
   });
-  // the mean of the micro-batch losses is the token-mean NLL of the whole batch
+  // the mean of the micro-batch losses is the batch's NLL under that reduction
   return { loss: r.loss, gradNorm: r.gradNorm, tokens };
 }

@@ -105,12 +105,17 @@ describe.concurrent("train-mcp CLI", () => {
     expect(crash.stderr).toContain("server exited with code 3; stderr: boom: bad config");
   });
 
-  it("routes no arguments to the demo and a bare --server to train", async () => {
+  it("routes no arguments to the demo and a bare --server, --config or --resume to train", async () => {
     const { routeArgs } = await import("../../src/cli/main.js");
     expect(routeArgs([])).toEqual(["demo"]);
     expect(routeArgs(["--json"])).toEqual(["demo", "--json"]);
     expect(routeArgs(["--server", "fixture:shop", "--steps", "3"])).toEqual(["train", "--server", "fixture:shop", "--steps", "3"]);
     expect(routeArgs(["-s", "http://x/mcp"])).toEqual(["train", "-s", "http://x/mcp"]);
+    // a config file or a resumed run brings its own settings: train's defaults, not the demo's
+    expect(routeArgs(["--config", "run.json"])).toEqual(["train", "--config", "run.json"]);
+    expect(routeArgs(["--config=run.json", "--steps", "2"])).toEqual(["train", "--config=run.json", "--steps", "2"]);
+    expect(routeArgs(["--resume", "runs/a"])).toEqual(["train", "--resume", "runs/a"]);
+    expect(routeArgs(["--steps", "2", "--json"])).toEqual(["demo", "--steps", "2", "--json"]);
     expect(routeArgs(["--help"])).toEqual(["--help"]);
     expect(routeArgs(["tools", "-s", "fixture:calculator"])).toEqual(["tools", "-s", "fixture:calculator"]);
     const help = await cli("train", "--help");

@@ -1,7 +1,7 @@
 /** Advantages (each scaling, std kinds, zero-variance groups) and DAPO dynamic sampling. */
 import { describe, expect, it } from "vitest";
 import { computeAdvantages, isZeroVariance, std } from "../../src/rl/advantages.js";
-import { dropZeroVarianceGroups, groupsToRefill } from "../../src/rl/dynamic-sampling.js";
+import { dropZeroVarianceGroups, groupsToRefill, sampleUntilFull } from "../../src/rl/dynamic-sampling.js";
 
 describe("computeAdvantages", () => {
   const groups = [
@@ -77,5 +77,29 @@ describe("dynamic sampling", () => {
     expect(groupsToRefill({ targetGroups: 8, keptGroups: 0, sampledGroups: 64, round: 1, maxPerRound: 16 })).toBe(16);
     // never less than the shortfall
     expect(groupsToRefill({ targetGroups: 8, keptGroups: 6, sampledGroups: 6, round: 0 })).toBe(2);
+  });
+
+  it("refills until enough groups carry signal, counting only the groups still flat", async () => {
+    // a stream of groups: every third one has signal
+    let next = 0;
+    const asked: number[] = [];
+    const sampleMore = async (n: number) => {
+      asked.push(n);
+      return Array.from({ length: n }, () => (++next % 3 === 0 ? [0, 1] : [1, 1]));
+    };
+    const first = [[0, 1], [1, 1], [0, 0], [1, 0]]; // 2 of 4 with signal, target 4
+    const r = await sampleUntilFull(first, (g) => g, sampleMore, { targetGroups: 4, maxRounds: 3 });
+    expect(asked[0]).toBe(Math.ceil(2 / (3 / 5))); // the shortfall over the keep rate so far
+    expect(dropZeroVarianceGroups(r.groups, (g) => g).kept.length).toBeGreaterThanOrEqual(4);
+    expect(r.refilled).toBe(r.groups.length - first.length);
+    expect(r.refilled).toBe(asked.reduce((s, n) => s + n, 0));
+    // a batch that is already full samples nothing more, however many of its groups are flat
+    const full = [[0, 1], [1, 0], [1, 1], [0, 0], [0, 0]];
+    const none = await sampleUntilFull(full, (g) => g, sampleMore, { targetGroups: 2, maxRounds: 3 });
+    expect(none.refilled).toBe(0);
+    // nothing with signal comes back: stops after maxRounds rounds
+    asked.length = 0;
+    await sampleUntilFull([[1, 1]], (g) => g, async (n) => (asked.push(n), Array.from({ length: n }, () => [0, 0])), { targetGroups: 2, maxRounds: 2 });
+    expect(asked).toHaveLength(2);
   });
 });

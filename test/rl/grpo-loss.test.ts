@@ -93,7 +93,10 @@ describe("GrpoConfigSchema", () => {
       scale_rewards: "group",
       mask_truncated_completions: false,
       learning_rate: 1e-6,
-      max_completion_length: 256,
+      num_iterations: 1,
+      // TRL's 256 caps generation too; here rollouts are capped per turn, and the train config
+      // derives dr_grpo's divisor from max_turns × max_tokens_per_turn
+      max_completion_length: null,
     });
     expect(lossConfigOf(c)).toMatchObject({ lossType: "dapo", epsilon: 0.2, epsilonHigh: 0.2, tisCap: 2 });
   });

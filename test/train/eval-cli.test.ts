@@ -51,4 +51,13 @@ describe("train-mcp eval", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--trajectories \/no\/such\/dir\/out\.jsonl: cannot write it/);
   });
+
+  it("exits 2 naming the flag for a --split or --engine it does not know", async () => {
+    for (const [flag, value] of [["--split", "held-out"], ["--engine", "cuda"]]) {
+      const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, flag, value]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`'${flag} <`);
+      expect(r.stderr).toContain(`'${value}' is invalid`);
+    }
+  });
 });

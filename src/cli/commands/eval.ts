@@ -3,7 +3,7 @@
  * held-out success rate, mean reward, mean turns and pass@k of one or more checkpoints on the
  * same scenarios, side by side.
  */
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -32,14 +32,14 @@ export function register(program: Command): void {
     .requiredOption("--model <dir>", 'checkpoint or model folder, or "default"; repeat to compare', collect)
     .requiredOption("-s, --server <target>", "MCP server; repeat for several", collect)
     .option("--scenarios <file>", "scenario file (repeatable; default: the bundled set of each fixture)", collect)
-    .option("--split <split>", "which scenarios: test | train | all", "test")
+    .addOption(new Option("--split <split>", "which scenarios").choices(["test", "train", "all"]).default("test"))
     .option("--k <n>", "samples per scenario for pass@k (1 = greedy)", "1")
     .option("--n <n>", "scenarios at most")
     .option("--temperature <x>", "sampling temperature when k > 1", "1")
     .option("--max-turns <n>", "assistant turns per rollout (default: as trained, else 4)")
     .option("--max-tokens-per-turn <n>", "tokens per assistant turn (default: as trained, else 96)")
     .option("--system-prompt <text>", "system prompt (default: the one the checkpoint was trained with)")
-    .option("--engine <e>", "auto | ort | tfjs", "auto")
+    .addOption(new Option("--engine <e>", "rollout engine").choices(["auto", "ort", "tfjs"]).default("auto"))
     .option("--seed <n>", "random seed", "0")
     .option("--json", "one JSON object per model on stdout")
     .option("--trajectories <file>", "write every rollout (JSONL, with its model and scenario's template) to this file")
@@ -63,7 +63,6 @@ export function register(program: Command): void {
         let scenarios = f.split === "train" ? data.train : f.split === "all" ? [...data.train, ...data.test] : data.test;
         if (f.n) scenarios = scenarios.slice(0, int("n", f.n));
         const { readRolloutSettings } = await import("../../train/checkpoint.js");
-        const components = defaultRewards({ hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns: Number(f.maxTurns ?? 4), knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) });
         const rows: Array<Record<string, unknown>> = [];
         const { openSync, writeSync, closeSync } = await import("node:fs");
         const openOut = (file: string) => {
@@ -78,12 +77,15 @@ export function register(program: Command): void {
         for (const spec of f.model) {
           const p = await loadInferencePolicy(spec, { engine: f.engine });
           const trained = readRolloutSettings(p.dir);
+          const maxTurns = f.maxTurns ? int("max-turns", f.maxTurns) : (trained?.max_turns ?? 4);
+          // the efficiency reward's turn budget is the turns this model is given
+          const components = defaultRewards({ hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns, knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) });
           try {
             const r = await evaluate(scenarios, new LocalPolicy({ codec: p.tokenizer, sampler: p.sampler, maxContextTokens: p.model.config.maxPositions }), servers, {
               k: int("k", f.k) || 1,
               temperature: Number(f.temperature),
               seed: int("seed", f.seed),
-              maxTurns: f.maxTurns ? int("max-turns", f.maxTurns) : (trained?.max_turns ?? 4),
+              maxTurns,
               maxTokensPerTurn: f.maxTokensPerTurn ? int("max-tokens-per-turn", f.maxTokensPerTurn) : (trained?.max_tokens_per_turn ?? 96),
               systemPrompt: f.systemPrompt ?? trained?.system_prompt,
               maxConcurrentRollouts: 64,
