@@ -123,7 +123,7 @@ export async function playGroups(scenarios: Scenario[], policy: Policy, toolbox:
   }));
   for (const slot of slots) {
     const group = groups[slot.groupIndex];
-    group.trajectories.push(toTrajectory(slot.scenario.id, group.groupId, slot.member, options.step ?? 0, slot));
+    group.trajectories.push(toTrajectory(slot.scenario.id, group.groupId, slot.member, options.step ?? 0, slot, policy));
     group.toolboxes.push(slot.toolbox ?? toolbox);
   }
   return {
@@ -140,9 +140,19 @@ function toTrajectory(
   member: number,
   step: number,
   slot: { episode?: ToolEpisode; setupError?: string; ms: number },
+  policy: Policy,
 ): Trajectory {
   const ep = slot.episode;
-  const ledger = ep?.ledger.toJSON() ?? { ids: [], mask: [], logprobs: [] };
+  let ledger = ep?.ledger.toJSON() ?? { ids: [], mask: [], logprobs: [] };
+  let tokenError: string | undefined;
+  // a remote policy records no tokens while it plays: the trainer's tokenization, afterwards
+  if (ep && ledger.ids.length === 0 && policy.tokenize && ep.messages.some((m) => m.role === "assistant")) {
+    try {
+      ledger = policy.tokenize(ep.messages, ep.tools);
+    } catch (e) {
+      tokenError = `tokenize: ${(e as Error).message}`;
+    }
+  }
   return {
     id: `${groupId}-${member}`,
     scenarioId,
@@ -155,7 +165,7 @@ function toTrajectory(
     ...(ep?.turnLogprobs.length ? { turnLogprobs: ep.turnLogprobs } : {}),
     toolCalls: ep?.toolCalls ?? [],
     finish: ep?.finish ?? "error",
-    error: ep?.error ?? slot.setupError,
+    error: ep?.error ?? slot.setupError ?? tokenError,
     finalAnswer: ep?.finalAnswer ?? "",
     turns: ep?.turns ?? 0,
     rewards: {},

@@ -6,6 +6,7 @@
  */
 import type { OpenAiTool } from "../mcp/types.js";
 import type { ChatMessage } from "./trajectory.js";
+import type { TokenRecord } from "./retokenize.js";
 import type { TokenLedger } from "./token-ledger.js";
 
 export interface PolicyConversation {
@@ -39,4 +40,7 @@ export interface TurnOptions {
 export interface Policy {
   readonly kind: "local" | "remote";
   turn(conversations: PolicyConversation[], options: TurnOptions): Promise<PolicyTurn[]>;
+  /** the token record of a finished conversation whose ledger is empty (a remote policy's), in
+   *  the trainer's tokenization; absent: such rollouts carry no tokens and cannot be trained on */
+  tokenize?(messages: readonly ChatMessage[], tools: OpenAiTool[]): TokenRecord;
 }

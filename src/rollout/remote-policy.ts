@@ -1,11 +1,17 @@
 /**
  * A policy behind any OpenAI-compatible chat-completions endpoint (vLLM, train-mcp serve, a
  * hosted model), through the `openai` client. The same rollout code drives it; tool calls come
- * back structured (or as Hermes text, which the tool environment parses). Token ids are not
- * recorded: such rollouts train a remote learner, or are evaluated, not trained in-process.
+ * back structured (or as Hermes text, which the tool environment parses). Given the trainer's
+ * tokenizer, a finished conversation is tokenized with its chat template (src/rollout/retokenize.ts)
+ * so the in-process trainer can learn from rollouts sampled elsewhere; the model it asks for can be
+ * switched to a freshly loaded LoRA adapter after each update.
  */
 import OpenAI from "openai";
+import type { OpenAiTool } from "../mcp/types.js";
 import type { Policy, PolicyConversation, PolicyTurn, TurnOptions } from "./policy.js";
+import { tokenizeConversation, type TokenRecord } from "./retokenize.js";
+import type { ChatCodec } from "./token-ledger.js";
+import type { ChatMessage } from "./trajectory.js";
 
 export interface RemotePolicyOptions {
   baseURL: string;
@@ -14,12 +20,21 @@ export interface RemotePolicyOptions {
   apiKey?: string;
   timeoutMs?: number;
   maxRetries?: number;
+  /** the trainer's tokenizer and the texts of its end-of-turn tokens: rollouts get token records */
+  trainer?: { codec: ChatCodec; endTexts: string[] };
 }
 
 export class RemotePolicy implements Policy {
   readonly kind = "remote" as const;
   private readonly client: OpenAI;
+  /** the model name requests use: the base model, or the adapter loaded last */
+  model: string;
+  private adapter?: string;
+  readonly tokenize?: (messages: readonly ChatMessage[], tools: OpenAiTool[]) => TokenRecord;
   constructor(private readonly options: RemotePolicyOptions) {
+    this.model = options.model;
+    const trainer = options.trainer;
+    if (trainer) this.tokenize = (messages, tools) => tokenizeConversation(trainer.codec, messages, tools, trainer.endTexts);
     this.client = new OpenAI({
       baseURL: options.baseURL,
       apiKey: options.apiKey ?? "not-needed",
@@ -32,7 +47,7 @@ export class RemotePolicy implements Policy {
     return Promise.all(
       conversations.map(async (c, i): Promise<PolicyTurn> => {
         const reply = await this.client.chat.completions.create({
-          model: this.options.model,
+          model: this.model,
           messages: c.messages as OpenAI.Chat.ChatCompletionMessageParam[],
           tools: c.tools.length ? c.tools : undefined,
           max_tokens: opts.maxTokens,
@@ -56,5 +71,36 @@ export class RemotePolicy implements Policy {
         };
       }),
     );
+  }
+
+  /** the endpoint's first listed model: the default name to ask for */
+  async firstModel(): Promise<string> {
+    const page = await this.client.models.list();
+    const id = page.data[0]?.id;
+    if (!id) throw new Error(`${this.options.baseURL}/models lists no model`);
+    return id;
+  }
+
+  /**
+   * Serves a PEFT adapter folder under `name` (vLLM's and train-mcp serve's
+   * POST /v1/load_lora_adapter; the path must be readable by the server) and asks for it from now
+   * on; the adapter asked for before is unloaded.
+   */
+  async useAdapter(name: string, dir: string): Promise<void> {
+    const previous = this.adapter;
+    await this.post("load_lora_adapter", { lora_name: name, lora_path: dir });
+    this.model = this.adapter = name;
+    if (previous) await this.post("unload_lora_adapter", { lora_name: previous }).catch(() => undefined);
+  }
+
+  private async post(route: string, body: Record<string, unknown>): Promise<void> {
+    const url = `${this.options.baseURL.replace(/\/+$/, "")}/${route}`;
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 120_000),
+    });
+    if (!res.ok) throw new Error(`${url}: HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
   }
 }

@@ -53,7 +53,11 @@ export const TrainConfigSchema = GrpoConfigSchema.extend({
   max_concurrent_rollouts: z.number().int().min(1).default(64),
   tool_timeout_ms: z.number().int().positive().default(15_000),
   system_prompt: z.string().optional(),
-  policy_url: z.string().optional().describe("remote OpenAI-compatible policy (evaluation / remote learners)"),
+  policy_url: z
+    .string()
+    .optional()
+    .describe("remote OpenAI-compatible policy that plays the rollouts (vLLM, train-mcp serve); the trainer's LoRA adapters are loaded into it after each update"),
+  policy_model: z.string().optional().describe("the model name the remote policy serves the base model as; default: the first it lists"),
   rewards: RewardConfigSchema.default({
     weights: {},
     normalize: true,
@@ -67,6 +71,9 @@ export const TrainConfigSchema = GrpoConfigSchema.extend({
     // the KL term's reference is the base model with the adapters off; full fine-tuning keeps no copy of it
     if (cfg.beta !== 0 && cfg.lora_rank === 0)
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["beta"], message: `beta = ${cfg.beta} needs a reference model: set lora_rank > 0 (full fine-tuning keeps no reference weights), or beta 0` });
+    // a remote server takes the trainer's updates only as adapters (POST /v1/load_lora_adapter)
+    if (cfg.policy_url && cfg.max_steps > 0 && cfg.lora_rank === 0)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["policy_url"], message: "training with a remote policy needs lora_rank > 0: the server loads the trainer's LoRA adapters after each update" });
   })
   // what a rollout can generate at most: dr_grpo's divisor unless one is given
   .transform((cfg) => ({ ...cfg, max_completion_length: cfg.max_completion_length ?? cfg.max_turns * cfg.max_tokens_per_turn }));

