@@ -36,6 +36,18 @@ const script = (prompt: string) => {
     : `The result is ${results[results.length - 1][1].trim()}.`;
 };
 
+/** the decoded runs of mask-1 tokens, in order */
+function maskedSpans(tok: ChatTokenizer, ids: readonly number[], mask: readonly number[]): string[] {
+  const spans: string[] = [];
+  let cur: number[] = [];
+  mask.forEach((m, i) => {
+    if (m) cur.push(ids[i]);
+    else if (cur.length) (spans.push(tok.decode(cur)), (cur = []));
+  });
+  if (cur.length) spans.push(tok.decode(cur));
+  return spans;
+}
+
 const scenario = { id: "sq", task: "What is 12 squared?", difficulty: 1, split: "train" as const, tags: [] };
 
 describe("LocalPolicy token ledger", () => {
@@ -60,14 +72,7 @@ describe("LocalPolicy token ledger", () => {
       const full = tok.encode(tok.renderChat(t.messages, { tools: toolbox.openAiTools(), addGenerationPrompt: false }));
       expect(tok.decode(t.tokenIds)).toBe(tok.decode(full).replace(/\n$/, ""));
       // masked spans are exactly the two sampled turns, each closed by the end token
-      const spans: string[] = [];
-      let cur: number[] = [];
-      t.assistantMask.forEach((m, i) => {
-        if (m) cur.push(t.tokenIds[i]);
-        else if (cur.length) (spans.push(tok.decode(cur)), (cur = []));
-      });
-      if (cur.length) spans.push(tok.decode(cur));
-      expect(spans).toEqual([`${formatToolCall("calculate", { expression: "12*12" })}<|im_end|>`, "The result is 144.<|im_end|>"]);
+      expect(maskedSpans(tok, t.tokenIds, t.assistantMask)).toEqual([`${formatToolCall("calculate", { expression: "12*12" })}<|im_end|>`, "The result is 144.<|im_end|>"]);
       expect(t.sampleLogprobs.filter((_, i) => t.assistantMask[i] === 0).every((x) => x === 0)).toBe(true);
     }
     // the second turn's prompt is the first prompt + sampled ids + the tool response: a prefix chain
@@ -110,15 +115,8 @@ describe("LocalPolicy token ledger", () => {
     const messages = groups[0].trajectories[0].messages;
     const tools = toolbox.openAiTools();
     const r = tokenizeConversation(tok, messages, tools, tok.eosTokenIds.map((id) => tok.decode([id])));
-    const spans: string[] = [];
-    let cur: number[] = [];
-    r.mask.forEach((m, i) => {
-      if (m) cur.push(r.ids[i]);
-      else if (cur.length) (spans.push(tok.decode(cur)), (cur = []));
-    });
-    if (cur.length) spans.push(tok.decode(cur));
     // the template gives the turn being generated an empty think block
-    expect(spans).toEqual([
+    expect(maskedSpans(tok, r.ids, r.mask)).toEqual([
       `<think>\n\n</think>\n\n${formatToolCall("calculate", { expression: "12*12" })}<|im_end|>`,
       "<think>\n\n</think>\n\nThe result is 144.<|im_end|>",
     ]);

@@ -16,33 +16,15 @@ import { lossBatch } from "../../src/rl/batch.js";
 import { GrpoConfigSchema, lossConfigOf } from "../../src/rl/config.js";
 import { grpoLoss } from "../../src/rl/grpo-loss.js";
 import { MetricKey } from "../../src/rl/metrics.js";
-import { TrajectorySchema, type Trajectory } from "../../src/rollout/trajectory.js";
+import type { Trajectory } from "../../src/rollout/trajectory.js";
 import { grpoUpdate } from "../../src/train/grpo-update.js";
-import { tinyModelDir } from "./helpers.js";
+import { syntheticRollout, tinyModelDir } from "./helpers.js";
 
 beforeAll(async () => {
   await initBackend({ device: "wasm" });
 });
 
-/** 10 prompt tokens then 6 sampled ones (ids from `seed`), scored `reward`. */
-function rollout(id: string, seed: number, reward: number): Trajectory {
-  const prompt = Array.from({ length: 10 }, (_, i) => 10 + ((seed * 7 + i * 3) % 200));
-  const sampled = Array.from({ length: 6 }, (_, i) => 300 + ((seed * 11 + i * 5) % 300));
-  return TrajectorySchema.parse({
-    id,
-    scenarioId: "g",
-    groupId: "g",
-    messages: [],
-    tokenIds: [...prompt, ...sampled],
-    assistantMask: [...prompt.map(() => 0), ...sampled.map(() => 1)],
-    sampleLogprobs: [...prompt.map(() => 0), ...sampled.map(() => -1)],
-    toolCalls: [],
-    finish: "answer",
-    turns: 1,
-    reward,
-    success: reward > 0.5,
-  });
-}
+const rollout = (id: string, seed: number, reward: number): Trajectory => syntheticRollout({ id, groupId: "g", seed, reward, prompt: 10 });
 
 const weightsOf = (tr: Trainable): Float32Array[] => [...tr.model.trainableVariables().values()].map((v) => v.dataSync() as Float32Array);
 

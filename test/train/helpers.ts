@@ -10,6 +10,7 @@ import path from "node:path";
 import { resolveConfig } from "../../src/policy/config.js";
 import { defaultModelDir } from "../../src/policy/default-model/index.js";
 import { initRandomWeights, saveCheckpoint } from "../../src/policy/weights.js";
+import { TrajectorySchema, type Trajectory } from "../../src/rollout/trajectory.js";
 
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `train-mcp-${prefix}-`));
@@ -77,5 +78,28 @@ export function cli(args: string[]): Promise<{ code: number | null; stdout: stri
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * A one-turn rollout with no conversation behind it, for update tests: `prompt` context tokens
+ * then `sampled` policy tokens (sampler log-prob -1), their ids spread by `seed`.
+ */
+export function syntheticRollout(o: { id: string; groupId: string; seed: number; reward: number; success?: boolean; prompt?: number; sampled?: number }): Trajectory {
+  const prompt = Array.from({ length: o.prompt ?? 12 }, (_, i) => 10 + ((o.seed * 7 + i * 3) % 200));
+  const sampled = Array.from({ length: o.sampled ?? 6 }, (_, i) => 300 + ((o.seed * 11 + i * 5) % 300));
+  return TrajectorySchema.parse({
+    id: o.id,
+    scenarioId: o.groupId,
+    groupId: o.groupId,
+    messages: [],
+    tokenIds: [...prompt, ...sampled],
+    assistantMask: [...prompt.map(() => 0), ...sampled.map(() => 1)],
+    sampleLogprobs: [...prompt.map(() => 0), ...sampled.map(() => -1)],
+    toolCalls: [],
+    finish: "answer",
+    turns: 1,
+    reward: o.reward,
+    success: o.success ?? o.reward > 0.5,
   });
 }

@@ -9,33 +9,16 @@ import { Transformer } from "../../src/policy/model/transformer.js";
 import { Trainable } from "../../src/policy/trainable.js";
 import { GrpoConfigSchema } from "../../src/rl/config.js";
 import { MetricKey } from "../../src/rl/metrics.js";
-import { TrajectorySchema, type Trajectory } from "../../src/rollout/trajectory.js";
+import type { Trajectory } from "../../src/rollout/trajectory.js";
 import { grpoUpdate } from "../../src/train/grpo-update.js";
-import { tinyModelDir } from "./helpers.js";
+import { syntheticRollout, tinyModelDir } from "./helpers.js";
 
 beforeAll(async () => {
   await initBackend({ device: "wasm" });
 });
 
-/** A rollout of 12 prompt tokens then 6 sampled ones (ids from `seed`), scored `reward`. */
-function rollout(id: string, groupId: string, seed: number, reward: number, success: boolean): Trajectory {
-  const prompt = Array.from({ length: 12 }, (_, i) => 10 + ((seed * 7 + i * 3) % 200));
-  const sampled = Array.from({ length: 6 }, (_, i) => 300 + ((seed * 11 + i * 5) % 300));
-  return TrajectorySchema.parse({
-    id,
-    scenarioId: groupId,
-    groupId,
-    messages: [],
-    tokenIds: [...prompt, ...sampled],
-    assistantMask: [...prompt.map(() => 0), ...sampled.map(() => 1)],
-    sampleLogprobs: [...prompt.map(() => 0), ...sampled.map(() => -1)],
-    toolCalls: [],
-    finish: "answer",
-    turns: 1,
-    reward,
-    success,
-  });
-}
+const rollout = (id: string, groupId: string, seed: number, reward: number, success: boolean): Trajectory =>
+  syntheticRollout({ id, groupId, seed, reward, success });
 
 const meanLogp = (tr: Trainable, t: Trajectory) => {
   const lp = tr.logprobs([t.tokenIds])[0];

@@ -7,24 +7,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../src/policy/backend.js";
 import { Transformer } from "../../src/policy/model/transformer.js";
 import { Trainable } from "../../src/policy/trainable.js";
-import { TrajectorySchema, type Trajectory } from "../../src/rollout/trajectory.js";
+import type { Trajectory } from "../../src/rollout/trajectory.js";
 import { sftStep } from "../../src/train/sft.js";
-import { tinyModelDir } from "./helpers.js";
+import { syntheticRollout, tinyModelDir } from "./helpers.js";
 
 beforeAll(async () => {
   await initBackend({ device: "wasm" });
 });
 
-/** `prompt` tokens then `answer` assistant tokens, ids from `seed` */
-function demo(seed: number, prompt: number, answer: number): Trajectory {
-  const p = Array.from({ length: prompt }, (_, i) => 10 + ((seed * 7 + i * 3) % 200));
-  const a = Array.from({ length: answer }, (_, i) => 300 + ((seed * 11 + i * 5) % 300));
-  return TrajectorySchema.parse({
-    id: `d${seed}`, scenarioId: `s${seed}`, groupId: `g${seed}`, messages: [],
-    tokenIds: [...p, ...a], assistantMask: [...p.map(() => 0), ...a.map(() => 1)], sampleLogprobs: [...p, ...a].map(() => 0),
-    toolCalls: [], finish: "answer", turns: 1, reward: 1, success: true,
-  });
-}
+const demo = (seed: number, prompt: number, answer: number): Trajectory =>
+  syntheticRollout({ id: `d${seed}`, groupId: `g${seed}`, seed, reward: 1, prompt, sampled: answer });
 
 describe("sftStep reduction", () => {
   const batch = [demo(1, 8, 2), demo(2, 6, 12), demo(3, 9, 5)];
