@@ -32,6 +32,7 @@ interface TrainFlags {
   beta?: string;
   maxTurns?: string;
   maxTokensPerTurn?: string;
+  systemPrompt?: string;
   temperature?: string;
   loraRank?: string;
   seed?: string;
@@ -82,6 +83,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--rft-coef <x>", "weight of imitating each group's best successful rollout (RAFT/STaR; 0 = off)")
     .option("--max-turns <n>", "assistant turns per rollout")
     .option("--max-tokens-per-turn <n>", "tokens per assistant turn")
+    .option("--system-prompt <text>", "system prompt of every rollout (default: a generic tool-use prompt)")
     .option("--temperature <x>", "rollout sampling temperature")
     .option("--lora-rank <n>", "train LoRA adapters of this rank (0 = full fine-tuning)")
     .option("--seed <n>", "random seed")
@@ -124,6 +126,7 @@ function flagsToConfig(f: TrainFlags): Record<string, unknown> {
     rft_coef: num("rft-coef", f.rftCoef),
     max_turns: num("max-turns", f.maxTurns),
     max_tokens_per_turn: num("max-tokens-per-turn", f.maxTokensPerTurn),
+    system_prompt: f.systemPrompt,
     temperature: num("temperature", f.temperature),
     lora_rank: num("lora-rank", f.loraRank),
     seed: num("seed", f.seed),
