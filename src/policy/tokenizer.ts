@@ -182,10 +182,11 @@ export class ChatTokenizer {
     return ChatTokenizer.fromObjects(readJson(tjPath), config, { eosTokenIds, chatTemplate, where: dir });
   }
 
-  /** Text → ids. Special-token strings in the text become their ids; no BOS unless add_bos_token. */
-  encode(text: string): number[] {
+  /** Text → ids. Special-token strings in the text become their ids; no BOS unless add_bos_token
+   *  (and never for a `continuation`: text that follows other ids, such as a turn of a conversation). */
+  encode(text: string, opts: { continuation?: boolean } = {}): number[] {
     const ids = this.tok.encode(text, { add_special_tokens: false }).ids;
-    if (this.addBos && ids[0] !== this.bosTokenId) ids.unshift(this.bosTokenId as number);
+    if (this.addBos && !opts.continuation && ids[0] !== this.bosTokenId) ids.unshift(this.bosTokenId as number);
     return ids;
   }
 

@@ -53,14 +53,16 @@ export function groupsToRefill(o: RefillOptions): number {
 /**
  * The refill loop: starting from a step's first groups, sample `groupsToRefill` more each round
  * until `targetGroups` of them carry signal or the rounds are spent. Returns every group sampled
- * (the update drops the flat ones) and how many were added.
+ * (to log), the ones to train on — all but the groups with signal beyond the first
+ * `targetGroups` (DAPO fills the batch to its size; the update drops the flat ones) — and how
+ * many were added.
  */
 export async function sampleUntilFull<T>(
   first: readonly T[],
   rewardsOf: (g: T) => readonly number[],
   sampleMore: (n: number) => Promise<readonly T[]>,
   o: { targetGroups: number; maxRounds: number },
-): Promise<{ groups: T[]; refilled: number }> {
+): Promise<{ groups: T[]; train: T[]; refilled: number }> {
   const groups = [...first];
   for (let round = 0; ; round++) {
     const kept = dropZeroVarianceGroups(groups, rewardsOf).kept.length;
@@ -68,5 +70,6 @@ export async function sampleUntilFull<T>(
     if (n === 0) break;
     groups.push(...(await sampleMore(n)));
   }
-  return { groups, refilled: groups.length - first.length };
+  const surplus = new Set(dropZeroVarianceGroups(groups, rewardsOf).kept.slice(o.targetGroups));
+  return { groups, train: groups.filter((g) => !surplus.has(g)), refilled: groups.length - first.length };
 }

@@ -148,7 +148,7 @@ function toTrajectory(
   // a remote policy records no tokens while it plays: the trainer's tokenization, afterwards
   if (ep && ledger.ids.length === 0 && policy.tokenize && ep.messages.some((m) => m.role === "assistant")) {
     try {
-      ledger = policy.tokenize(ep.messages, ep.tools);
+      ledger = policy.tokenize(ep.messages, ep.tools, { truncated: ep.finish === "max_tokens" });
     } catch (e) {
       tokenError = `tokenize: ${(e as Error).message}`;
     }

@@ -42,5 +42,5 @@ export interface Policy {
   turn(conversations: PolicyConversation[], options: TurnOptions): Promise<PolicyTurn[]>;
   /** the token record of a finished conversation whose ledger is empty (a remote policy's), in
    *  the trainer's tokenization; absent: such rollouts carry no tokens and cannot be trained on */
-  tokenize?(messages: readonly ChatMessage[], tools: OpenAiTool[]): TokenRecord;
+  tokenize?(messages: readonly ChatMessage[], tools: OpenAiTool[], opts: { truncated: boolean }): TokenRecord;
 }

@@ -30,11 +30,11 @@ export class RemotePolicy implements Policy {
   /** the model name requests use: the base model, or the adapter loaded last */
   model: string;
   private adapter?: string;
-  readonly tokenize?: (messages: readonly ChatMessage[], tools: OpenAiTool[]) => TokenRecord;
+  readonly tokenize?: (messages: readonly ChatMessage[], tools: OpenAiTool[], opts: { truncated: boolean }) => TokenRecord;
   constructor(private readonly options: RemotePolicyOptions) {
     this.model = options.model;
     const trainer = options.trainer;
-    if (trainer) this.tokenize = (messages, tools) => tokenizeConversation(trainer.codec, messages, tools, trainer.endTexts);
+    if (trainer) this.tokenize = (messages, tools, opts) => tokenizeConversation(trainer.codec, messages, tools, trainer.endTexts, opts);
     this.client = new OpenAI({
       baseURL: options.baseURL,
       apiKey: options.apiKey ?? "not-needed",

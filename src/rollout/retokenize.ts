@@ -19,24 +19,33 @@ export interface TokenRecord {
 
 /**
  * `endTexts`: the texts of the tokens that can close an assistant turn (the tokenizer's eos
- * tokens); the first one found after the assistant's text is used. Throws when the template
- * does not render the conversation as prefix + assistant turn + end token.
+ * tokens); the first one found after the assistant's text is used. `truncated`: the last turn
+ * hit its token limit, so it gets no end token (the model did not choose to stop there). Throws
+ * when the template does not render the conversation as prefix + assistant turn + end token.
  */
-export function tokenizeConversation(codec: ChatCodec, messages: readonly ChatMessage[], tools: OpenAiTool[], endTexts: readonly string[]): TokenRecord {
+export function tokenizeConversation(
+  codec: ChatCodec,
+  messages: readonly ChatMessage[],
+  tools: OpenAiTool[],
+  endTexts: readonly string[],
+  { truncated = false }: { truncated?: boolean } = {},
+): TokenRecord {
+  const last = messages.map((m) => m.role).lastIndexOf("assistant");
   const ledger = new TokenLedger();
-  const opts = { tools: tools.length ? tools : undefined };
+  const render = { tools: tools.length ? tools : undefined };
   messages.forEach((m, i) => {
     if (m.role !== "assistant") return;
     const before = messages.slice(0, i);
     ledger.appendMessages(codec, before, tools); // context up to this turn's generation prompt
-    const prompt = codec.renderChat(before, { ...opts, addGenerationPrompt: true });
-    const full = codec.renderChat(messages.slice(0, i + 1), { ...opts, addGenerationPrompt: false });
+    const prompt = codec.renderChat(before, { ...render, addGenerationPrompt: true });
+    const full = codec.renderChat(messages.slice(0, i + 1), { ...render, addGenerationPrompt: false });
     if (!full.startsWith(prompt)) throw new Error(`chat template: assistant message ${i} does not extend the rendered prompt`);
     const turn = full.slice(prompt.length);
     const ends = endTexts.map((e) => ({ e, at: turn.indexOf(e) })).filter((x) => x.at >= 0);
     if (ends.length === 0) throw new Error(`chat template: assistant message ${i} renders without an end-of-turn token (${endTexts.join(", ")})`);
     const end = ends.reduce((a, b) => (b.at < a.at ? b : a));
-    const ids = codec.encode(turn.slice(0, end.at + end.e.length));
+    const cutOff = truncated && i === last;
+    const ids = codec.encode(turn.slice(0, cutOff ? end.at : end.at + end.e.length), { continuation: true });
     ledger.appendSampled(ids, ids.map(() => 0), end.e);
     ledger.coverAssistant(i + 1);
   });

@@ -14,7 +14,8 @@ import type { ChatMessage } from "./trajectory.js";
 /** The tokenizer side a ledger needs (ChatTokenizer in src/policy satisfies it). */
 export interface ChatCodec {
   renderChat(messages: readonly ChatMessage[], opts: { tools?: OpenAiTool[]; addGenerationPrompt: boolean }): string;
-  encode(text: string): number[];
+  /** `continuation`: text that follows other ids (never gets a BOS, even with add_bos_token) */
+  encode(text: string, opts?: { continuation?: boolean }): number[];
   decode(ids: readonly number[], opts?: { skipSpecial?: boolean }): string;
 }
 
@@ -80,7 +81,7 @@ export class TokenLedger {
     if (n === 0 || cut < 0) {
       throw new Error(`chat template: cannot find the end of the assistant's turn ("${end}" #${n}) in the rendered conversation`);
     }
-    this.appendContext(codec.encode(after.slice(cut)));
+    this.appendContext(codec.encode(after.slice(cut), { continuation: true }));
     this.messagesCovered = messages.length;
   }
 

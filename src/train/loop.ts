@@ -137,9 +137,11 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     // resume: weights, optimizer, counters, and the run files cut back to the checkpoint
     let state: TrainerState = { step: 0, sftDone: false, dataPosition: 0, rngCounter: 0, bestSuccess: null, bestStep: null, lora: cfg.lora_rank > 0, time: new Date().toISOString() };
     const ckDir = runDir.path("checkpoints");
+    let restored = false;
     if (o.resume) {
       const latest = latestCheckpoint(ckDir);
       if (latest) {
+        restored = true;
         const ck = readCheckpointState(latest);
         await restoreWeights(latest, model, ck.state.lora, cfg.seed);
         trainable.loadOptimizerState(ck.optimizer);
@@ -157,21 +159,25 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
           baseURL: cfg.policy_url,
           model: cfg.policy_model ?? "",
           apiKey: o.policyApiKey,
-          trainer: { codec: tokenizer, endTexts: tokenizer.eosTokenIds.map((id) => tokenizer.decode([id])) },
+          // the ids that end a turn, as the sampler's: the tokenizer's, else the model config's
+          trainer: { codec: tokenizer, endTexts: [...new Set([...tokenizer.eosTokenIds, ...model.config.eosTokenIds])].map((id) => tokenizer.decode([id])) },
         })
       : undefined;
     if (remote && !cfg.policy_model) remote.model = await remote.firstModel();
     const adapterRoot = path.join(runDir.dir, "policy-adapters");
+    // every push gets a name no earlier push (of this process, or of the one a resume continues) used
+    const session = Date.now().toString(36);
+    let pushes = 0;
     const refreshPolicy = async () => {
       await sampler.refresh();
       if (!remote || cfg.lora_rank === 0) return;
-      const name = `step-${String(state.step).padStart(6, "0")}`;
+      const name = `step-${String(state.step).padStart(6, "0")}-${session}-${++pushes}`;
       saveAdapter(path.join(adapterRoot, name), model, path.resolve(setup!.modelDir));
       await remote.useAdapter(`${path.basename(runDir.dir)}-${name}`, path.join(adapterRoot, name));
       for (const old of fs.readdirSync(adapterRoot)) if (old !== name) fs.rmSync(path.join(adapterRoot, old), { recursive: true, force: true });
     };
-    // resumed: the server still plays the base model
-    if (remote && state.step > 0) await refreshPolicy();
+    // resumed: the server still plays the base model, not the weights just restored
+    if (remote && restored) await refreshPolicy();
     const policy: Policy = remote ?? new LocalPolicy({ codec: tokenizer, sampler, maxContextTokens: model.config.maxPositions });
     const rollout = {
       maxTurns: cfg.max_turns,
@@ -317,16 +323,22 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const first = await playNext(cfg.groups_per_step, (d, t) => o.hooks.progress?.(`step ${step} rollouts`, d, t));
       // DAPO dynamic sampling: groups whose rewards are all equal carry no signal; sample more
       // scenarios until groups_per_step groups carry some (or the refill rounds are spent)
-      const { groups: scored, refilled } = cfg.dynamic_sampling
+      const { groups: scored, train: toTrain, refilled } = cfg.dynamic_sampling
         ? await sampleUntilFull(first, (s) => s.group.trajectories.map((t) => t.reward), (n) => playNext(n), {
             targetGroups: cfg.groups_per_step,
             maxRounds: cfg.max_refill_rounds,
           })
-        : { groups: first, refilled: 0 };
+        : { groups: first, train: first, refilled: 0 };
       const groups = scored.map((s) => s.group.trajectories);
+      // a remote policy's rollouts are tokenized afterwards; one the template cannot render is not trained on
+      const untokenized = groups.flat().filter((t) => t.error?.startsWith("tokenize:"));
+      if (untokenized.length) {
+        log(`step ${step}: ${untokenized.length} rollouts could not be tokenized (${untokenized[0].error})`);
+        if (untokenized.length === groups.flat().length) throw new Error(`remote policy: no rollout of step ${step} could be tokenized with the trainer's chat template: ${untokenized[0].error}`);
+      }
       // truncated IS needs the sampler's log-probs of these very tokens: onnxruntime has them, a remote policy does not
       const samplerIsOtherEngine = !remote && sampler.engine !== "tfjs";
-      const update = grpoUpdate(trainable, { groups, cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
+      const update = grpoUpdate(trainable, { groups: toTrain.map((s) => s.group.trajectories), cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
       state.step = step;
       await refreshPolicy();
       const trajectories = groups.flat();
@@ -341,6 +353,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         "rollout/tool_calls": toolCalls.length,
         "rollout/tool_errors": toolCalls.filter((c) => c.isError).length,
         "rollout/failed": trajectories.filter((t) => t.finish === "error").length,
+        "rollout/untokenized": untokenized.length,
         "rollout/truncated": trajectories.filter((t) => t.finish === "max_tokens").length,
         [MetricKey.timeRollout]: round(ms.rollout / 1000, 3),
         "time/reward": round(ms.reward / 1000, 3),

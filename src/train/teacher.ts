@@ -32,7 +32,7 @@ export class TeacherPolicy implements Policy {
       if (!ref) throw new Error(`teacher: no reference solution for task "${task.slice(0, 60)}"`);
       const turn = c.messages.filter((m) => m.role === "assistant").length;
       const text = turn < ref.calls.length ? formatToolCall(ref.calls[turn].name, ref.calls[turn].arguments) : ref.answer;
-      const ids = [...this.tokenizer.encode(text), this.endId];
+      const ids = [...this.tokenizer.encode(text, { continuation: true }), this.endId];
       c.ledger.appendSampled(ids, ids.map(() => 0), this.tokenizer.decode([this.endId]));
       return { text, finish: "stop" as const };
     });

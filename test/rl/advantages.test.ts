@@ -93,6 +93,15 @@ describe("dynamic sampling", () => {
     expect(dropZeroVarianceGroups(r.groups, (g) => g).kept.length).toBeGreaterThanOrEqual(4);
     expect(r.refilled).toBe(r.groups.length - first.length);
     expect(r.refilled).toBe(asked.reduce((s, n) => s + n, 0));
+    // the batch trains on exactly 4 groups with signal (the surplus is logged, not trained on), and the flat ones
+    const withSignal = (gs: number[][]) => dropZeroVarianceGroups(gs, (g) => g).kept;
+    expect(withSignal(r.train)).toEqual(withSignal(r.groups).slice(0, 4));
+    expect(r.train.length).toBe(4 + dropZeroVarianceGroups(r.groups, (g) => g).dropped.length);
+    // an overshoot (every refilled group carries signal): trains on the first 4 of them only
+    const over = await sampleUntilFull([[0, 1], [1, 1], [1, 1], [1, 1]], (g) => g, async (n) => Array.from({ length: n }, (_, i) => [0, i + 1]), { targetGroups: 4, maxRounds: 3 });
+    expect(withSignal(over.groups).length).toBe(1 + Math.ceil(3 / (2 / 5)));
+    expect(withSignal(over.train)).toEqual(withSignal(over.groups).slice(0, 4));
+    expect(over.train).toHaveLength(4 + 3);
     // a batch that is already full samples nothing more, however many of its groups are flat
     const full = [[0, 1], [1, 0], [1, 1], [0, 0], [0, 0]];
     const none = await sampleUntilFull(full, (g) => g, sampleMore, { targetGroups: 2, maxRounds: 3 });

@@ -1,9 +1,10 @@
+import fs from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/mcp/connect.js";
 import type { Toolbox } from "../../src/mcp/types.js";
-import { loadDefaultTokenizer } from "../../src/policy/default-model/index.js";
+import { defaultModelDir, loadDefaultTokenizer } from "../../src/policy/default-model/index.js";
 import type { SampleOptions, SampleResult, Sampler } from "../../src/policy/sampler.js";
 import { ChatTokenizer } from "../../src/policy/tokenizer.js";
 import { formatToolCall } from "../../src/policy/tool-calls.js";
@@ -23,7 +24,7 @@ class ScriptedSampler implements Sampler {
     return prompts.map((p) => {
       this.prompts.push(p);
       const text = this.script(this.tok.decode(p));
-      const ids = [...this.tok.encode(text), end];
+      const ids = [...this.tok.encode(text, { continuation: true }), end];
       return { ids, text, logprobs: ids.map((_, i) => -0.25 - i / 100), finish: "eos" as const };
     });
   }
@@ -123,5 +124,36 @@ describe("LocalPolicy token ledger", () => {
     // unmasked: the prompt, then the tool response between the two turns
     expect(tok.decode(r.ids.slice(0, r.mask.indexOf(1)))).toBe(tok.renderChat(messages.slice(0, 2), { tools, addGenerationPrompt: true }));
     expect(() => tokenizeConversation(tok, messages, tools, ["<|no-such-end|>"])).toThrow(/renders without an end-of-turn token/);
+  });
+
+  it("puts a BOS (add_bos_token) only at the start of a conversation, never before a later turn", async () => {
+    const dir = defaultModelDir();
+    const read = (f: string) => JSON.parse(fs.readFileSync(join(dir, f), "utf8")) as Record<string, unknown>;
+    // the built-in tokenizer, told to prepend <|endoftext|> as BOS (Llama 2 / Mistral style)
+    const tok = ChatTokenizer.fromObjects(read("tokenizer.json"), { ...read("tokenizer_config.json"), add_bos_token: true, bos_token: "<|endoftext|>" }, {
+      chatTemplate: fs.readFileSync(join(dir, "chat_template.jinja"), "utf8"),
+    });
+    const bos = tok.bosTokenId!;
+    expect(tok.encode("hi")[0]).toBe(bos);
+    expect(tok.encode("hi", { continuation: true })[0]).not.toBe(bos);
+    const { groups } = await playGroups([scenario], new LocalPolicy({ codec: tok, sampler: new ScriptedSampler(tok, script) }), toolbox, { groupSize: 1, seed: 1 });
+    const local = groups[0].trajectories[0];
+    expect(local.tokenIds.filter((id) => id === bos)).toHaveLength(1);
+    expect(local.tokenIds[0]).toBe(bos);
+    const remote = tokenizeConversation(tok, local.messages, toolbox.openAiTools(), ["<|im_end|>"]);
+    expect(remote.ids.filter((id) => id === bos)).toHaveLength(1);
+  });
+
+  it("gives a turn cut off at its token limit no end-of-turn token", async () => {
+    const tok = await loadDefaultTokenizer();
+    const messages = [
+      { role: "system" as const, content: "Use the tools." },
+      { role: "user" as const, content: "What is 12 squared?" },
+      { role: "assistant" as const, content: "The result is 14" },
+    ];
+    const whole = tokenizeConversation(tok, messages, [], ["<|im_end|>"]);
+    const cut = tokenizeConversation(tok, messages, [], ["<|im_end|>"], { truncated: true });
+    expect(maskedSpans(tok, whole.ids, whole.mask)).toEqual(["The result is 14<|im_end|>"]);
+    expect(maskedSpans(tok, cut.ids, cut.mask)).toEqual(["The result is 14"]);
   });
 });

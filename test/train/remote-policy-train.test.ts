@@ -1,7 +1,8 @@
 /**
  * Training with a remote policy (`--policy-url`): train-mcp's own `serve`, over real HTTP, plays
  * the rollouts with the same weights the trainer holds; the trainer tokenizes them with its chat
- * template, updates its LoRA adapters, and has the server load them after every step.
+ * template, updates its LoRA adapters (warm start and GRPO), and has the server load them after
+ * every update and on resume.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -29,7 +30,10 @@ describe("train with a remote policy", () => {
       scenarios: [calculatorScenarios(8, 2)],
       out,
       seed: 5,
-      sft: "off",
+      // the warm start trains the adapters too, and pushes them twice at step 0
+      sft: "on",
+      sft_steps: 2,
+      sft_batch_size: 4,
       max_steps: 2,
       groups_per_step: 2,
       num_generations: 2,
@@ -57,9 +61,19 @@ describe("train with a remote policy", () => {
     }
     // the server plays the newest adapter (the base model's name was found from /v1/models)
     const models = ((await (await fetch(`${server.url}/models`)).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
-    expect(models).toContain("run-step-000002");
-    expect(models).not.toContain("run-step-000001");
-    expect(fs.readdirSync(path.join(out, "policy-adapters"))).toEqual(["step-000002"]);
+    expect(models.filter((m) => m.startsWith("run-step-000002-"))).toHaveLength(1);
+    expect(models.filter((m) => m.startsWith("run-step-000001-"))).toHaveLength(0);
+    const kept = fs.readdirSync(path.join(out, "policy-adapters"));
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatch(/^step-000002-/);
+    expect(steps.every((s) => s["rollout/untokenized"] === 0)).toBe(true);
+
+    // resumed: the restored adapters are pushed before the next step plays
+    const resumed = await train({ config: { ...config, max_steps: 3 }, resume: true, hooks: { log: () => undefined } });
+    expect(resumed.steps).toBe(3);
+    const after = ((await (await fetch(`${server.url}/models`)).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+    expect(after.filter((m) => m.startsWith("run-step-000003-"))).toHaveLength(1);
+    expect(after.filter((m) => m.startsWith("run-step-000002-"))).toHaveLength(1); // the first process's last push: left loaded
   });
 
   it("refuses full fine-tuning with a remote policy, which could not take the updates", () => {
