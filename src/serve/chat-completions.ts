@@ -31,6 +31,8 @@ interface Prepared {
   prompt: number[];
   n: number;
   parseTools: boolean;
+  /** parallel_tool_calls: false keeps only the first call of a reply */
+  maxToolCalls: number;
   schema: SchemaNode | null;
   /** text around the constrained document (a required tool call), or null */
   frame: ConstraintFrame | null;
@@ -127,6 +129,7 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
     prompt,
     n: req.n ?? 1,
     parseTools: toolsOn && (schema === null || frame !== null),
+    maxToolCalls: req.parallel_tool_calls === false ? 1 : Number.POSITIVE_INFINITY,
     schema,
     frame,
     includeUsage: req.stream_options?.include_usage === true,
@@ -136,7 +139,8 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
       temperature: req.temperature ?? 1,
       topP: req.top_p ?? 1,
       topK: req.top_k != null && req.top_k > 0 ? req.top_k : 0,
-      seed: req.seed ?? Math.floor(Math.random() * 2 ** 31),
+      // any integer seed (OpenAI's are 64-bit): its low 32 bits seed the sampler
+      seed: req.seed != null ? Number(BigInt.asUintN(32, BigInt(req.seed))) : Math.floor(Math.random() * 2 ** 31),
       stop,
       topLogprobs: req.logprobs ? (req.top_logprobs ?? 0) : null,
     },
@@ -177,7 +181,7 @@ export async function completeChat(ctx: ChatContext, p: Prepared, aborted: () =>
     model: p.model.name,
     system_fingerprint: `train-mcp-${p.model.engine.kind}`,
     choices: results.map((r, index) => {
-      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools);
+      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls);
       return { index, message, logprobs: r.logprobs ? { content: logprobEntries(r.logprobs, piece) } : null, finish_reason: finishReason };
     }),
     usage: usage(p.prompt.length, results.reduce((s, r) => s + r.ids.length, 0)),
@@ -188,6 +192,11 @@ export async function completeChat(ctx: ChatContext, p: Prepared, aborted: () =>
 export function releasable(text: string, stops: string[], parseTools: boolean): string {
   let end = text.length;
   while (end > 0 && text[end - 1] === "\uFFFD") end--; // a character still being assembled
+  // a stop string already complete: generation ends there, and the stop is never sent
+  for (const s of stops) {
+    const at = text.indexOf(s);
+    if (at >= 0) end = Math.min(end, at);
+  }
   const guards = parseTools ? [...stops, TOOL_CALL_OPEN] : stops;
   if (parseTools) {
     const at = text.indexOf(TOOL_CALL_OPEN);
@@ -233,7 +242,7 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
       });
       completion += r.ids.length;
       if (closed) return;
-      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools);
+      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls);
       if (message.tool_calls) {
         const calls = message.tool_calls.map((c, i) => ({ index: i, ...c }));
         writeSse(res, chunk([{ index, delta: { tool_calls: calls }, logprobs: null, finish_reason: null }]));

@@ -70,7 +70,12 @@ export const ChatCompletionRequestSchema = z.object({
   max_tokens: z.number().int().min(1).nullable().optional(),
   max_completion_tokens: z.number().int().min(1).nullable().optional(),
   stop: z.union([z.string().min(1), z.array(z.string().min(1)).max(16)]).nullable().optional(),
-  seed: z.number().int().nullable().optional(),
+  seed: z
+    .number()
+    .refine((x) => Number.isInteger(x), "expected an integer")
+    .nullable()
+    .optional()
+    .describe("any integer (64-bit seeds arrive rounded to a double); its low 32 bits are used"),
   n: z.number().int().min(1).max(64).nullable().optional(),
   stream: z.boolean().nullable().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
@@ -78,6 +83,11 @@ export const ChatCompletionRequestSchema = z.object({
   top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
   response_format: ResponseFormatSchema.nullable().optional(),
   presence_penalty: z.literal(0).nullable().optional().describe("only 0 is supported"),
+  logit_bias: z
+    .record(z.string(), z.number())
+    .refine((b) => Object.keys(b).length === 0, "logit_bias is not supported")
+    .nullable()
+    .optional(),
   frequency_penalty: z.literal(0).nullable().optional().describe("only 0 is supported"),
   user: z.string().optional(),
   chat_template_kwargs: z
@@ -85,6 +95,9 @@ export const ChatCompletionRequestSchema = z.object({
     .nullable()
     .optional()
     .describe("vLLM extension: extra chat-template variables, e.g. {enable_thinking: false} for Qwen3"),
+}).superRefine((req, ctx) => {
+  if (req.top_logprobs != null && req.logprobs !== true)
+    ctx.addIssue({ code: "custom", path: ["top_logprobs"], message: "top_logprobs needs logprobs: true" });
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
 

@@ -27,11 +27,16 @@ export function newId(prefix: string): string {
 }
 
 /** The assistant message for one choice; tool calls are parsed only when tools are enabled. */
-export function buildMessage(text: string, finish: GenerateResult["finish"], parseTools: boolean): { message: ResponseMessage; finishReason: FinishReason } {
+export function buildMessage(
+  text: string,
+  finish: GenerateResult["finish"],
+  parseTools: boolean,
+  maxToolCalls = Number.POSITIVE_INFINITY,
+): { message: ResponseMessage; finishReason: FinishReason } {
   if (!parseTools) return { message: { role: "assistant", content: text }, finishReason: finish };
   const parsed = parseToolCalls(text);
   if (parsed.calls.length === 0) return { message: { role: "assistant", content: text }, finishReason: finish };
-  const tool_calls = parsed.calls.map((c) => ({
+  const tool_calls = parsed.calls.slice(0, maxToolCalls).map((c) => ({
     id: newId("call_"),
     type: "function" as const,
     function: { name: c.name, arguments: JSON.stringify(c.arguments) },

@@ -66,8 +66,11 @@ function readBody(req: http.IncomingMessage): Promise<unknown> {
     req.on("data", (c: Buffer) => {
       size += c.length;
       if (size > MAX_BODY) {
+        // keep reading (and dropping) the rest, so the 413 reaches the client instead of a
+        // reset; a body that goes on far beyond the limit is cut off
+        if (chunks.length) chunks.length = 0;
         reject(new ApiError(413, `body: larger than ${MAX_BODY} bytes`));
-        req.destroy();
+        if (size > 4 * MAX_BODY) req.destroy();
       } else chunks.push(c);
     });
     req.on("error", reject);

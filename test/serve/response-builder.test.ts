@@ -30,6 +30,14 @@ describe("response builder", () => {
     expect(only.message.tool_calls![0].function.arguments).toBe("{}");
   });
 
+  it("keeps only the first call when parallel tool calls are off", () => {
+    const two = '<tool_call>\n{"name": "add", "arguments": {"a": 1}}\n</tool_call>\n<tool_call>\n{"name": "mul", "arguments": {"a": 2}}\n</tool_call>';
+    expect(buildMessage(two, "stop", true).message.tool_calls!.map((c) => c.function.name)).toEqual(["add", "mul"]);
+    const one = buildMessage(two, "stop", true, 1);
+    expect(one.message.tool_calls!.map((c) => c.function.name)).toEqual(["add"]);
+    expect(one.finishReason).toBe("tool_calls");
+  });
+
   it("reports a call cut off by max_tokens as length", () => {
     const cut = buildMessage('<tool_call>\n{"name": "add", "arguments": {"a": 1}}', "length", true);
     expect(cut.finishReason).toBe("length");
@@ -41,6 +49,8 @@ describe("response builder", () => {
     expect(releasable("say <tool_", [], true)).toBe("say ");
     expect(releasable('say <tool_call>{"name"', [], true)).toBe("say ");
     expect(releasable("caf\uFFFD", [], false)).toBe("caf");
+    // a complete stop string is never sent, nor anything after it
+    expect(releasable("hello world and more", ["world"], false)).toBe("hello ");
   });
 
   it("maps byte-level token strings to bytes", () => {

@@ -171,6 +171,11 @@ describe("serve", () => {
     const r = await client.chat.completions.create({ model: "default", messages: user("count"), max_tokens: 24, temperature: 0, seed: 1, stop: [stop] });
     expect(r.choices[0].message.content).toBe(text.slice(0, text.indexOf(stop)));
     expect(r.choices[0].finish_reason).toBe("stop");
+    // streamed, the same text: the stop string itself is never sent
+    let streamed = "";
+    for await (const chunk of await client.chat.completions.create({ model: "default", messages: user("count"), max_tokens: 24, temperature: 0, seed: 1, stop: [stop], stream: true }))
+      for (const c of chunk.choices) streamed += c.delta.content ?? "";
+    expect(streamed).toBe(r.choices[0].message.content);
   });
 
   it("enforces json_schema by constrained decoding: the random model's output validates", async () => {
@@ -221,6 +226,17 @@ describe("serve", () => {
     const res = await fetch(`${server.url}/chat/completions`, { method: "POST", body: "{not json" });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/invalid JSON/);
+    // what cannot be honoured is refused, not ignored
+    e = await bad({ model: "default", messages: user("x"), logit_bias: { "3": -100 } });
+    expect((e.error as { param: string }).param).toBe("logit_bias");
+    e = await bad({ model: "default", messages: user("x"), top_logprobs: 2 });
+    expect(e.message).toMatch(/top_logprobs needs logprobs: true/);
+    // a body over the limit gets its 413, not a reset connection
+    const big = await fetch(`${server.url}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "default", messages: user("x".repeat(17 * 2 ** 20)) }) });
+    expect(big.status).toBe(413);
+    // a 64-bit seed is an ordinary seed
+    const seeded = await client.chat.completions.create({ model: "default", messages: user("x"), max_tokens: 4, seed: 9223372036854775807 });
+    expect(seeded.choices).toHaveLength(1);
   });
 
   it("loads and unloads a PEFT LoRA adapter under its own name, safely with requests in flight", async () => {
