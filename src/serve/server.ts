@@ -118,8 +118,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       .catch((e: unknown) => {
         const err = toApiError(e);
         if (res.headersSent) {
-          // mid-stream: report in the stream, then end it
-          if (!res.writableEnded) res.end(`data: ${JSON.stringify(err.body())}\n\n`);
+          // mid-stream: report in the stream, then end it as every stream ends (vLLM does the same)
+          if (!res.writableEnded) res.end(`data: ${JSON.stringify(err.body())}\n\ndata: [DONE]\n\n`);
           return;
         }
         sendJson(res, err.status, err.body());
