@@ -334,7 +334,10 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const untokenized = groups.flat().filter((t) => t.error?.startsWith("tokenize:"));
       if (untokenized.length) {
         log(`step ${step}: ${untokenized.length} rollouts could not be tokenized (${untokenized[0].error})`);
-        if (untokenized.length === groups.flat().length) throw new Error(`remote policy: no rollout of step ${step} could be tokenized with the trainer's chat template: ${untokenized[0].error}`);
+        if (untokenized.length === groups.flat().length) {
+          runDir.appendTrajectories(groups.flat(), { phase: "grpo" }); // kept for the diagnosis
+          throw new Error(`remote policy: no rollout of step ${step} could be tokenized with the trainer's chat template: ${untokenized[0].error}`);
+        }
       }
       // truncated IS needs the sampler's log-probs of these very tokens: onnxruntime has them, a remote policy does not
       const samplerIsOtherEngine = !remote && sampler.engine !== "tfjs";
