@@ -34,19 +34,24 @@ export function addTargetOptions(cmd: Command): Command {
     );
 }
 
-/** `--env K=V` and `--header 'Name: value'` lists as maps; errors name the flag. */
+/** `--env K=V` and `--header 'Name: value'` lists as maps; errors name the flag, never the
+ *  value (it is usually a secret). */
 export function parseEnvAndHeaders(envList: string[] = [], headerList: string[] = []): { env: Record<string, string>; headers: Record<string, string> } {
   const env: Record<string, string> = {};
   for (const kv of envList) {
     const i = kv.indexOf("=");
-    if (i <= 0) throw new TrainMcpError("ConfigInvalid", `--env expects K=V, got "${kv}"`);
+    if (i <= 0) throw new TrainMcpError("ConfigInvalid", `--env expects K=V, got a value without a name before "="`);
     env[kv.slice(0, i)] = kv.slice(i + 1);
   }
   const headers: Record<string, string> = {};
   for (const h of headerList) {
     const i = h.indexOf(":");
     if (i <= 0) throw new TrainMcpError("ConfigInvalid", `--header expects 'Name: value', got a value without a colon`);
-    headers[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+    const name = h.slice(0, i).trim();
+    const value = h.slice(i + 1).trim();
+    // e.g. a token read from a file with its newline: fetch would reject it, quoting the value
+    if (/[\r\n\0]/.test(value)) throw new TrainMcpError("ConfigInvalid", `--header ${name}: the value contains a line break or NUL`);
+    headers[name] = value;
   }
   return { env, headers };
 }

@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { TrainMcpError } from "../errors.js";
 import { StdioTransport } from "./stdio-transport.js";
 
@@ -134,6 +135,9 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     await client.connect(transport, { timeout: timeoutMs });
   } catch (e) {
     await transport.close().catch(() => {});
+    // still running but silent: our own kill afterwards is not the story
+    if (e instanceof McpError && e.code === ErrorCode.RequestTimeout)
+      throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: no reply to initialize within ${timeoutMs} ms (is it an MCP server on stdio?)`, true, { cause: e });
     // the exit status / spawn error says more than the SDK's "Connection closed"
     const why = transport.describeFailure();
     const what = /^(spawn |server )/.test(why) ? why : `${message(e)} (${why})`;

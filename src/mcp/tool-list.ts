@@ -5,30 +5,49 @@
  * malformed entry is named, not silently passed on.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
 import { ToolSpecSchema, type OpenAiTool, type ToolSpec } from "./types.js";
 
 const MAX_PAGES = 1000;
 
+// the page itself, loosely: the SDK's own schema would reject the whole list for one sloppy tool
+const ToolsPageSchema = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
+
 export async function listAllTools(client: Client, timeoutMs: number): Promise<ToolSpec[]> {
-  const tools: ToolSpec[] = [];
+  const tools = new Map<string, ToolSpec>();
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+    const result = await client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, ToolsPageSchema, { timeout: timeoutMs });
     for (const raw of result.tools) {
-      const parsed = ToolSpecSchema.safeParse(raw);
+      const parsed = ToolSpecSchema.safeParse(lenient(raw));
       if (!parsed.success) {
-        const name = typeof raw.name === "string" ? raw.name : "?";
-        throw new TrainMcpError("ServerUnreachable", `server sent an invalid tool "${name}": ${parsed.error.issues[0]?.message ?? "bad shape"}`);
+        const name = typeof (raw as { name?: unknown })?.name === "string" ? (raw as { name: string }).name : "?";
+        const issue = parsed.error.issues[0];
+        throw new TrainMcpError("ServerUnreachable", `server sent an invalid tool "${name}": ${issue ? `${issue.path.join(".") || "(tool)"}: ${issue.message}` : "bad shape"}`);
       }
-      tools.push(parsed.data);
+      // a name listed twice (or a page served again) keeps its first definition
+      if (!tools.has(parsed.data.name)) tools.set(parsed.data.name, parsed.data);
     }
     cursor = result.nextCursor;
     if (cursor === undefined || seenCursors.has(cursor)) break;
     seenCursors.add(cursor);
   }
-  return tools;
+  return [...tools.values()];
+}
+
+/** What servers in the wild get slightly wrong and mean plainly: an input schema without
+ *  `type` (or with `properties: null`) describes an object of arguments. */
+function lenient(raw: unknown): unknown {
+  if (!raw || typeof raw !== "object") return raw;
+  const tool = raw as { inputSchema?: unknown };
+  const schema = tool.inputSchema;
+  if (!schema || typeof schema !== "object" || Array.isArray(schema)) return raw;
+  const fixed: Record<string, unknown> = { ...(schema as Record<string, unknown>) };
+  if (fixed.type === undefined) fixed.type = "object";
+  if (fixed.properties === null) delete fixed.properties;
+  return { ...tool, inputSchema: fixed };
 }
 
 /** `{type:"function", function:{name, description, parameters}}` as chat templates expect */

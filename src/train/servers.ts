@@ -2,12 +2,14 @@
  * The MCP servers of a run, one toolbox each, and which one a scenario plays on: the scenario's
  * `server` field names its target (as given on the command line, e.g. "fixture:shop"); with a
  * single server every scenario plays there. Stateful servers get a fresh instance per rollout
- * ("auto": the fixtures known to keep state, or when asked).
+ * ("auto": the fixtures known to keep state, and any other server with a tool whose name says it
+ * changes something — the same test the scenario generator uses; "on" / "off" when asked).
  */
 import { connect, type ConnectOptions } from "../mcp/connect.js";
 import type { Toolbox } from "../mcp/types.js";
 import { TrainMcpError } from "../errors.js";
 import type { Scenario } from "../scenarios/schema.js";
+import { detectStateful } from "../scenarios/verified/generate.js";
 
 /** Fixtures whose tools change server state: each rollout needs its own instance. */
 const STATEFUL_FIXTURES = new Set(["fixture:shop", "fixture:codefix"]);
@@ -26,7 +28,8 @@ export class ServerSet {
     try {
       for (const target of targets) {
         const toolbox = await connect(target, options);
-        const stateful = isolate === "on" || (isolate === "auto" && STATEFUL_FIXTURES.has(target));
+        const known = target.startsWith("fixture:");
+        const stateful = isolate === "on" || (isolate === "auto" && (known ? STATEFUL_FIXTURES.has(target) : detectStateful(toolbox.tools)));
         entries.push({ target, toolbox, isolate: stateful });
       }
     } catch (e) {

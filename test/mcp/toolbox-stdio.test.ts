@@ -253,3 +253,30 @@ describe("isolation and close", () => {
     expect(liveChildren()).not.toContain(shPid);
   });
 });
+
+describe("start-up", () => {
+  it("says a silent process gave no reply to initialize, not that it was killed", async () => {
+    const err = await connect(`${JSON.stringify(process.execPath)} -e "setTimeout(() => {}, 60000)"`, { connectTimeoutMs: 500 }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(/no reply to initialize within 500 ms/);
+    expect(err?.message).not.toMatch(/SIGTERM|killed/);
+  });
+});
+
+describe("servers with small mistakes", () => {
+  it("reads an input schema without type as an object, and lists a tool once when a page repeats", async () => {
+    const box = await connect(stdioTarget("sloppy"));
+    try {
+      expect(box.tools.map((t) => t.name)).toEqual(["loose", "nullprops"]);
+      expect(box.tools[0].inputSchema).toMatchObject({ type: "object" });
+      expect(box.tools[1].inputSchema).not.toHaveProperty("properties");
+      const r = await box.call("loose", { a: 1 });
+      expect(r.isError).toBe(false);
+      expect(r.text).toBe('{"a":1}');
+    } finally {
+      await box.close();
+    }
+  });
+});

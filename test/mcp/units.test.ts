@@ -31,6 +31,11 @@ describe("targets", () => {
     expect(() => connectArgs({ server: "x", header: ["secret-without-colon"] })).toThrow(/--header expects/);
     // a header value is never echoed back in an error
     expect(() => connectArgs({ server: "x", header: ["secret-without-colon"] })).not.toThrow(/secret/);
+    expect(() => connectArgs({ server: "x", env: ["topsecret-value"] })).not.toThrow(/topsecret/);
+    // a token read from a file with its newline: refused by name, the value not quoted
+    const bad = () => connectArgs({ server: "x", header: ["Authorization: Bearer sekrit-1\nline2"] });
+    expect(bad).toThrow(/--header Authorization: the value contains a line break/);
+    expect(bad).not.toThrow(/sekrit/);
     expect(() => connectArgs({ server: "x", timeout: "soon" })).toThrow(/--timeout/);
   });
 });

@@ -33,6 +33,7 @@ interface TrainFlags {
   maxTurns?: string;
   maxTokensPerTurn?: string;
   systemPrompt?: string;
+  isolate?: "auto" | "on" | "off";
   temperature?: string;
   loraRank?: string;
   seed?: string;
@@ -84,6 +85,9 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--max-turns <n>", "assistant turns per rollout")
     .option("--max-tokens-per-turn <n>", "tokens per assistant turn")
     .option("--system-prompt <text>", "system prompt of every rollout (default: a generic tool-use prompt)")
+    .addOption(
+      new Option("--isolate <mode>", "a fresh server instance per rollout: auto = for servers whose tools change state").choices(["auto", "on", "off"]),
+    )
     .option("--temperature <x>", "rollout sampling temperature")
     .option("--lora-rank <n>", "train LoRA adapters of this rank (0 = full fine-tuning)")
     .option("--seed <n>", "random seed")
@@ -127,6 +131,7 @@ function flagsToConfig(f: TrainFlags): Record<string, unknown> {
     max_turns: num("max-turns", f.maxTurns),
     max_tokens_per_turn: num("max-tokens-per-turn", f.maxTokensPerTurn),
     system_prompt: f.systemPrompt,
+    isolate: f.isolate,
     temperature: num("temperature", f.temperature),
     lora_rank: num("lora-rank", f.loraRank),
     seed: num("seed", f.seed),

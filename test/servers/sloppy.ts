@@ -1,0 +1,18 @@
+/**
+ * A test MCP server (stdio) with the small mistakes servers in the wild make: input schemas
+ * without `type` or with `properties: null`, and a cursor that pages back to itself.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const TOOLS = [
+  { name: "loose", description: "Echoes its arguments.", inputSchema: {} },
+  { name: "nullprops", description: "Takes nothing.", inputSchema: { type: "object", properties: null } },
+];
+
+const server = new Server({ name: "sloppy", version: "1.0.0" }, { capabilities: { tools: {} } });
+// every page, including the one the cursor asks for, lists the same tools and the same cursor
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS, nextCursor: "again" }) as never);
+server.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: "text", text: JSON.stringify(req.params.arguments ?? {}) }] }));
+await server.connect(new StdioServerTransport());
