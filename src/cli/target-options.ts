@@ -20,8 +20,12 @@ export interface TargetFlags {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function addTargetOptions(cmd: Command): Command {
+  return addConnectOptions(cmd.requiredOption("-s, --server <target>", "MCP server: http(s)://URL, stdio:<command line>, a command line, or fixture:<name>"));
+}
+
+/** The connection flags without --server, for commands whose --server is optional or repeated. */
+export function addConnectOptions(cmd: Command): Command {
   return cmd
-    .requiredOption("-s, --server <target>", "MCP server: http(s)://URL, stdio:<command line>, a command line, or fixture:<name>")
     .option("-e, --env <K=V>", "environment variable for a stdio server (repeatable)", collect)
     .option("--cwd <dir>", "working directory of a stdio server")
     .option("-H, --header <'K: V'>", "extra HTTP header, e.g. 'Authorization: Bearer …' (repeatable)", collect)

@@ -10,27 +10,36 @@ export const AnswerCheckSchema = z.discriminatedUnion("kind", [
     kind: z.literal("exact"),
     value: z.string().describe("the whole answer, compared after trimming"),
     caseSensitive: z.boolean().default(false),
-  }),
+  }).strict(),
   z.object({
     kind: z.literal("numeric"),
     value: z.number().describe("the expected number; the first number in the answer that is within tolerance passes"),
     tolerance: z.number().nonnegative().default(1e-6).describe("absolute tolerance"),
     relTolerance: z.number().nonnegative().default(0).describe("relative tolerance"),
-  }),
+  }).strict(),
   z.object({
     kind: z.literal("contains"),
     value: z.string().describe("substring the answer must contain"),
     caseSensitive: z.boolean().default(false),
-  }),
+  }).strict(),
   z.object({
     kind: z.literal("regex"),
     pattern: z.string().describe("JavaScript regular expression the answer must match"),
     flags: z.string().default("i"),
-  }),
+  })
+    .strict()
+    .superRefine((c, ctx) => {
+      // a pattern that does not compile would fail at scoring time, zeroing the scenario silently
+      try {
+        new RegExp(c.pattern, c.flags);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", path: [/flag/i.test((e as Error).message) ? "flags" : "pattern"], message: (e as Error).message });
+      }
+    }),
   z.object({
     kind: z.literal("json_subset"),
     value: z.unknown().describe("every key/value here must appear in the JSON parsed from the answer"),
-  }),
+  }).strict(),
 ]);
 export type AnswerCheck = z.infer<typeof AnswerCheckSchema>;
 
@@ -40,7 +49,7 @@ export const StateCheckSchema = z.object({
   tool: z.string().describe("tool to call after the rollout, on the rollout's own server instance"),
   arguments: z.record(z.string(), z.unknown()).default({}),
   expect: AnswerCheckSchema.describe("check applied to the tool result's text"),
-});
+}).strict();
 export type StateCheck = z.infer<typeof StateCheckSchema>;
 
 // One discriminated union over all six kinds (zod 4 flattens the nested one), so a bad `kind`
@@ -51,13 +60,13 @@ export type Expected = z.infer<typeof ExpectedSchema>;
 export const ReferenceCallSchema = z.object({
   name: z.string(),
   arguments: z.record(z.string(), z.unknown()),
-});
+}).strict();
 export type ReferenceCall = z.infer<typeof ReferenceCallSchema>;
 
 export const ReferenceSolutionSchema = z.object({
   calls: z.array(ReferenceCallSchema).describe("tool calls in order; one per assistant turn"),
   answer: z.string().describe("the final answer text after the calls"),
-});
+}).strict();
 export type ReferenceSolution = z.infer<typeof ReferenceSolutionSchema>;
 
 export const ScenarioSchema = z.object({

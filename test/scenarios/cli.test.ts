@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { readScenarioFile } from "../../src/scenarios/io.js";
+import { stdioTarget } from "../servers/launch.js";
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
@@ -83,6 +84,18 @@ describe("train-mcp scenarios", () => {
     const r = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/w: no replayed result reproduces it: expected 5/);
+  });
+
+  it("check --server takes the connection flags (--env reaches the server the replay runs on)", async () => {
+    const file = join(dir, "env.jsonl");
+    const scenario = { id: "e1", task: "Read FLAVOUR.", difficulty: 1, split: "train", expected: [{ kind: "exact", value: "mint" }], reference: { calls: [{ name: "env", arguments: { name: "FLAVOUR" } }], answer: "mint" } };
+    writeFileSync(file, JSON.stringify(scenario) + "\n");
+    const target = stdioTarget("everything");
+    const withEnv = await run(["scenarios", "check", file, "--server", target, "--env", "FLAVOUR=mint"]);
+    expect(withEnv.code, withEnv.err).toBe(0);
+    const without = await run(["scenarios", "check", file, "--server", target]);
+    expect(without.code).not.toBe(0);
+    expect(without.err).toMatch(/e1/);
   });
 
   it("usage errors exit 2 with one line; nothing is written", async () => {

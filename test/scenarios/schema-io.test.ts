@@ -78,6 +78,20 @@ describe("bad lines", () => {
     ]);
   });
 
+  it("names a misspelt key inside a check and a regex that does not compile", () => {
+    const out = messages([
+      good({ expected: [{ kind: "exact", value: "x", case_sensitive: true }] }),
+      good({ id: "b", expected: [{ kind: "regex", pattern: "(" }] }),
+      good({ id: "c", expected: [{ kind: "regex", pattern: "a", flags: "zz" }] }),
+      good({ id: "d", reference: { calls: [{ name: "f", arguments: {}, args: {} }], answer: "x" } }),
+    ]);
+    expect(out).toHaveLength(4);
+    expect(out[0]).toMatch(/^x\.jsonl:1: field "expected\[0\]".*case_sensitive/);
+    expect(out[1]).toMatch(/^x\.jsonl:2: field "expected\[0\]\.pattern": Invalid regular expression/);
+    expect(out[2]).toMatch(/^x\.jsonl:3: field "expected\[0\]\.flags": Invalid flags/);
+    expect(out[3]).toMatch(/^x\.jsonl:4: field "reference\.calls\[0\]".*args/);
+  });
+
   it("skips blank lines but keeps counting them", () => {
     expect(messages(["", good(), "   ", good({ id: "z", difficulty: 0 })])).toEqual(['x.jsonl:4: field "difficulty": expected number ≥ 1, got 0']);
   });

@@ -59,5 +59,9 @@ describe("train-mcp eval", () => {
       expect(r.stderr).toContain(`'${flag} <`);
       expect(r.stderr).toContain(`'${value}' is invalid`);
     }
+    // the connection flags are eval's too
+    const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--header", "no-colon-here"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--header expects 'Name: value'");
   });
 });

@@ -5,10 +5,11 @@
  */
 import { Option, type Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
+import { addConnectOptions, connectArgs, type TargetFlags } from "../target-options.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-interface EvalFlags {
+interface EvalFlags extends Omit<TargetFlags, "server"> {
   model: string[];
   server: string[];
   scenarios?: string[];
@@ -26,7 +27,7 @@ interface EvalFlags {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("eval")
     .description("evaluate checkpoints on held-out scenarios (success, reward, turns, pass@k)")
     .requiredOption("--model <dir>", 'checkpoint or model folder, or "default"; repeat to compare', collect)
@@ -42,8 +43,8 @@ export function register(program: Command): void {
     .addOption(new Option("--engine <e>", "rollout engine").choices(["auto", "ort", "tfjs"]).default("auto"))
     .option("--seed <n>", "random seed", "0")
     .option("--json", "one JSON object per model on stdout")
-    .option("--trajectories <file>", "write every rollout (JSONL, with its model and scenario's template) to this file")
-    .action(async (f: EvalFlags) => {
+    .option("--trajectories <file>", "write every rollout (JSONL, with its model and scenario's template) to this file");
+  addConnectOptions(cmd).action(async (f: EvalFlags) => {
       const int = (name: string, v: string) => {
         const n = Number(v);
         if (!Number.isInteger(n) || n < 0) throw new TrainMcpError("ConfigInvalid", `--${name} expects a whole number, got "${v}"`);
@@ -56,7 +57,7 @@ export function register(program: Command): void {
       const { LocalPolicy } = await import("../../rollout/local-policy.js");
       const { defaultRewards } = await import("../../rewards/defaults.js");
       const { templateTag } = await import("../../scenarios/schema.js");
-      const servers = await ServerSet.connect(f.server, "auto");
+      const servers = await ServerSet.connect(f.server, "auto", connectArgs({ ...f, server: f.server[0] }).options);
       try {
         const os = await import("node:os");
         const data = await loadScenarios(f.scenarios?.length ? f.scenarios : ["auto"], servers, { seed: int("seed", f.seed), runDir: os.tmpdir(), log: (l) => process.stderr.write(`${l}\n`) });

@@ -19,7 +19,7 @@ import { replayMutates, replayScenario } from "../../scenarios/replay.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
 import { detectStateful, generateVerified } from "../../scenarios/verified/generate.js";
 import { readFileSync } from "node:fs";
-import { addTargetOptions, connectArgs, type TargetFlags } from "../target-options.js";
+import { addConnectOptions, addTargetOptions, connectArgs, type TargetFlags } from "../target-options.js";
 
 interface GenerateFlags extends TargetFlags {
   generator: "verified" | "llm";
@@ -134,12 +134,13 @@ export function register(program: Command): void {
       }
     });
 
-  const check = scenarios
-    .command("check")
-    .description("validate a scenario file: every bad line with its line number and field (exit 2); --server also replays reference solutions")
-    .argument("<file>", "scenario file (JSONL)")
-    .option("-s, --server <target>", "replay every reference solution against this server (a fresh instance for each scenario that changes state)")
-    .action(async (file: string, flags: { server?: string }) => {
+  const check = addConnectOptions(
+    scenarios
+      .command("check")
+      .description("validate a scenario file: every bad line with its line number and field (exit 2); --server also replays reference solutions")
+      .argument("<file>", "scenario file (JSONL)")
+      .option("-s, --server <target>", "replay every reference solution against this server (a fresh instance for each scenario that changes state)"),
+  ).action(async (file: string, flags: Partial<TargetFlags>) => {
       let text: string;
       try {
         text = readFileSync(file, "utf8");
@@ -155,7 +156,8 @@ export function register(program: Command): void {
       const c = countScenarios(list);
       process.stdout.write(`${file}: ${list.length} valid scenarios (train ${c.split.train ?? 0}, test ${c.split.test ?? 0})\n`);
       if (!flags.server) return;
-      const toolbox = await connect(flags.server);
+      const { target, options } = connectArgs({ ...flags, server: flags.server });
+      const toolbox = await connect(target, options);
       const bar = progressBar("replay");
       let failed = 0;
       let replayed = 0;
