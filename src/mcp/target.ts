@@ -34,6 +34,18 @@ export function parseTarget(target: string): TargetSpec {
   return { kind: "stdio", command: words[0], args: words.slice(1) };
 }
 
+/** One spelling per target, for matching a scenario's `server` to a run's servers: "stdio:node
+ *  a.mjs", "node  a.mjs" and "node 'a.mjs'" are the same server; a target that does not parse
+ *  is its own trimmed text. */
+export function targetKey(target: string): string {
+  try {
+    const t = parseTarget(target);
+    return t.kind === "http" ? t.url : t.kind === "fixture" ? `fixture:${t.name}` : JSON.stringify([t.command, ...t.args]);
+  } catch {
+    return target.trim();
+  }
+}
+
 /** Splits a command line into words: '…' literal, "…" with \" \\ escapes, \x outside quotes. */
 export function splitCommandLine(line: string): string[] {
   const words: string[] = [];

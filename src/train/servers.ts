@@ -6,6 +6,7 @@
  * changes something — the same test the scenario generator uses; "on" / "off" when asked).
  */
 import { connect, type ConnectOptions } from "../mcp/connect.js";
+import { targetKey } from "../mcp/target.js";
 import type { Toolbox } from "../mcp/types.js";
 import { TrainMcpError } from "../errors.js";
 import type { Scenario } from "../scenarios/schema.js";
@@ -42,7 +43,7 @@ export class ServerSet {
   /** The server a scenario plays on. */
   entryFor(scenario: Scenario): ServerEntry {
     if (this.entries.length === 1 && (!scenario.server || !this.has(scenario.server))) return this.entries[0];
-    const hit = scenario.server ? this.entries.find((e) => e.target === scenario.server) : undefined;
+    const hit = scenario.server ? this.entries.find((e) => targetKey(e.target) === targetKey(scenario.server!)) : undefined;
     if (!hit)
       throw new TrainMcpError(
         "ScenarioInvalid",
@@ -51,8 +52,9 @@ export class ServerSet {
     return hit;
   }
 
+  /** the same server, however its target is spelt ("stdio:node a.mjs" = "node a.mjs") */
   has(target: string): boolean {
-    return this.entries.some((e) => e.target === target);
+    return this.entries.some((e) => targetKey(e.target) === targetKey(target));
   }
 
   /** Keeps the scenarios whose server is in the set (all of them for a single server). */

@@ -31,4 +31,19 @@ describe("ServerSet isolation", () => {
       }
     }
   });
+
+  it("matches a scenario's server however its target is spelt", async () => {
+    const calculator = asCommand("calculator");
+    const set = await ServerSet.connect([`stdio:${calculator}`, "fixture:shop"], "off");
+    try {
+      const scenario = (server: string) => ({ id: server, task: "t", difficulty: 1, split: "train" as const, tags: [], server });
+      // the same command line without the stdio: prefix and with other spacing
+      const other = scenario(` ${calculator.replace(" ", "   ")}`);
+      expect(set.entryFor(other).target).toBe(`stdio:${calculator}`);
+      expect(set.playable([other, scenario("fixture:shop"), scenario("fixture:knowledge")]).map((s) => s.server)).toEqual([other.server, "fixture:shop"]);
+      expect(() => set.entryFor(scenario("node elsewhere.mjs"))).toThrow(/is not among the run's servers/);
+    } finally {
+      await set.close();
+    }
+  });
 });
