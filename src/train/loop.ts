@@ -8,7 +8,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ConnectOptions } from "../mcp/connect.js";
-import { saveAdapter } from "../policy/peft.js";
 import { Rng } from "../policy/sampling.js";
 import { rewardMetrics } from "../rewards/combine.js";
 import { rewardsFromConfig } from "../rewards/defaults.js";
@@ -17,7 +16,6 @@ import { sampleUntilFull } from "../rl/dynamic-sampling.js";
 import { MetricKey } from "../rl/metrics.js";
 import { LocalPolicy } from "../rollout/local-policy.js";
 import type { Policy } from "../rollout/policy.js";
-import { RemotePolicy } from "../rollout/remote-policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
 import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
@@ -25,6 +23,7 @@ import { scrubSecrets, type TrainConfig } from "./config.js";
 import { evaluate, type EvalResult } from "./evaluate.js";
 import { grpoUpdate } from "./grpo-update.js";
 import { playAndScore } from "./play.js";
+import { RemoteLearner } from "./remote-learner.js";
 import { setupPolicy, type PolicySetup } from "./policy-setup.js";
 import { RunDir, type EvalRecord } from "./run-dir.js";
 import { loadScenarios } from "./scenario-source.js";
@@ -152,33 +151,17 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       } else log("no checkpoint yet: starting from the beginning");
     }
 
-    // A remote policy plays the rollouts; the trainer tokenizes them with its own chat template,
-    // and after each update the server loads the trainer's adapters and plays with them.
+    // a remote policy plays the rollouts; with LoRA, the server loads the adapters after each update
     const remote = cfg.policy_url
-      ? new RemotePolicy({
-          baseURL: cfg.policy_url,
-          model: cfg.policy_model ?? "",
-          apiKey: o.policyApiKey,
-          // the ids that end a turn, as the sampler's: the tokenizer's, else the model config's
-          trainer: { codec: tokenizer, endTexts: [...new Set([...tokenizer.eosTokenIds, ...model.config.eosTokenIds])].map((id) => tokenizer.decode([id])) },
-        })
+      ? await RemoteLearner.connect({ baseURL: cfg.policy_url, model: cfg.policy_model, apiKey: o.policyApiKey, tokenizer, trainee: model, baseModelDir: setup.modelDir, runDir: runDir.dir })
       : undefined;
-    if (remote && !cfg.policy_model) remote.model = await remote.firstModel();
-    const adapterRoot = path.join(runDir.dir, "policy-adapters");
-    // every push gets a name no earlier push (of this process, or of the one a resume continues) used
-    const session = Date.now().toString(36);
-    let pushes = 0;
     const refreshPolicy = async () => {
       await sampler.refresh();
-      if (!remote || cfg.lora_rank === 0) return;
-      const name = `step-${String(state.step).padStart(6, "0")}-${session}-${++pushes}`;
-      saveAdapter(path.join(adapterRoot, name), model, path.resolve(setup!.modelDir));
-      await remote.useAdapter(`${path.basename(runDir.dir)}-${name}`, path.join(adapterRoot, name));
-      for (const old of fs.readdirSync(adapterRoot)) if (old !== name) fs.rmSync(path.join(adapterRoot, old), { recursive: true, force: true });
+      if (remote && cfg.lora_rank > 0) await remote.push(state.step);
     };
     // resumed: the server still plays the base model, not the weights just restored
     if (remote && restored) await refreshPolicy();
-    const policy: Policy = remote ?? new LocalPolicy({ codec: tokenizer, sampler, maxContextTokens: model.config.maxPositions });
+    const policy: Policy = remote?.policy ?? new LocalPolicy({ codec: tokenizer, sampler, maxContextTokens: model.config.maxPositions });
     const rollout = {
       maxTurns: cfg.max_turns,
       maxTokensPerTurn: cfg.max_tokens_per_turn,

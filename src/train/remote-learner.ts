@@ -1,0 +1,58 @@
+/**
+ * Training with a remote policy (`policy_url`): the server (vLLM, train-mcp serve) plays the
+ * rollouts with the same base model; the trainer tokenizes them with its own chat template,
+ * updates its LoRA adapters in-process, and after every update has the server load them, so the
+ * next rollouts play the updated policy.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { ChatTokenizer } from "../policy/tokenizer.js";
+import type { Transformer } from "../policy/model/transformer.js";
+import { saveAdapter } from "../policy/peft.js";
+import { RemotePolicy } from "../rollout/remote-policy.js";
+
+export interface RemoteLearnerOptions {
+  baseURL: string;
+  /** the base model's name on the server; default: the first it lists */
+  model?: string;
+  apiKey?: string;
+  tokenizer: ChatTokenizer;
+  /** the trainer's model: its adapters are what the server loads */
+  trainee: Transformer;
+  /** the base model folder, named in adapter_config.json */
+  baseModelDir: string;
+  /** adapters are written under <runDir>/policy-adapters/ and named after the run */
+  runDir: string;
+}
+
+export class RemoteLearner {
+  private readonly session = Date.now().toString(36);
+  private pushes = 0;
+  private constructor(
+    readonly policy: RemotePolicy,
+    private readonly o: RemoteLearnerOptions,
+  ) {}
+
+  static async connect(o: RemoteLearnerOptions): Promise<RemoteLearner> {
+    const { tokenizer, trainee } = o;
+    const policy = new RemotePolicy({
+      baseURL: o.baseURL,
+      model: o.model ?? "",
+      apiKey: o.apiKey,
+      // the ids that end a turn, as the sampler's: the tokenizer's, else the model config's
+      trainer: { codec: tokenizer, endTexts: [...new Set([...tokenizer.eosTokenIds, ...trainee.config.eosTokenIds])].map((id) => tokenizer.decode([id])) },
+    });
+    if (!o.model) policy.model = await policy.firstModel();
+    return new RemoteLearner(policy, o);
+  }
+
+  /** Writes the trainee's adapters and has the server play with them from now on. Every push
+   *  gets a name no earlier push (of this process, or of the one a resume continues) used. */
+  async push(step: number): Promise<void> {
+    const root = path.join(this.o.runDir, "policy-adapters");
+    const name = `step-${String(step).padStart(6, "0")}-${this.session}-${++this.pushes}`;
+    saveAdapter(path.join(root, name), this.o.trainee, path.resolve(this.o.baseModelDir));
+    await this.policy.useAdapter(`${path.basename(this.o.runDir)}-${name}`, path.join(root, name));
+    for (const old of fs.readdirSync(root)) if (old !== name) fs.rmSync(path.join(root, old), { recursive: true, force: true });
+  }
+}
