@@ -20,11 +20,16 @@ export interface LossBatch {
   tokens: number;
 }
 
+/** rows of different lengths right-padded with 0 to `width` (the losses' [B, T−1]) */
+export function padRows(rows: readonly (readonly number[])[], width: number): number[][] {
+  return rows.map((r) => [...r, ...new Array<number>(Math.max(0, width - r.length)).fill(0)]);
+}
+
 export function lossBatch(trajectories: readonly Pick<Trajectory, "tokenIds" | "assistantMask" | "sampleLogprobs" | "finish">[]): LossBatch {
   if (trajectories.length === 0) throw new RangeError("lossBatch: no trajectories");
   const width = Math.max(...trajectories.map((t) => t.tokenIds.length)) - 1;
   if (width < 1) throw new RangeError("lossBatch: trajectories need at least 2 tokens");
-  const pad = (xs: readonly number[]) => [...xs, ...new Array<number>(width - xs.length).fill(0)];
+  const pad = (xs: readonly number[]) => padRows([xs], width)[0];
   let tokens = 0;
   const mask = trajectories.map((t, i) => {
     if (t.assistantMask.length !== t.tokenIds.length || t.sampleLogprobs.length !== t.tokenIds.length)

@@ -20,6 +20,8 @@ export interface SftLossConfig {
   numMicroBatches?: number;
   /** token reduction only: divide the masked sum by the step's token count instead */
   totalStepTokens?: number;
+  /** sequence reduction only: divide the sum of sequence means by the step's sequence count instead */
+  totalStepSequences?: number;
 }
 
 export interface SftLossInputs {
@@ -44,7 +46,7 @@ export function sftLoss(inputs: SftLossInputs, cfg: SftLossConfig = {}): SftLoss
     const m = inputs.weights ? tf.mul(inputs.mask, tf.tensor2d(inputs.weights as number[], [B, 1])) : inputs.mask; // [B, T]
     if ((cfg.reduction ?? "token") === "sequence") {
       const rows = tf.maximum(tf.sum(inputs.mask, -1, true), 1); // [B, 1]
-      return tf.div(tf.div(m, rows), B * (cfg.numMicroBatches ?? 1)); // [B, T]
+      return tf.div(tf.div(m, rows), cfg.totalStepSequences ?? B * (cfg.numMicroBatches ?? 1)); // [B, T]
     }
     const denom = cfg.totalStepTokens ?? tf.mul(tf.maximum(tf.sum(inputs.mask), 1), cfg.numMicroBatches ?? 1); // []
     return tf.div(m, denom); // [B, T]

@@ -8,7 +8,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import type { Trainable } from "../policy/trainable.js";
 import { computeAdvantages } from "../rl/advantages.js";
 import { bestOfGroupBonus } from "../rl/rejection-sampling.js";
-import { lossBatch } from "../rl/batch.js";
+import { lossBatch, padRows } from "../rl/batch.js";
 import type { GrpoConfig } from "../rl/config.js";
 import { lossConfigOf } from "../rl/config.js";
 import { countCompletionTokens, grpoLoss, stepDivisors } from "../rl/grpo-loss.js";
@@ -108,7 +108,3 @@ export function grpoUpdate(trainable: Trainable, input: UpdateInput): MetricReco
   return metrics.summary();
 }
 
-/** rows of different lengths right-padded with 0 to `width` (the loss's [B, T-1]) */
-function padRows(rows: number[][], width: number): number[][] {
-  return rows.map((r) => (r.length === width ? r : [...r, ...new Array<number>(width - r.length).fill(0)]));
-}

@@ -84,6 +84,11 @@ export async function setupPolicy(o: PolicySetupOptions): Promise<PolicySetup> {
   return { modelDir, randomInit: !hasWeights, tokenizer, model, trainable, sampler, backend };
 }
 
+/** The ids that end a generation: the tokenizer's, and the model config's. */
+export function endOfTurnIds(tokenizer: ChatTokenizer, model: Transformer): number[] {
+  return [...new Set([...tokenizer.eosTokenIds, ...model.config.eosTokenIds])];
+}
+
 export async function createSampler(
   model: Transformer,
   tokenizer: ChatTokenizer,
@@ -91,7 +96,7 @@ export async function createSampler(
   log: (line: string) => void = () => undefined,
 ): Promise<RolloutSampler> {
   const decode = (ids: number[]) => tokenizer.decode(ids);
-  const eosTokenIds = [...new Set([...tokenizer.eosTokenIds, ...model.config.eosTokenIds])];
+  const eosTokenIds = endOfTurnIds(tokenizer, model);
   if (engine !== "tfjs") {
     try {
       const { OrtSampler } = await import("../policy/onnx/ort-sampler.js");

@@ -10,6 +10,7 @@ import type { ChatTokenizer } from "../policy/tokenizer.js";
 import type { Transformer } from "../policy/model/transformer.js";
 import { saveAdapter } from "../policy/peft.js";
 import { RemotePolicy } from "../rollout/remote-policy.js";
+import { endOfTurnIds } from "./policy-setup.js";
 
 export interface RemoteLearnerOptions {
   baseURL: string;
@@ -39,8 +40,8 @@ export class RemoteLearner {
       baseURL: o.baseURL,
       model: o.model ?? "",
       apiKey: o.apiKey,
-      // the ids that end a turn, as the sampler's: the tokenizer's, else the model config's
-      trainer: { codec: tokenizer, endTexts: [...new Set([...tokenizer.eosTokenIds, ...trainee.config.eosTokenIds])].map((id) => tokenizer.decode([id])) },
+      // the ids that end a turn, as the local sampler's
+      trainer: { codec: tokenizer, endTexts: endOfTurnIds(tokenizer, trainee).map((id) => tokenizer.decode([id])) },
     });
     if (!o.model) policy.model = await policy.firstModel();
     return new RemoteLearner(policy, o);

@@ -80,14 +80,10 @@ export function sftStep(
     tokens += lb.tokens;
   }
   // Trainable.step averages the k micro-batch gradients, so each micro-batch divides by the
-  // whole batch's count / k: its tokens, or (each row weighted 1 / its tokens) its sequences
+  // whole batch's count / k: its tokens, or its sequences
   const k = micro.length;
-  const r = trainable.step(micro, (logp, mb) => {
-    const mask = tf.tensor2d(mb.mask, logp.shape); // [B, T]
-    if (reduction === "token") return sftLoss({ logp, mask }, { totalStepTokens: tokens / k }).loss;
-    const perRow = mb.mask.map((row) => 1 / Math.max(1, row.reduce((a, b) => a + b, 0))); // [B]
-    return sftLoss({ logp, mask, weights: perRow }, { totalStepTokens: batch.length / k }).loss;
-  });
+  const divisor = reduction === "token" ? { totalStepTokens: tokens / k } : { totalStepSequences: batch.length / k };
+  const r = trainable.step(micro, (logp, mb) => sftLoss({ logp, mask: tf.tensor2d(mb.mask, logp.shape) }, { reduction, ...divisor }).loss);
   // the mean of the micro-batch losses is the batch's NLL under that reduction
   return { loss: r.loss, gradNorm: r.gradNorm, tokens };
 }
