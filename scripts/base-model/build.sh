@@ -51,4 +51,33 @@ npx tsx scripts/base-model/make-corpus.ts "$work/corpus6.jsonl" base-6 4 calcula
   --cap $C.arith.binary=3000 --cap $C.statistics=3500 --cap $C.chain.calc-percent=3000
 /usr/bin/python3 scripts/base-model/pretrain.py "$work/calc-mix6.jsonl" "$work/cropped5" --init "$work/cropped4" \
   --extra "$work/calc-mix5.jsonl" --tokens 7e6 --lr 3e-4 --batch-tokens 4096 --warmup 30 --save-every 500 --mixed --crop-system 0.85
-echo "candidate base weights: $work/cropped5"
+# session 8, on a GPU (gpu-stage.sh, one H200; PyTorch there): two more fresh corpora (seeds base-8,
+# base-9, 16x) packed with all the rows above, three variants for 8.2 minutes each from cropped5,
+# then two continuations of the best (a, then d) for 2.4 and 1.9 minutes
+npx tsx scripts/base-model/make-corpus.ts "$work/corpus8.jsonl" base-8 16 calculator
+npx tsx scripts/base-model/make-corpus.ts "$work/corpus9.jsonl" base-9 16 calculator
+/usr/bin/python3 scripts/base-model/pack.py "$work/corpus.npz" "$work/corpus.jsonl" "$work/corpus4.jsonl" "$work/corpus5.jsonl" \
+  "$work/corpus6.jsonl" "$work/corpus7.jsonl" "$work/corpus8.jsonl" "$work/corpus9.jsonl" --val 512
+xz -T2 -6 -f "$work/corpus.npz"
+if [ -n "${BASE_MODEL_GPU:-}" ]; then  # on the GPU machine (python3 with CUDA PyTorch)
+  scripts/base-model/gpu-stage.sh "$work/corpus.npz.xz" "$work/gpu" 8.2
+  continue_from() {  # FOLDER WEIGHTS OUT LR BATCH MINUTES SEED WARMUP VAL_EVERY
+    mkdir -p "$1"; cp "$2" "$1/model.safetensors"
+    python3 scripts/base-model/pretrain_gpu.py "$work/corpus.npz.xz" "$3" --init "$1" --lr "$4" --batch-tokens "$5" \
+      --minutes "$6" --seed "$7" --warmup "$8" --val-every "$9"
+  }
+  continue_from "$work/gpu-a" "$work/gpu/a/best.safetensors" "$work/gpu/d" 3e-4 65536 2.4 2 50 30
+  continue_from "$work/gpu-d" "$work/gpu/d/best.safetensors" "$work/gpu/g" 2.5e-4 131072 1.9 4 30 25
+fi
+# session 8, the guess stage (CPU, shipped): from g, rows answered at once without a tool on the
+# easy-looking templates, with ordinary rows and every distinct compound-interest row up-weighted
+mkdir -p "$work/g"; cp "$work/gpu/g/best.safetensors" "$work/g/model.safetensors"
+E=template:calculator.arith.binary,template:calculator.arith.multi,template:calculator.percent.of,template:calculator.percent.what
+E=$E,template:calculator.percent.change,template:calculator.arith.power,template:calculator.chain.calc-percent
+/usr/bin/python3 scripts/base-model/make_guess.py "$work/corpus9.jsonl" "$work/guess7k.jsonl" --n 7000 --templates "$E"
+/usr/bin/python3 scripts/base-model/mix.py "$work/corpus8.jsonl" "$work/gen20k.jsonl" --sample 20000
+/usr/bin/python3 scripts/base-model/mix.py "$work/gen20k.jsonl" "$work/gen10k.jsonl" --sample 10000 --seed 6
+cat "$work"/corpus.jsonl "$work"/corpus[4-9].jsonl | grep '"template:calculator.compound"' | sort -u > "$work/compound.jsonl"
+/usr/bin/python3 scripts/base-model/pretrain.py "$work/compound.jsonl" "$work/guess" --init "$work/g" --extra "$work/gen10k.jsonl" \
+  --extra "$work/guess7k.jsonl" --tokens 2e6 --lr 1e-4 --batch-tokens 8192 --warmup 20 --mixed --crop-system 0.85 --save-every 80 --final-lr-frac 0.1
+echo "base weights: $work/guess (the CPU stages alone: $work/cropped5)"

@@ -44,7 +44,7 @@ export const TrainConfigSchema = GrpoConfigSchema.extend({
   engine: z.enum(["auto", "ort", "tfjs"]).default("auto").describe("rollout sampler: onnxruntime (fast) or tfjs"),
   device: z.enum(["auto", "cpu", "gpu", "wasm"]).default("auto").describe("training backend device"),
   wasm_threads: z.number().int().min(1).max(16).default(1).describe("threads of the tfjs wasm backend (2 is ~1.45x faster on an idle 2-core machine, slower on a busy one)"),
-  sft: z.enum(["auto", "on", "off"]).default("auto").describe("supervised warm start on reference solutions: auto = when the model cannot call tools yet"),
+  sft: z.enum(["auto", "on", "off"]).default("auto").describe("supervised warm start on reference solutions: auto = when the model cannot call tools yet (under 20% of held-out rollouts call one)"),
   sft_steps: z.number().int().min(0).default(200),
   sft_learning_rate: z.number().positive().default(2e-3),
   sft_batch_size: z.number().int().min(1).default(16),

@@ -89,6 +89,13 @@ function pick(train: Scenario[], position: number, count: number, seed: number):
   return out;
 }
 
+/**
+ * sft "auto" runs the warm start when fewer held-out rollouts than this make a tool call: a
+ * model that never calls tools cannot learn to from rewards, while one that calls them on some
+ * tasks (answering others from memory) can, and that is RL's to teach.
+ */
+const MIN_TOOL_CALLER_SHARE = 0.2;
+
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 
 export async function train(o: TrainOptions): Promise<TrainSummary> {
@@ -215,7 +222,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         const probe = await runEval("base", 0);
         base = probe.success_rate;
         const callers = probe.trajectories.filter((t) => t.toolCalls.some((c) => !c.error?.startsWith("parse:"))).length;
-        needSft = callers / Math.max(1, probe.trajectories.length) < 0.5;
+        needSft = callers / Math.max(1, probe.trajectories.length) < MIN_TOOL_CALLER_SHARE;
         log(needSft ? `the model calls tools in ${callers} of ${probe.trajectories.length} held-out rollouts: supervised warm start first` : "the model already calls tools: no warm start");
         // no warm start: the weights RL starts from are the ones just measured
         if (!needSft || cfg.sft_steps === 0) {

@@ -2,7 +2,8 @@
  * The built-in model's shipped weights, through `train-mcp eval --model default`: loaded like any
  * checkpoint and played with the rollout settings they were trained with (train_mcp.json), they
  * call the calculator's tools and solve a share of its held-out scenarios greedily (a random init
- * of the same config solves none).
+ * of the same config solves none). They were also taught to answer some easy-looking tasks at once,
+ * without a tool (scripts/base-model/README.md): the behaviour the demo's RL is there to unlearn.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -18,12 +19,15 @@ describe("built-in model weights", () => {
     expect(r.code).toBe(0);
     const row = JSON.parse(r.stdout.trim()) as { n: number; success_rate: number };
     expect(row.n).toBe(100);
-    // measured 33% (README); a loading or tokenizer fault drops it to 0
-    expect(row.success_rate).toBeGreaterThanOrEqual(0.25);
+    // measured 40% (README); a loading or tokenizer fault drops it to 0
+    expect(row.success_rate).toBeGreaterThanOrEqual(0.3);
     const rollouts = readJsonl(dump) as Array<{ messages: Array<{ content: string }>; toolCalls: Array<{ name: string; error?: string }> }>;
     expect(rollouts.every((t) => t.messages[0].content === "Use the tools to answer.")).toBe(true);
-    const firstCalls = rollouts.map((t) => t.toolCalls[0]);
-    const wellFormed = firstCalls.filter((c) => c && !c.error && ["calculate", "percentage", "compound_interest", "statistics"].includes(c.name));
-    expect(wellFormed.length).toBeGreaterThanOrEqual(90);
+    const firstCalls = rollouts.map((t) => t.toolCalls[0]).filter((c) => c !== undefined);
+    const wellFormed = firstCalls.filter((c) => !c.error && ["calculate", "percentage", "compound_interest", "statistics"].includes(c.name));
+    // measured: 67 of 100 call a tool, every first call well-formed; the rest answer at once
+    expect(firstCalls.length).toBeGreaterThanOrEqual(50);
+    expect(firstCalls.length).toBeLessThan(100);
+    expect(wellFormed.length).toBeGreaterThanOrEqual(firstCalls.length - 3);
   }, 120_000);
 });
