@@ -35,6 +35,9 @@ export interface PlayOptions {
   toolTimeoutMs?: number;
   /** the training step, recorded on each trajectory */
   step?: number;
+  /** each scenario's group index within the step (default: its position in the list), so that
+   * group ids stay unique when one step plays several lists or the same scenario twice */
+  groupIndices?: readonly number[];
   /** called after each wave with the number of finished rollouts (progress bars) */
   onProgress?: (done: number, total: number) => void;
 }
@@ -117,7 +120,7 @@ export async function playGroups(scenarios: Scenario[], policy: Policy, toolbox:
 
   const groups: PlayedGroup[] = scenarios.map((scenario, groupIndex) => ({
     scenarioId: scenario.id,
-    groupId: `${options.step ?? 0}-${groupIndex}-${scenario.id}`,
+    groupId: `${options.step ?? 0}-${options.groupIndices?.[groupIndex] ?? groupIndex}-${scenario.id}`,
     trajectories: [],
     toolboxes: [],
   }));

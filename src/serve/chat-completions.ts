@@ -5,7 +5,8 @@
  * the n choices is one row of the serve loop (generate.ts) with its own random stream, batched by
  * the scheduler (queue.ts) with whatever else is waiting. Streaming sends content as it is decoded (holding back what could
  * still turn into a stop string or a `<tool_call>` tag) and tool calls as one delta at the end,
- * as vLLM's tool-call streaming does for parsers that cannot stream arguments.
+ * as vLLM's tool-call streaming does for parsers that cannot stream arguments; text after a call
+ * goes out just before that delta, so the streamed content equals the non-streamed message's.
  */
 import type * as http from "node:http";
 import type { ChatMessage } from "../rollout/trajectory.js";
@@ -244,6 +245,11 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
       if (closed) return;
       const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls);
       if (message.tool_calls) {
+        // text the reply holds besides its calls, from after the first call on, was held back: send it
+        const rest = message.content ?? "";
+        const head = sent.trimStart();
+        if (rest.length > head.length && rest.startsWith(head))
+          writeSse(res, chunk([{ index, delta: { content: rest.slice(head.length) }, logprobs: null, finish_reason: null }]));
         const calls = message.tool_calls.map((c, i) => ({ index: i, ...c }));
         writeSse(res, chunk([{ index, delta: { tool_calls: calls }, logprobs: null, finish_reason: null }]));
       } else if (r.text.length > sent.length && r.text.startsWith(sent)) {

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
+import { RewardConfigSchema } from "../rewards/defaults.js";
 import type { Transformer } from "../policy/model/transformer.js";
 import type { OptimizerState } from "../policy/optimizer.js";
 import { loadAdapter, saveAdapter } from "../policy/peft.js";
@@ -40,15 +41,30 @@ export interface SaveInput {
 }
 
 /** Saved as train_mcp.json in each checkpoint: evaluate a checkpoint the way it was trained. */
-export interface RolloutSettings {
-  system_prompt?: string;
-  max_turns: number;
-  max_tokens_per_turn: number;
-}
+export const RolloutSettingsSchema = z.object({
+  system_prompt: z.string().optional(),
+  max_turns: z.number().int().min(1),
+  max_tokens_per_turn: z.number().int().min(1),
+  // the judge is left out: its endpoint needs a key that eval does not have
+  rewards: RewardConfigSchema.omit({ judge: true }).optional().describe("the run's reward settings, so that eval's mean reward is the one training logged"),
+});
+export type RolloutSettings = z.infer<typeof RolloutSettingsSchema>;
 
 export function readRolloutSettings(dir: string): RolloutSettings | undefined {
   const f = path.join(dir, "train_mcp.json");
-  return fs.existsSync(f) ? (JSON.parse(fs.readFileSync(f, "utf8")) as RolloutSettings) : undefined;
+  if (!fs.existsSync(f)) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(f, "utf8"));
+  } catch (e) {
+    throw new TrainMcpError("ConfigInvalid", `${f}: not JSON (${(e as Error).message})`);
+  }
+  const parsed = RolloutSettingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new TrainMcpError("ConfigInvalid", `${f}: ${issue.path.join(".") || "(top level)"}: ${issue.message}`);
+  }
+  return parsed.data;
 }
 
 export function checkpointName(step: number): string {

@@ -96,6 +96,11 @@ function pick(train: Scenario[], position: number, count: number, seed: number):
  */
 const MIN_TOOL_CALLER_SHARE = 0.2;
 
+/** The reward settings a checkpoint keeps for eval: all but the judge (whose key eval lacks). */
+function withoutJudge({ judge: _judge, ...rest }: TrainConfig["rewards"]): Omit<TrainConfig["rewards"], "judge"> {
+  return rest;
+}
+
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 
 export async function train(o: TrainOptions): Promise<TrainSummary> {
@@ -207,7 +212,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         optimizer: trainable.optimizerState(),
         state,
         modelDir: setup!.modelDir,
-        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn },
+        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, rewards: withoutJudge(cfg.rewards) },
       });
       pruneCheckpoints(ckDir, cfg.save_total_limit, state.bestStep);
     };
@@ -290,11 +295,15 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const tStep = performance.now();
       const ms = { rollout: 0, reward: 0 };
       // the step's scenarios, next in the seeded data order, each played num_generations times
+      let groupsPlayed = 0;
       const playNext = async (n: number, onProgress?: (done: number, total: number) => void) => {
         const scenarios = pick(data.train, state.dataPosition, n, cfg.seed);
         state.dataPosition += scenarios.length;
+        const firstGroupIndex = groupsPlayed;
+        groupsPlayed += scenarios.length;
         const p = await playAndScore(scenarios, policy, servers, {
           ...rollout,
+          firstGroupIndex,
           groupSize: cfg.num_generations,
           temperature: cfg.temperature,
           topP: cfg.top_p,

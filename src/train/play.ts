@@ -10,7 +10,9 @@ import { playGroups, type PlayOptions } from "../rollout/group.js";
 import type { Scenario } from "../scenarios/schema.js";
 import type { ServerSet } from "./servers.js";
 
-export interface PlayAndScoreOptions extends Omit<PlayOptions, "isolate" | "onProgress"> {
+export interface PlayAndScoreOptions extends Omit<PlayOptions, "isolate" | "onProgress" | "groupIndices"> {
+  /** the index in the step of this call's first group (a step that samples more plays again) */
+  firstGroupIndex?: number;
   components: readonly RewardComponent[];
   normalizeRewards?: boolean;
   onProgress?: (done: number, total: number) => void;
@@ -24,22 +26,25 @@ export interface Played {
 }
 
 export async function playAndScore(scenarios: Scenario[], policy: Policy, servers: ServerSet, o: PlayAndScoreOptions): Promise<Played> {
-  // one playGroups call per server, in the order the scenarios came
-  const byServer = new Map<string, Scenario[]>();
-  for (const s of scenarios) {
+  // one playGroups call per server, in the order the scenarios came; positions, not scenarios,
+  // identify groups (a small set can hand one step the same scenario twice)
+  const byServer = new Map<string, number[]>();
+  scenarios.forEach((s, i) => {
     const key = servers.entryFor(s).target;
-    byServer.set(key, [...(byServer.get(key) ?? []), s]);
-  }
-  const scoredById = new Map<Scenario, ScoredGroup>();
+    byServer.set(key, [...(byServer.get(key) ?? []), i]);
+  });
+  const scoredAt: ScoredGroup[] = [];
   let rolloutMs = 0;
   let rewardMs = 0;
   let done = 0;
-  for (const [target, list] of byServer) {
+  for (const [target, positions] of byServer) {
     const entry = servers.entries.find((e) => e.target === target)!;
+    const list = positions.map((i) => scenarios[i]);
     const t0 = performance.now();
     const { groups, release } = await playGroups(list, policy, entry.toolbox, {
       ...o,
       isolate: entry.isolate,
+      groupIndices: positions.map((i) => (o.firstGroupIndex ?? 0) + i),
       onProgress: (d) => o.onProgress?.(done + d, scenarios.length * o.groupSize),
     });
     done += list.length * o.groupSize;
@@ -55,11 +60,11 @@ export async function playAndScore(scenarios: Scenario[], policy: Policy, server
           }),
         ),
       );
-      scored.forEach((s, i) => scoredById.set(list[i], s));
+      scored.forEach((s, i) => (scoredAt[positions[i]] = s));
     } finally {
       await release();
     }
     rewardMs += performance.now() - t1;
   }
-  return { scored: scenarios.map((s) => scoredById.get(s)!), scenarios, ms: { rollout: rolloutMs, reward: rewardMs } };
+  return { scored: scoredAt, scenarios, ms: { rollout: rolloutMs, reward: rewardMs } };
 }

@@ -94,4 +94,28 @@ describe("tool calls over HTTP", () => {
     expect(JSON.parse(calls[0].function!.arguments!)).toEqual({ a: 2, b: 3 });
     expect(finish).toBe("tool_calls");
   });
+
+  it("streams the text after a tool call too, as the non-streamed message holds it", async () => {
+    const m = server.registry.get("default");
+    const tok = server.registry.tokenizer;
+    const before = m.engine;
+    m.engine = scripted(before, tok.encode(`${REPLY}\nDone.`), tok.eosTokenIds[0]);
+    try {
+      const whole = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add 2 and 3" }], tools: TOOLS, temperature: 0 });
+      expect(whole.choices[0].message.content).toMatch(/^Sure\.\s+Done\.$/);
+      const stream = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add 2 and 3" }], tools: TOOLS, temperature: 0, stream: true });
+      let content = "";
+      let calls = 0;
+      for await (const chunk of stream) {
+        for (const ch of chunk.choices) {
+          content += ch.delta.content ?? "";
+          calls += ch.delta.tool_calls?.length ?? 0;
+        }
+      }
+      expect(content.trim()).toBe(whole.choices[0].message.content);
+      expect(calls).toBe(1);
+    } finally {
+      m.engine = before;
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TrajectorySchema } from "../../src/rollout/trajectory.js";
@@ -63,5 +64,26 @@ describe("train-mcp eval", () => {
     const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--header", "no-colon-here"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--header expects 'Name: value'");
+  });
+
+  it("scores a checkpoint with the reward settings its run saved in train_mcp.json", async () => {
+    const run = async (settings: unknown) => {
+      fs.writeFileSync(path.join(a, "train_mcp.json"), JSON.stringify(settings));
+      const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--max-tokens-per-turn", "8", "--engine", "tfjs", "--json"]);
+      fs.rmSync(path.join(a, "train_mcp.json"));
+      return r;
+    };
+    // the verifier alone: the mean reward is the success rate; with the default rubric it is not
+    const verifierOnly = await run({ max_turns: 2, max_tokens_per_turn: 8, rewards: { rubric: false, weights: { verifier: 1 } } });
+    expect(verifierOnly.code).toBe(0);
+    const v = JSON.parse(verifierOnly.stdout.trim()) as { success_rate: number; mean_reward: number };
+    expect(v.mean_reward).toBe(v.success_rate);
+    const withRubric = await run({ max_turns: 2, max_tokens_per_turn: 8 });
+    const d = JSON.parse(withRubric.stdout.trim()) as { success_rate: number; mean_reward: number };
+    expect(d.mean_reward).not.toBe(d.success_rate);
+    // a bad file is a usage error naming it and the field
+    const bad = await run({ max_turns: "three", max_tokens_per_turn: 8 });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/train_mcp\.json: max_turns: /);
   });
 });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { latestCheckpoint, readCheckpointState } from "../../src/train/checkpoint.js";
+import { latestCheckpoint, readCheckpointState, readRolloutSettings } from "../../src/train/checkpoint.js";
 import { resolveTrainConfig } from "../../src/train/config.js";
 import { train } from "../../src/train/loop.js";
 import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
@@ -69,6 +69,8 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(ck.state.sftDone).toBe(true);
     expect(ck.optimizer.m.size).toBeGreaterThan(0);
     for (const f of ["model.safetensors", "config.json", "tokenizer.json", "optimizer.safetensors", "trainer_state.json"]) expect(fs.existsSync(path.join(latest, f))).toBe(true);
+    // how it was played and scored, for eval
+    expect(readRolloutSettings(latest)).toMatchObject({ max_turns: 2, max_tokens_per_turn: 24, rewards: { normalize: true, rubric: true } });
     expect(fs.readdirSync(path.join(out, "checkpoints")).filter((e) => e.startsWith(".tmp"))).toEqual([]);
     expect(fs.existsSync(path.join(out, "report.html"))).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(out, "summary.json"), "utf8")).heldout_n).toBe(6);

@@ -55,7 +55,7 @@ export function register(program: Command): void {
       const { loadInferencePolicy } = await import("../../train/policy-setup.js");
       const { evaluate } = await import("../../train/evaluate.js");
       const { LocalPolicy } = await import("../../rollout/local-policy.js");
-      const { defaultRewards } = await import("../../rewards/defaults.js");
+      const { defaultRewards, rewardsFromConfig } = await import("../../rewards/defaults.js");
       const { templateTag } = await import("../../scenarios/schema.js");
       const servers = await ServerSet.connect(f.server, "auto", connectArgs({ ...f, server: f.server[0] }).options);
       try {
@@ -80,7 +80,9 @@ export function register(program: Command): void {
           const trained = readRolloutSettings(p.dir);
           const maxTurns = f.maxTurns ? int("max-turns", f.maxTurns) : (trained?.max_turns ?? 4);
           // the efficiency reward's turn budget is the turns this model is given
-          const components = defaultRewards({ hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns, knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) });
+          // and its rewards are the run's (train_mcp.json) where the checkpoint has them
+          const run = { hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns, knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) };
+          const components = trained?.rewards ? rewardsFromConfig(trained.rewards, run) : defaultRewards(run);
           try {
             const r = await evaluate(scenarios, new LocalPolicy({ codec: p.tokenizer, sampler: p.sampler, maxContextTokens: p.model.config.maxPositions }), servers, {
               k: int("k", f.k) || 1,
@@ -92,6 +94,7 @@ export function register(program: Command): void {
               maxConcurrentRollouts: 64,
               toolTimeoutMs: 15_000,
               components,
+              normalizeRewards: trained?.rewards?.normalize,
             });
             const row = { model: spec, n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, ...(r.pass_at_k !== undefined ? { [`pass@${r.k}`]: r.pass_at_k } : {}) };
             rows.push(row);
