@@ -15,6 +15,7 @@ import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "../policy/tool-calls.js";
 import { ApiError } from "./api-error.js";
 import type { GenerateParams, GenerateResult } from "./generate.js";
 import { JsonConstraint, type ConstraintFrame } from "./json-constraint.js";
+import { ToolCallConstraint } from "./tool-call-constraint.js";
 import type { ModelRegistry, ServedModel } from "./models.js";
 import type { Scheduler } from "./queue.js";
 import type { ChatCompletionRequest, RequestMessage } from "./request-schema.js";
@@ -37,6 +38,8 @@ interface Prepared {
   schema: SchemaNode | null;
   /** text around the constrained document (a required tool call), or null */
   frame: ConstraintFrame | null;
+  /** tool_choice auto with a strict tool: the call object calls are held to once opened, or null */
+  strictCalls: SchemaNode | null;
   base: Omit<GenerateParams, "index" | "constraint" | "onToken" | "aborted">;
   includeUsage: boolean;
 }
@@ -76,17 +79,19 @@ function responseSchema(req: ChatCompletionRequest): SchemaNode | null {
 }
 
 /** One call object `{"name": ..., "arguments": {...}}` to one of the tools (or the named one); a
- *  tool whose parameters use keywords outside the supported subset gets any-object arguments. */
-function toolCallNode(tools: NonNullable<ChatCompletionRequest["tools"]>, only: string | null): SchemaNode {
+ *  tool whose parameters use keywords outside the supported subset gets any-object arguments, and
+ *  so does every tool not marked `strict` when `strictOnly` (tool_choice auto). */
+function toolCallNode(tools: NonNullable<ChatCompletionRequest["tools"]>, only: string | null, strictOnly = false): SchemaNode {
   const options = tools
     .filter((t) => only === null || t.function.name === only)
     .map((t, i): SchemaNode => {
-      let args: SchemaNode;
-      try {
-        args = compileSchema(t.function.parameters ?? { type: "object" }, `tools[${i}].function.parameters`);
-      } catch (e) {
-        if (!(e instanceof SchemaError)) throw e;
-        args = ANY_OBJECT;
+      let args: SchemaNode = ANY_OBJECT;
+      if (!strictOnly || t.function.strict === true) {
+        try {
+          args = compileSchema(t.function.parameters ?? { type: "object" }, `tools[${i}].function.parameters`);
+        } catch (e) {
+          if (!(e instanceof SchemaError)) throw e;
+        }
       }
       const name: SchemaNode = { kind: "string", enum: [t.function.name], minLength: 0, maxLength: Infinity };
       return { kind: "object", props: new Map([["name", name], ["arguments", args]]), required: ["name", "arguments"], additional: null };
@@ -109,6 +114,9 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
     schema = toolCallNode(req.tools!, only);
     frame = { prefix: `${TOOL_CALL_OPEN}\n`, suffix: `\n${TOOL_CALL_CLOSE}` };
   }
+  // tool_choice auto with strict tools: their calls' arguments are held to their schemas once the
+  // model opens a call (it may still answer in text)
+  const strictCalls = toolsOn && schema === null && req.tools!.some((t) => t.function.strict === true) ? toolCallNode(req.tools!, null, true) : null;
   const tools: OpenAiTool[] | undefined = toolsOn
     ? req.tools!.map((t) => ({ type: "function", function: { name: t.function.name, description: t.function.description ?? "", parameters: (t.function.parameters ?? { type: "object", properties: {} }) as OpenAiTool["function"]["parameters"] } }))
     : undefined;
@@ -133,6 +141,7 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
     maxToolCalls: req.parallel_tool_calls === false ? 1 : Number.POSITIVE_INFINITY,
     schema,
     frame,
+    strictCalls,
     includeUsage: req.stream_options?.include_usage === true,
     base: {
       prompt,
@@ -162,7 +171,11 @@ function tokenPiece(registry: ModelRegistry): TokenPiece {
 function runChoice(ctx: ChatContext, p: Prepared, index: number, extra: Partial<GenerateParams>): Promise<GenerateResult> {
   const reg = ctx.registry;
   const eos = reg.tokenizer.eosTokenIds.length ? reg.tokenizer.eosTokenIds : reg.config.eosTokenIds;
-  const constraint = p.schema ? new JsonConstraint(p.schema, reg.texts(), eos, p.frame ?? undefined) : undefined;
+  const constraint = p.schema
+    ? new JsonConstraint(p.schema, reg.texts(), eos, p.frame ?? undefined)
+    : p.strictCalls
+      ? new ToolCallConstraint(p.strictCalls, reg.texts(), eos)
+      : undefined;
   // the engine is looked up when the batch forms: an adapter reloaded meanwhile serves the request
   return ctx.scheduler.generate(() => reg.get(p.model.name).engine, reg.tokenizer, { ...p.base, index, constraint, ...extra });
 }

@@ -13,7 +13,7 @@
 import { logSumExp, pickToken, Rng, StopMatcher } from "../policy/sampling.js";
 import { ApiError } from "./api-error.js";
 import type { StepEngine } from "./engine.js";
-import type { JsonConstraint } from "./json-constraint.js";
+import type { DecodeConstraint } from "./tool-call-constraint.js";
 
 export interface GenerateParams {
   prompt: number[];
@@ -28,7 +28,7 @@ export interface GenerateParams {
   stop: string[];
   /** alternatives per token to report; null = no logprobs */
   topLogprobs: number | null;
-  constraint?: JsonConstraint;
+  constraint?: DecodeConstraint;
   /** called after each kept token, with all kept ids so far and its logprob entry (streaming) */
   onToken?: (ids: readonly number[], logprob: TokenLogprob | null) => void;
   /** checked every step: a closed connection stops the work */

@@ -216,6 +216,13 @@ export class JsonConstraint {
     return pickToken(masked, opts, rng).token;
   }
 
+  /** Moves the state past text already written (false, and no change, when it does not fit). */
+  feedText(text: string): boolean {
+    const next = this.state.feed(text);
+    if (next) this.state = next;
+    return next !== null;
+  }
+
   /** Moves the state past the chosen token (EOS leaves it unchanged). */
   advance(id: number): void {
     if (this.eosIds.includes(id)) return;

@@ -118,4 +118,28 @@ describe("tool calls over HTTP", () => {
       m.engine = before;
     }
   });
+
+  it("holds a strict tool's arguments to its schema under tool_choice auto, once the model opens a call", async () => {
+    const m = server.registry.get("default");
+    const tok = server.registry.tokenizer;
+    const before = m.engine;
+    // the scripted model calls add with a string where the schema wants a number
+    m.engine = scripted(before, tok.encode(REPLY.replace('"a": 2', '"a": "two"')), tok.eosTokenIds[0]);
+    const ask = async (strict: boolean) => {
+      const tools = TOOLS.map((t) => ({ ...t, function: { ...(t as OpenAI.Chat.ChatCompletionFunctionTool).function, strict } }));
+      const r = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add 2 and 3" }], tools, temperature: 0, max_tokens: 60 });
+      const call = r.choices[0].message.tool_calls?.[0] as OpenAI.Chat.ChatCompletionMessageFunctionToolCall | undefined;
+      return { content: r.choices[0].message.content, args: call ? (JSON.parse(call.function.arguments) as Record<string, unknown>) : undefined };
+    };
+    try {
+      const loose = await ask(false);
+      expect(loose.args).toEqual({ a: "two", b: 3 });
+      const strict = await ask(true);
+      // the text before the call is the model's own; the call is whole and its arguments fit
+      expect(strict.content).toBe("Sure.");
+      expect(typeof strict.args?.a).toBe("number");
+    } finally {
+      m.engine = before;
+    }
+  });
 });

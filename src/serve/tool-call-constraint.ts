@@ -1,0 +1,71 @@
+/**
+ * Strict tool calls under `tool_choice: "auto"`: the model writes freely (it may answer in text,
+ * or call a tool, or both) until it opens a Hermes call with `<tool_call>`; from there the call's
+ * JSON is decoded under the JSON constraint — the name one of the offered tools, the arguments
+ * per the tool's parameters where the tool is `strict` (any object otherwise) — and closed with
+ * `</tool_call>`; then the model writes freely again. A forced call (`tool_choice` required or
+ * named) is the plain JsonConstraint with a frame instead.
+ *
+ * Fails open: an opening tag followed by text the JSON grammar refuses (no object at all) leaves
+ * that call unconstrained rather than rewriting what the model already wrote.
+ */
+import { pickToken, type PickOptions, type Rng } from "../policy/sampling.js";
+import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "../policy/tool-calls.js";
+import { JsonConstraint, type TokenTexts } from "./json-constraint.js";
+import type { SchemaNode } from "./schema-node.js";
+
+/** What the serve loop (generate.ts) asks of a constraint. */
+export interface DecodeConstraint {
+  pick(logits: Float32Array, opts: PickOptions, rng: Rng, remaining: number): number;
+  advance(id: number): void;
+  /** the output is complete: the loop stops without sampling EOS */
+  readonly done: boolean;
+}
+
+export class ToolCallConstraint implements DecodeConstraint {
+  /** free text since the last call, enough of it to spot an opening tag split across tokens */
+  private tail = "";
+  private call: JsonConstraint | null = null;
+
+  constructor(
+    /** one call object `{"name": ..., "arguments": ...}` */
+    private readonly callNode: SchemaNode,
+    private readonly tokens: TokenTexts,
+    private readonly eosIds: readonly number[],
+  ) {}
+
+  /** Never complete by itself: after a call the model may write more, or stop. */
+  get done(): boolean {
+    return false;
+  }
+
+  /** True while a call's JSON is being constrained. */
+  get inCall(): boolean {
+    return this.call !== null;
+  }
+
+  pick(logits: Float32Array, opts: PickOptions, rng: Rng, remaining: number): number {
+    return this.call ? this.call.pick(logits, opts, rng, remaining) : pickToken(logits, opts, rng).token;
+  }
+
+  advance(id: number): void {
+    if (this.eosIds.includes(id)) return;
+    const text = this.tokens.texts[id] ?? "";
+    if (this.call) {
+      this.call.advance(id);
+      if (this.call.done) this.call = null;
+      return;
+    }
+    this.tail += text;
+    const at = this.tail.indexOf(TOOL_CALL_OPEN);
+    if (at < 0) {
+      this.tail = this.tail.slice(-(TOOL_CALL_OPEN.length - 1));
+      return;
+    }
+    // the call starts: what this token wrote past the tag is the call's first text
+    const call = new JsonConstraint(this.callNode, this.tokens, this.eosIds, { prefix: "", suffix: `\n${TOOL_CALL_CLOSE}` });
+    const rest = this.tail.slice(at + TOOL_CALL_OPEN.length);
+    this.tail = "";
+    this.call = call.feedText(rest) ? call : null;
+  }
+}
