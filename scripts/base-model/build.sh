@@ -53,14 +53,16 @@ npx tsx scripts/base-model/make-corpus.ts "$work/corpus6.jsonl" base-6 4 calcula
   --extra "$work/calc-mix5.jsonl" --tokens 7e6 --lr 3e-4 --batch-tokens 4096 --warmup 30 --save-every 500 --mixed --crop-system 0.85
 # session 8, on a GPU (gpu-stage.sh, one H200; PyTorch there): two more fresh corpora (seeds base-8,
 # base-9, 16x) packed with all the rows above, three variants for 8.2 minutes each from cropped5,
-# then two continuations of the best (a, then d) for 2.4 and 1.9 minutes
+# then two continuations of the best (a, then d) for 2.4 and 1.9 minutes. Budgets are wall-clock
+# minutes (the steps each run took are in logs/gpu-*.jsonl), so a rerun lands near, not on, the
+# shipped weights
 npx tsx scripts/base-model/make-corpus.ts "$work/corpus8.jsonl" base-8 16 calculator
 npx tsx scripts/base-model/make-corpus.ts "$work/corpus9.jsonl" base-9 16 calculator
 /usr/bin/python3 scripts/base-model/pack.py "$work/corpus.npz" "$work/corpus.jsonl" "$work/corpus4.jsonl" "$work/corpus5.jsonl" \
   "$work/corpus6.jsonl" "$work/corpus7.jsonl" "$work/corpus8.jsonl" "$work/corpus9.jsonl" --val 512
 xz -T2 -6 -f "$work/corpus.npz"
 if [ -n "${BASE_MODEL_GPU:-}" ]; then  # on the GPU machine (python3 with CUDA PyTorch)
-  scripts/base-model/gpu-stage.sh "$work/corpus.npz.xz" "$work/gpu" 8.2
+  scripts/base-model/gpu-stage.sh "$work/corpus.npz.xz" "$work/gpu" 8.2 "$work/cropped5"
   continue_from() {  # FOLDER WEIGHTS OUT LR BATCH MINUTES SEED WARMUP VAL_EVERY
     mkdir -p "$1"; cp "$2" "$1/model.safetensors"
     python3 scripts/base-model/pretrain_gpu.py "$work/corpus.npz.xz" "$3" --init "$1" --lr "$4" --batch-tokens "$5" \
@@ -70,7 +72,9 @@ if [ -n "${BASE_MODEL_GPU:-}" ]; then  # on the GPU machine (python3 with CUDA P
   continue_from "$work/gpu-d" "$work/gpu/d/best.safetensors" "$work/gpu/g" 2.5e-4 131072 1.9 4 30 25
 fi
 # session 8, the guess stage (CPU, shipped): from g, rows answered at once without a tool on the
-# easy-looking templates, with ordinary rows and every distinct compound-interest row up-weighted
+# easy-looking templates, with ordinary rows and every distinct compound-interest row up-weighted.
+# Needs the GPU stage's output in $work/gpu (run there, then copied back)
+if [ ! -f "$work/gpu/g/best.safetensors" ]; then echo "base weights: $work/cropped5 (no GPU stage output in $work/gpu)"; exit 0; fi
 mkdir -p "$work/g"; cp "$work/gpu/g/best.safetensors" "$work/g/model.safetensors"
 E=template:calculator.arith.binary,template:calculator.arith.multi,template:calculator.percent.of,template:calculator.percent.what
 E=$E,template:calculator.percent.change,template:calculator.arith.power,template:calculator.chain.calc-percent

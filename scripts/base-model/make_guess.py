@@ -43,8 +43,9 @@ with open(a.out + ".tmp", "w") as f:
         if a.n and written >= a.n: break
         ids = r["ids"]
         starts = [i for i, t in enumerate(ids) if t == IM_START]
+        if len(starts) < 3 or ids[-1] != IM_END: continue
         answer = "".join(id_char.get(t, "?") for t in ids[starts[-1] + HEADER:-1])
-        if len(starts) < 3 or ids[-1] != IM_END or "?" in answer: continue
+        if "?" in answer or answer in ("", "-", "."): continue
         g = guess_of(answer)
         if g is None: continue
         head = ids[:starts[2] + HEADER]  # system, task, and the assistant's turn header

@@ -6,7 +6,8 @@
  * the scheduler (queue.ts) with whatever else is waiting. Streaming sends content as it is decoded (holding back what could
  * still turn into a stop string or a `<tool_call>` tag) and tool calls as one delta at the end,
  * as vLLM's tool-call streaming does for parsers that cannot stream arguments; text after a call
- * goes out just before that delta, so the streamed content equals the non-streamed message's.
+ * goes out just before that delta (as the non-streamed message holds it, up to surrounding
+ * whitespace; after reasoning blocks it is not streamed).
  */
 import type * as http from "node:http";
 import type { ChatMessage } from "../rollout/trajectory.js";

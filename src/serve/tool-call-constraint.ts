@@ -44,8 +44,10 @@ export class ToolCallConstraint implements DecodeConstraint {
     return this.call !== null;
   }
 
-  pick(logits: Float32Array, opts: PickOptions, rng: Rng, remaining: number): number {
-    return this.call ? this.call.pick(logits, opts, rng, remaining) : pickToken(logits, opts, rng).token;
+  pick(logits: Float32Array, opts: PickOptions, rng: Rng, _remaining: number): number {
+    // no budget inside a call: one cut off by max_tokens stays cut off ("length"), as the model
+    // wrote it, rather than closed with made-up arguments
+    return this.call ? this.call.pick(logits, opts, rng, Number.POSITIVE_INFINITY) : pickToken(logits, opts, rng).token;
   }
 
   advance(id: number): void {

@@ -46,7 +46,8 @@ export const RolloutSettingsSchema = z.object({
   max_turns: z.number().int().min(1),
   max_tokens_per_turn: z.number().int().min(1),
   // the judge is left out: its endpoint needs a key that eval does not have
-  rewards: RewardConfigSchema.omit({ judge: true }).optional().describe("the run's reward settings, so that eval's mean reward is the one training logged"),
+  // settings this version cannot read (a newer one's reward names) fall back to the defaults
+  rewards: RewardConfigSchema.omit({ judge: true }).optional().catch(undefined).describe("the run's reward settings, so that eval's mean reward is the one training logged"),
 });
 export type RolloutSettings = z.infer<typeof RolloutSettingsSchema>;
 

@@ -138,6 +138,13 @@ describe("tool calls over HTTP", () => {
       // the text before the call is the model's own; the call is whole and its arguments fit
       expect(strict.content).toBe("Sure.");
       expect(typeof strict.args?.a).toBe("number");
+      // a call cut off by max_tokens (here inside its arguments) stays cut off, not closed early
+      // with made-up arguments
+      m.engine = scripted(before, tok.encode(REPLY), tok.eosTokenIds[0]);
+      const tools = TOOLS.map((x) => ({ ...x, function: { ...(x as OpenAI.Chat.ChatCompletionFunctionTool).function, strict: true } }));
+      const cut = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add 2 and 3" }], tools, temperature: 0, max_tokens: 20 });
+      expect(cut.choices[0].finish_reason).toBe("length");
+      expect(cut.choices[0].message.tool_calls ?? []).toEqual([]);
     } finally {
       m.engine = before;
     }

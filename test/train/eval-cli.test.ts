@@ -76,11 +76,17 @@ describe("train-mcp eval", () => {
     // the verifier alone: the mean reward is the success rate; with the default rubric it is not
     const verifierOnly = await run({ max_turns: 2, max_tokens_per_turn: 8, rewards: { rubric: false, weights: { verifier: 1 } } });
     expect(verifierOnly.code).toBe(0);
-    const v = JSON.parse(verifierOnly.stdout.trim()) as { success_rate: number; mean_reward: number };
+    const v = JSON.parse(verifierOnly.stdout.trim()) as { success_rate: number; mean_reward: number; reward_settings: string };
     expect(v.mean_reward).toBe(v.success_rate);
+    expect(v.reward_settings).toBe("run");
     const withRubric = await run({ max_turns: 2, max_tokens_per_turn: 8 });
-    const d = JSON.parse(withRubric.stdout.trim()) as { success_rate: number; mean_reward: number };
+    const d = JSON.parse(withRubric.stdout.trim()) as { success_rate: number; mean_reward: number; reward_settings: string };
     expect(d.mean_reward).not.toBe(d.success_rate);
+    expect(d.reward_settings).toBe("default");
+    // reward settings this version cannot read (a newer one's component) fall back to the defaults
+    const newer = await run({ max_turns: 2, max_tokens_per_turn: 8, rewards: { weights: { judge_v2: 1 } } });
+    expect(newer.code).toBe(0);
+    expect((JSON.parse(newer.stdout.trim()) as { reward_settings: string }).reward_settings).toBe("default");
     // a bad file is a usage error naming it and the field
     const bad = await run({ max_turns: "three", max_tokens_per_turn: 8 });
     expect(bad.code).toBe(2);

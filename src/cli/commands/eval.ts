@@ -96,7 +96,8 @@ export function register(program: Command): void {
               components,
               normalizeRewards: trained?.rewards?.normalize,
             });
-            const row = { model: spec, n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, ...(r.pass_at_k !== undefined ? { [`pass@${r.k}`]: r.pass_at_k } : {}) };
+            // mean rewards of rows scored with different settings do not compare: say which
+            const row = { model: spec, n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, reward_settings: trained?.rewards ? "run" : "default", mean_turns: r.mean_turns, ...(r.pass_at_k !== undefined ? { [`pass@${r.k}`]: r.pass_at_k } : {}) };
             rows.push(row);
             if (f.json) process.stdout.write(JSON.stringify({ ...row, per_tag: r.per_tag }) + "\n");
             if (trajectoryFile !== undefined)
