@@ -10,10 +10,18 @@
  * usage; a stop string ends it and is cut from the text (OpenAI's `stop`); special tokens are
  * left out of the text (vLLM's skip_special_tokens default).
  */
-import { logSumExp, pickToken, Rng, StopMatcher } from "../policy/sampling.js";
+import { logSumExp, pickToken, Rng, StopMatcher, type PickOptions } from "../policy/sampling.js";
 import { ApiError } from "./api-error.js";
 import type { StepEngine } from "./engine.js";
-import type { DecodeConstraint } from "./tool-call-constraint.js";
+
+/** What the loop asks of a constraint (JsonConstraint, ToolCallConstraint). */
+export interface DecodeConstraint {
+  /** the next token; `remaining` counts the tokens left including this one */
+  pick(logits: Float32Array, opts: PickOptions, rng: Rng, remaining: number): number;
+  advance(id: number): void;
+  /** the output is complete: the loop stops without sampling EOS */
+  readonly done: boolean;
+}
 
 export interface GenerateParams {
   prompt: number[];

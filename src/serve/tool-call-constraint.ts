@@ -12,15 +12,8 @@
 import { pickToken, type PickOptions, type Rng } from "../policy/sampling.js";
 import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "../policy/tool-calls.js";
 import { JsonConstraint, type TokenTexts } from "./json-constraint.js";
+import type { DecodeConstraint } from "./generate.js";
 import type { SchemaNode } from "./schema-node.js";
-
-/** What the serve loop (generate.ts) asks of a constraint. */
-export interface DecodeConstraint {
-  pick(logits: Float32Array, opts: PickOptions, rng: Rng, remaining: number): number;
-  advance(id: number): void;
-  /** the output is complete: the loop stops without sampling EOS */
-  readonly done: boolean;
-}
 
 export class ToolCallConstraint implements DecodeConstraint {
   /** free text since the last call, enough of it to spot an opening tag split across tokens */
@@ -37,11 +30,6 @@ export class ToolCallConstraint implements DecodeConstraint {
   /** Never complete by itself: after a call the model may write more, or stop. */
   get done(): boolean {
     return false;
-  }
-
-  /** True while a call's JSON is being constrained. */
-  get inCall(): boolean {
-    return this.call !== null;
   }
 
   pick(logits: Float32Array, opts: PickOptions, rng: Rng, _remaining: number): number {
