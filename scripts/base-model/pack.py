@@ -2,7 +2,8 @@
 """Packs make-corpus.ts rows (JSON lines) into one compact .npz for pretrain_gpu.py: the system
 turn, the same in every row of one fixture, once; each row from its second <|im_start|> on as
 uint16 tokens with the assistant mask in the top bit (the vocabulary is far below 2^15). The
---val rows (seeded draw) are marked for validation. `xz` the result to carry it to a GPU machine.
+--val rows (seeded draw from the last input) are marked for validation, and training rows identical
+to one of them are dropped. `xz` the result to carry it to a GPU machine.
 
   /usr/bin/python3 scripts/base-model/pack.py OUT.npz CORPUS.jsonl [...] [--val 512] [--seed 1] [--fixture calculator]
 """
@@ -35,7 +36,13 @@ for path in a.inputs:
 order = list(range(first_of_last, len(tails)))  # validation rows from the last input only (a fresh seed)
 random.Random(a.seed).shuffle(order)
 is_val = np.zeros(len(tails), bool); is_val[order[:a.val]] = True
+# a training row identical to a validation row (a short task drawn again under another seed)
+# would let the best-checkpoint pick reward memory: drop it
+val_keys = {tails[i].tobytes() for i in np.nonzero(is_val)[0]}
+keep = [i for i in range(len(tails)) if is_val[i] or tails[i].tobytes() not in val_keys]
+dropped = len(tails) - len(keep)
+tails, templates, is_val = [tails[i] for i in keep], [templates[i] for i in keep], is_val[keep]
 offsets = np.zeros(len(tails) + 1, np.int64); offsets[1:] = np.cumsum([len(t) for t in tails])
 np.savez(a.out, tokens=np.concatenate(tails), offsets=offsets, template=np.array(templates, np.uint16),
          templates=np.array(list(names)), prefix=np.array(prefix, np.uint16), is_val=is_val)
-print(json.dumps({"rows": len(tails), "tokens": int(offsets[-1]), "prefix": len(prefix), "val": int(is_val.sum()), "templates": len(names)}))
+print(json.dumps({"rows": len(tails), "tokens": int(offsets[-1]), "prefix": len(prefix), "val": int(is_val.sum()), "dropped_as_val_copies": dropped, "templates": len(names)}))

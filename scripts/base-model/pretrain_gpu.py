@@ -3,7 +3,8 @@
 packed by pack.py (.npz, or .npz.xz as carried). The same masked NLL as pretrain.py (assistant
 tokens only), bf16 autocast, random batches of about --batch-tokens padded tokens, most rows
 without their system turn (--crop-system, see pretrain.py), and a learning rate that warms up
-then follows a cosine over the *time* budget, so the schedule ends when the budget does.
+then follows a cosine over the *time* budget, so the schedule ends when the budget does (or,
+with --steps, over a step budget: short stages such as the guess stage, repeatable step for step).
 
 Writes into OUT only what a GPU lease can carry back: best.safetensors (the highest validation
 exact share so far, on the packed --val rows, never the bundled scenarios), log.jsonl, and with
@@ -24,6 +25,7 @@ p.add_argument("out")
 p.add_argument("--init", help="start from this folder's model.safetensors")
 p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
 p.add_argument("--minutes", type=float, default=7.0, help="wall-clock training budget (validation included)")
+p.add_argument("--steps", type=int, default=0, help="a step budget instead: the cosine runs over steps, so a rerun repeats the schedule")
 p.add_argument("--lr", type=float, default=1e-3)
 p.add_argument("--final-lr-frac", type=float, default=0.03)
 p.add_argument("--warmup", type=int, default=200, help="steps")
@@ -124,7 +126,7 @@ log(step=0, val_loss=round(vl, 4), val_exact=round(ex, 4), s=0)
 best, t0, step, seen, last_val = ex, time.time(), 0, 0, 0.0
 save_weights(model, "best", {"step": 0})
 while True:
-    frac = (time.time() - t0) / budget
+    frac = step / a.steps if a.steps else (time.time() - t0) / budget
     if frac >= 1: break
     lr = a.lr * min(1.0, (step + 1) / a.warmup) * (a.final_lr_frac + (1 - a.final_lr_frac) * 0.5 * (1 + math.cos(math.pi * frac)))
     for g in opt.param_groups: g["lr"] = lr
