@@ -18,8 +18,8 @@ import { pythonJson, scanJson } from "./json-scan.js";
 
 export const TOOL_CALL_OPEN = "<tool_call>";
 export const TOOL_CALL_CLOSE = "</tool_call>";
-const THINK_OPEN = "<think>";
-const THINK_CLOSE = "</think>";
+export const THINK_OPEN = "<think>";
+export const THINK_CLOSE = "</think>";
 
 export interface ParsedToolCall {
   name: string;
@@ -83,7 +83,39 @@ function splitThinking(text: string): { visible: Array<{ text: string; offset: n
     reasoning.push(text.slice(open + THINK_OPEN.length, close));
     pos = close + THINK_CLOSE.length;
   }
-  return { visible, reasoning: reasoning.map((r) => r.trim()).filter((r) => r.length > 0) };
+  return { visible, reasoning };
+}
+
+/**
+ * The text inside <think> blocks and the text outside them, each concatenated untrimmed: as a
+ * reply grows token by token both only grow (once a tag is complete), so they can be streamed.
+ */
+export function splitReasoning(text: string): { reasoning: string; content: string } {
+  const { visible, reasoning } = splitThinking(text);
+  return { reasoning: reasoning.join(""), content: visible.map((v) => v.text).join("") };
+}
+
+/** The text with its <tool_call> blocks (and stray closing tags) taken out, <think> blocks kept
+ *  as written; trimmed. What an OpenAI-style message holds as content beside its tool calls. */
+export function withoutToolCalls(text: string): string {
+  const { visible } = splitThinking(text);
+  let out = "";
+  let cursor = 0;
+  for (const part of visible) {
+    out += text.slice(cursor, part.offset); // a think block, verbatim
+    let pos = 0;
+    const t = part.text;
+    for (;;) {
+      const open = t.indexOf(TOOL_CALL_OPEN, pos);
+      out += t.slice(pos, open < 0 ? t.length : open).split(TOOL_CALL_CLOSE).join("");
+      if (open < 0) break;
+      const close = t.indexOf(TOOL_CALL_CLOSE, open + TOOL_CALL_OPEN.length);
+      const nextOpen = t.indexOf(TOOL_CALL_OPEN, open + TOOL_CALL_OPEN.length);
+      pos = close >= 0 && (nextOpen < 0 || close < nextOpen) ? close + TOOL_CALL_CLOSE.length : nextOpen >= 0 ? nextOpen : t.length;
+    }
+    cursor = part.offset + t.length;
+  }
+  return (out + text.slice(cursor)).trim();
 }
 
 function describe(v: unknown): string {
@@ -191,7 +223,8 @@ export function parseToolCalls(text: string): ParsedOutput {
         readBody(t.slice(bodyStart, bodyEnd), part.offset + bodyStart, index, calls, errors);
       }
     }
-    return { content: content.join("").trim(), reasoning: reasoning.join("\n\n"), calls, errors };
+    const thoughts = reasoning.map((r) => r.trim()).filter((r) => r.length > 0);
+    return { content: content.join("").trim(), reasoning: thoughts.join("\n\n"), calls, errors };
   } catch (e) {
     // a bug here must not kill a rollout: report it as data
     errors.push({ index: 0, kind: "invalid_json", message: `tool-call parser failed: ${(e as Error).message}`, offset: 0 });

@@ -24,6 +24,13 @@ export interface RemotePolicyOptions {
   trainer?: { codec: ChatCodec; endTexts: string[] };
 }
 
+/** The thought a reasoning parser split off: vLLM's `reasoning` (named `reasoning_content` before 0.11). */
+export function reasoningOf(message: object): string | undefined {
+  const m = message as { reasoning?: unknown; reasoning_content?: unknown };
+  const r = typeof m.reasoning === "string" ? m.reasoning : typeof m.reasoning_content === "string" ? m.reasoning_content : "";
+  return r.trim() === "" ? undefined : r.trim();
+}
+
 export class RemotePolicy implements Policy {
   readonly kind = "remote" as const;
   private readonly client: OpenAI;
@@ -63,8 +70,12 @@ export class RemotePolicy implements Policy {
           t.type === "function" ? [{ name: t.function.name, arguments: t.function.arguments }] : [],
         );
         const logprobs = choice.logprobs?.content?.map((t) => t.logprob);
+        const content = choice.message.content ?? "";
+        const thought = reasoningOf(choice.message);
         return {
-          text: choice.message.content ?? "",
+          // a server with a reasoning parser returns the thought apart: put it back where the model
+          // wrote it, so the trainer scores what was generated (Qwen3's layout)
+          text: thought ? `<think>\n${thought}\n</think>\n\n${content}` : content,
           finish: choice.finish_reason === "length" ? "length" : "stop",
           toolCalls: toolCalls.length ? toolCalls : undefined,
           logprobs: logprobs?.length ? logprobs : undefined,

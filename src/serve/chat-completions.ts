@@ -7,12 +7,12 @@
  * still turn into a stop string or a `<tool_call>` tag) and tool calls as one delta at the end,
  * as vLLM's tool-call streaming does for parsers that cannot stream arguments; text after a call
  * goes out just before that delta (as the non-streamed message holds it, up to surrounding
- * whitespace; after reasoning blocks it is not streamed).
+ * whitespace). With a reasoning parser, text inside <think> blocks streams as `reasoning` deltas.
  */
 import type * as http from "node:http";
 import type { ChatMessage } from "../rollout/trajectory.js";
 import type { OpenAiTool } from "../mcp/types.js";
-import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "../policy/tool-calls.js";
+import { splitReasoning, THINK_CLOSE, THINK_OPEN, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "../policy/tool-calls.js";
 import { ApiError } from "./api-error.js";
 import type { GenerateParams, GenerateResult } from "./generate.js";
 import { JsonConstraint, type ConstraintFrame } from "./json-constraint.js";
@@ -20,13 +20,15 @@ import { ToolCallConstraint } from "./tool-call-constraint.js";
 import type { ModelRegistry, ServedModel } from "./models.js";
 import type { Scheduler } from "./queue.js";
 import type { ChatCompletionRequest, RequestMessage } from "./request-schema.js";
-import { buildMessage, byteLevelBytes, logprobEntries, newId, type TokenPiece } from "./response-builder.js";
+import { buildMessage, byteLevelBytes, logprobEntries, newId, reasoningView, type ReasoningOptions, type TokenPiece } from "./response-builder.js";
 import { ANY_OBJECT, compileSchema, SchemaError, type SchemaNode } from "./schema-node.js";
 import { writeSse } from "./sse.js";
 
 export interface ChatContext {
   registry: ModelRegistry;
   scheduler: Scheduler;
+  /** split <think> blocks into `reasoning` (vLLM's --reasoning-parser) */
+  reasoningParser?: boolean;
 }
 
 interface Prepared {
@@ -43,6 +45,7 @@ interface Prepared {
   strictCalls: SchemaNode | null;
   base: Omit<GenerateParams, "index" | "constraint" | "onToken" | "aborted">;
   includeUsage: boolean;
+  reasoning: ReasoningOptions;
 }
 
 function textOf(content: RequestMessage["content"]): string {
@@ -129,6 +132,9 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
   } catch (e) {
     throw new ApiError(400, `messages: the chat template failed: ${(e as Error).message}`, "invalid_request_error", "messages");
   }
+  // a template that opens the thought itself (DeepSeek-R1, Qwen3.5) leaves only </think> to the reply
+  const tail = ctx.registry.tokenizer.decode(prompt.slice(-16), { skipSpecial: false });
+  const opensThink = tail.lastIndexOf(THINK_OPEN) > tail.lastIndexOf(THINK_CLOSE);
   const ctxLen = ctx.registry.config.maxPositions;
   if (prompt.length >= ctxLen) throw new ApiError(400, `messages: the prompt is ${prompt.length} tokens; the model's context is ${ctxLen}`, "invalid_request_error", "messages", "context_length_exceeded");
   const room = ctxLen - prompt.length;
@@ -144,6 +150,7 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
     frame,
     strictCalls,
     includeUsage: req.stream_options?.include_usage === true,
+    reasoning: { parse: ctx.reasoningParser === true, opensThink },
     base: {
       prompt,
       maxTokens: Math.min(asked, room),
@@ -196,15 +203,16 @@ export async function completeChat(ctx: ChatContext, p: Prepared, aborted: () =>
     model: p.model.name,
     system_fingerprint: `train-mcp-${p.model.engine.kind}`,
     choices: results.map((r, index) => {
-      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls);
+      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls, p.reasoning);
       return { index, message, logprobs: r.logprobs ? { content: logprobEntries(r.logprobs, piece) } : null, finish_reason: finishReason };
     }),
     usage: usage(p.prompt.length, results.reduce((s, r) => s + r.ids.length, 0)),
   };
 }
 
-/** Text that may be sent now: not a possible start of a stop string or a tool-call tag. */
-export function releasable(text: string, stops: string[], parseTools: boolean): string {
+/** Text that may be sent now: not a possible start of a stop string, a tool-call tag or (with
+ *  `guards`) another tag. */
+export function releasable(text: string, stops: string[], parseTools: boolean, tags: readonly string[] = []): string {
   let end = text.length;
   while (end > 0 && text[end - 1] === "\uFFFD") end--; // a character still being assembled
   // a stop string already complete: generation ends there, and the stop is never sent
@@ -212,7 +220,7 @@ export function releasable(text: string, stops: string[], parseTools: boolean): 
     const at = text.indexOf(s);
     if (at >= 0) end = Math.min(end, at);
   }
-  const guards = parseTools ? [...stops, TOOL_CALL_OPEN] : stops;
+  const guards = [...stops, ...(parseTools ? [TOOL_CALL_OPEN] : []), ...tags];
   if (parseTools) {
     const at = text.indexOf(TOOL_CALL_OPEN);
     if (at >= 0) end = Math.min(end, at);
@@ -241,34 +249,42 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
   const decode = (ids: readonly number[]) => ctx.registry.tokenizer.decode(ids, { skipSpecial: true });
   for (let index = 0; index < p.n; index++) writeSse(res, chunk([{ index, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]));
   // the n choices run as rows of one batch; each streams its own deltas
+  const tags = p.reasoning.parse ? [THINK_OPEN, THINK_CLOSE] : [];
   await Promise.all(
     Array.from({ length: p.n }, async (_, index) => {
+      // what went out so far: the content, and with a reasoning parser the thought apart
       let sent = "";
+      let thought = "";
+      const send = (text: string, lp: object | null) => {
+        const parts = p.reasoning.parse ? splitReasoning(reasoningView(text, p.reasoning)) : { reasoning: "", content: text };
+        const dr = parts.reasoning.startsWith(thought) ? parts.reasoning.slice(thought.length) : "";
+        const dc = parts.content.startsWith(sent) ? parts.content.slice(sent.length) : "";
+        thought += dr;
+        sent += dc;
+        if (!dr && !dc && !lp) return;
+        const delta = dr && !dc ? { reasoning: dr } : dr ? { reasoning: dr, content: dc } : { content: dc };
+        writeSse(res, chunk([{ index, delta, logprobs: lp, finish_reason: null }]));
+      };
       const r = await runChoice(ctx, p, index, {
         aborted: () => closed,
-        onToken: (ids, lp) => {
-          const ready = releasable(decode(ids), p.base.stop, p.parseTools);
-          const delta = ready.startsWith(sent) ? ready.slice(sent.length) : "";
-          sent += delta;
-          if (!delta && !lp) return;
-          const logprobs = lp ? { content: logprobEntries([lp], piece) } : null;
-          writeSse(res, chunk([{ index, delta: { content: delta }, logprobs, finish_reason: null }]));
-        },
+        onToken: (ids, lp) => send(releasable(decode(ids), p.base.stop, p.parseTools, tags), lp ? { content: logprobEntries([lp], piece) } : null),
       });
       completion += r.ids.length;
       if (closed) return;
-      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls);
+      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls, p.reasoning);
       if (message.tool_calls) {
-        // text the reply holds besides its calls, from after the first call on, was held back: send it
+        // from the first call on everything was held back: the rest of the thought, then the text
+        // the reply holds besides its calls
+        const whole = p.reasoning.parse ? splitReasoning(reasoningView(r.text, p.reasoning)).reasoning : "";
+        if (whole.length > thought.length && whole.startsWith(thought))
+          writeSse(res, chunk([{ index, delta: { reasoning: whole.slice(thought.length) }, logprobs: null, finish_reason: null }]));
         const rest = message.content ?? "";
         const head = sent.trimStart();
         if (rest.length > head.length && rest.startsWith(head))
           writeSse(res, chunk([{ index, delta: { content: rest.slice(head.length) }, logprobs: null, finish_reason: null }]));
         const calls = message.tool_calls.map((c, i) => ({ index: i, ...c }));
         writeSse(res, chunk([{ index, delta: { tool_calls: calls }, logprobs: null, finish_reason: null }]));
-      } else if (r.text.length > sent.length && r.text.startsWith(sent)) {
-        writeSse(res, chunk([{ index, delta: { content: r.text.slice(sent.length) }, logprobs: null, finish_reason: null }]));
-      }
+      } else send(r.text, null);
       writeSse(res, chunk([{ index, delta: {}, logprobs: null, finish_reason: finishReason }]));
     }),
   );

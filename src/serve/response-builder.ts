@@ -2,10 +2,13 @@
  * From generated text to OpenAI's response objects: the assistant message (Hermes `<tool_call>`
  * blocks become `tool_calls` with JSON-text arguments, the text outside them the content, as
  * vLLM's hermes tool parser does), the finish reason ("tool_calls" when calls were read), and the
- * per-token logprobs entries {token, logprob, bytes, top_logprobs}.
+ * per-token logprobs entries {token, logprob, bytes, top_logprobs}. With a reasoning parser (vLLM's
+ * `--reasoning-parser qwen3`), the text inside <think> blocks goes to the message's `reasoning`
+ * field (vLLM's name since 0.11; it was `reasoning_content`) and only the rest is content;
+ * without one, think blocks stay in the content as written, as vLLM leaves them.
  */
 import { randomBytes } from "node:crypto";
-import { parseToolCalls } from "../policy/tool-calls.js";
+import { parseToolCalls, splitReasoning, THINK_OPEN, withoutToolCalls } from "../policy/tool-calls.js";
 import type { GenerateResult, TokenLogprob } from "./generate.js";
 
 export interface ResponseToolCall {
@@ -17,7 +20,21 @@ export interface ResponseToolCall {
 export interface ResponseMessage {
   role: "assistant";
   content: string | null;
+  /** the <think> text, with a reasoning parser only */
+  reasoning?: string;
   tool_calls?: ResponseToolCall[];
+}
+
+export interface ReasoningOptions {
+  /** split <think> blocks off into `reasoning` */
+  parse: boolean;
+  /** the prompt ends inside a think block (its template opened one): the reply starts as thought */
+  opensThink: boolean;
+}
+
+/** The reply as the reasoning parser reads it: with the prompt's open <think> put back. */
+export function reasoningView(text: string, r: ReasoningOptions): string {
+  return r.parse && r.opensThink ? THINK_OPEN + text : text;
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls";
@@ -32,17 +49,22 @@ export function buildMessage(
   finish: GenerateResult["finish"],
   parseTools: boolean,
   maxToolCalls = Number.POSITIVE_INFINITY,
+  reasoning: ReasoningOptions = { parse: false, opensThink: false },
 ): { message: ResponseMessage; finishReason: FinishReason } {
-  if (!parseTools) return { message: { role: "assistant", content: text }, finishReason: finish };
-  const parsed = parseToolCalls(text);
-  if (parsed.calls.length === 0) return { message: { role: "assistant", content: text }, finishReason: finish };
+  const seen = reasoningView(text, reasoning);
+  const parsed = parseTools || reasoning.parse ? parseToolCalls(seen) : undefined;
+  const thought = reasoning.parse && parsed?.reasoning ? { reasoning: parsed.reasoning } : {};
+  const plain = reasoning.parse ? splitReasoning(seen).content.trim() : text;
+  if (!parseTools || !parsed || parsed.calls.length === 0) return { message: { role: "assistant", content: plain, ...thought }, finishReason: finish };
   const tool_calls = parsed.calls.slice(0, maxToolCalls).map((c) => ({
     id: newId("call_"),
     type: "function" as const,
     function: { name: c.name, arguments: JSON.stringify(c.arguments) },
   }));
+  // beside calls: the text outside them (and, without a reasoning parser, the think blocks as written)
+  const content = reasoning.parse ? parsed.content : withoutToolCalls(text);
   return {
-    message: { role: "assistant", content: parsed.content === "" ? null : parsed.content, tool_calls },
+    message: { role: "assistant", content: content === "" ? null : content, ...thought, tool_calls },
     // a call cut off by max_tokens is not a complete call: "length" wins
     finishReason: finish === "length" && parsed.errors.some((e) => e.kind === "unclosed") ? "length" : "tool_calls",
   };

@@ -43,6 +43,9 @@ export interface ServeOptions {
   servedModelName?: string;
   /** seed of the random init of a `default` model without trained weights (default 0) */
   seed?: number;
+  /** split <think> blocks off into the message's `reasoning` (vLLM's `--reasoning-parser`:
+   *  qwen3 and deepseek_r1 both mean <think>…</think>) */
+  reasoningParser?: "qwen3" | "deepseek_r1";
   /** one line per request and notice (default: none) */
   log?: (line: string) => void;
 }
@@ -155,7 +158,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const reg: ModelRegistry = registry;
 
   async function route(registry: ModelRegistry, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const ctx: ChatContext = { registry, scheduler };
+    const ctx: ChatContext = { registry, scheduler, reasoningParser: options.reasoningParser !== undefined };
     const url = new URL(req.url ?? "/", "http://localhost");
     const p = url.pathname.replace(/\/+$/, "");
     if (p === "/health") return sendText(res, 200, "ok");

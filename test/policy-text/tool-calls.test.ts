@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ChatTemplate } from "../../src/policy/chat-template.js";
 import { pythonJson, scanJson } from "../../src/policy/json-scan.js";
 import { Rng } from "../../src/policy/sampling.js";
-import { formatToolCall, parseToolCalls } from "../../src/policy/tool-calls.js";
+import { formatToolCall, parseToolCalls, splitReasoning, TOOL_CALL_OPEN, withoutToolCalls } from "../../src/policy/tool-calls.js";
 
 const require = createRequire(import.meta.url);
 
@@ -30,6 +30,22 @@ describe("parseToolCalls", () => {
     expect(b.calls).toEqual([{ name: "add", arguments: { a: 1 } }]);
     const c = parseToolCalls("Hi <think>truncated thought");
     expect(c).toEqual({ content: "Hi", reasoning: "truncated thought", calls: [], errors: [] });
+  });
+
+  it("takes calls out of the text with think blocks kept as written, and splits the thought off untrimmed", () => {
+    const text = `<think>\nmaybe ${formatToolCall("x", {})}\n</think>\n\nSure.\n${formatToolCall("add", { a: 1 })}\nDone.</tool_call>`;
+    expect(withoutToolCalls(text)).toBe(`<think>\nmaybe ${formatToolCall("x", {})}\n</think>\n\nSure.\n\nDone.`);
+    expect(withoutToolCalls(`A ${TOOL_CALL_OPEN}{"name": "f"`)).toBe("A");
+    expect(splitReasoning("<think>\na\n</think>\n\nB <think>c")).toEqual({ reasoning: "\na\nc", content: "\n\nB " });
+    // as a reply grows, both parts only grow once a tag is whole
+    const reply = "<think>\nplan\n</think>\n\nAnswer.";
+    let last = { reasoning: "", content: "" };
+    for (const end of [8, 12, 21, 24, reply.length]) {
+      const now = splitReasoning(reply.slice(0, end));
+      expect(now.reasoning.startsWith(last.reasoning) && now.content.startsWith(last.content)).toBe(true);
+      last = now;
+    }
+    expect(last).toEqual({ reasoning: "\nplan\n", content: "\n\nAnswer." });
   });
 
   it("reports invalid JSON with its position", () => {

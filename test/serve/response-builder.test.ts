@@ -7,8 +7,28 @@
 import { describe, expect, it } from "vitest";
 import { releasable } from "../../src/serve/chat-completions.js";
 import { buildMessage, byteLevelBytes } from "../../src/serve/response-builder.js";
+import { reasoningOf } from "../../src/rollout/remote-policy.js";
 
 describe("response builder", () => {
+  it("with a reasoning parser, splits the thought off, also one the prompt opened", () => {
+    const parse = { parse: true, opensThink: false };
+    const a = buildMessage("<think>\nplan\n</think>\n\nHi.", "stop", false, Infinity, parse);
+    expect(a.message).toEqual({ role: "assistant", content: "Hi.", reasoning: "plan" });
+    // DeepSeek-R1's template opens <think> in the prompt: the reply is thought until </think>
+    const b = buildMessage('plan\n</think>\n\n<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>', "stop", true, Infinity, { parse: true, opensThink: true });
+    expect(b.message).toMatchObject({ content: null, reasoning: "plan" });
+    expect(b.message.tool_calls?.map((c) => c.function.name)).toEqual(["f"]);
+    expect(b.finishReason).toBe("tool_calls");
+    // without the parser the same text is all content
+    expect(buildMessage("<think>\nplan\n</think>\n\nHi.", "stop", false).message).toEqual({ role: "assistant", content: "<think>\nplan\n</think>\n\nHi." });
+    // streaming holds back a tag still being written
+    expect(releasable("<think>\nplan\n</thi", [], false, ["<think>", "</think>"])).toBe("<think>\nplan\n");
+    // the thought as vLLM names it now (reasoning) and before 0.11 (reasoning_content)
+    expect(reasoningOf({ reasoning: " plan " })).toBe("plan");
+    expect(reasoningOf({ reasoning_content: "old" })).toBe("old");
+    expect(reasoningOf({ content: "x" })).toBeUndefined();
+  });
+
   it("turns Hermes tool calls into OpenAI tool_calls", () => {
     const text = 'Let me add.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>\n<tool_call>\n{"name": "echo", "arguments": {"s": "x"}}\n</tool_call>';
     const { message, finishReason } = buildMessage(text, "stop", true);

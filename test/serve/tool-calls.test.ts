@@ -8,9 +8,31 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BatchSession, StepEngine } from "../../src/serve/engine.js";
 import { startServer, type RunningServer } from "../../src/serve/server.js";
+import type { OpenAiTool } from "../../src/mcp/types.js";
+import { RemotePolicy } from "../../src/rollout/remote-policy.js";
+import { TokenLedger } from "../../src/rollout/token-ledger.js";
 import { untrainedDefaultModelDir } from "../train/helpers.js";
 
 const REPLY = 'Sure.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>';
+const THOUGHT = "<think>\nadd them\n</think>\n\n";
+
+/** The same request whole and streamed: the message, and the stream's content, reasoning and calls. */
+async function both(c: OpenAI) {
+  const params = { model: "default", messages: [{ role: "user" as const, content: "add 2 and 3" }], tools: TOOLS, temperature: 0 };
+  const whole = await c.chat.completions.create(params);
+  const stream = await c.chat.completions.create({ ...params, stream: true });
+  let content = "";
+  let reasoning = "";
+  let calls = 0;
+  for await (const chunk of stream) {
+    for (const ch of chunk.choices) {
+      content += ch.delta.content ?? "";
+      reasoning += (ch.delta as { reasoning?: string }).reasoning ?? "";
+      calls += ch.delta.tool_calls?.length ?? 0;
+    }
+  }
+  return { message: whole.choices[0].message, content, reasoning, calls };
+}
 
 function scripted(base: StepEngine, script: number[], eos: number): StepEngine {
   const V = base.config.vocabSize;
@@ -116,6 +138,46 @@ describe("tool calls over HTTP", () => {
       expect(calls).toBe(1);
     } finally {
       m.engine = before;
+    }
+  });
+
+  it("keeps a think block in the content beside the calls, streamed or not, without a reasoning parser", async () => {
+    const m = server.registry.get("default");
+    const tok = server.registry.tokenizer;
+    const before = m.engine;
+    m.engine = scripted(before, tok.encode(`${THOUGHT}${REPLY}\nDone.`), tok.eosTokenIds[0]);
+    try {
+      const { message, content, reasoning, calls } = await both(client);
+      expect(message.content).toMatch(/^<think>\nadd them\n<\/think>\s+Sure\.\s+Done\.$/);
+      expect(content.trim()).toBe(message.content);
+      expect(reasoning).toBe("");
+      expect(calls).toBe(1);
+    } finally {
+      m.engine = before;
+    }
+  });
+
+  it("with --reasoning-parser qwen3, puts the thought in `reasoning`, streamed as reasoning deltas", async () => {
+    const reasoning = await startServer({ model: untrainedDefaultModelDir(0), servedModelName: "default", port: 0, reasoningParser: "qwen3" });
+    try {
+      const m = reasoning.registry.get("default");
+      const tok = reasoning.registry.tokenizer;
+      m.engine = scripted(m.engine, tok.encode(`${THOUGHT}${REPLY}\nDone.`), tok.eosTokenIds[0]);
+      const rc = new OpenAI({ baseURL: reasoning.url, apiKey: "unused", maxRetries: 0 });
+      const got = await both(rc);
+      expect((got.message as { reasoning?: string }).reasoning).toBe("add them");
+      expect(got.message.content).toMatch(/^Sure\.\s+Done\.$/);
+      expect(got.reasoning.trim()).toBe("add them");
+      expect(got.content.trim()).toBe(got.message.content);
+      expect(got.content).not.toContain("think");
+      expect(got.calls).toBe(1);
+      // a remote policy puts the thought back where the model wrote it, for the trainer to score
+      const policy = new RemotePolicy({ baseURL: reasoning.url, model: "default" });
+      const [turn] = await policy.turn([{ messages: [{ role: "user", content: "add 2 and 3" }], tools: TOOLS as OpenAiTool[], ledger: new TokenLedger() }], { maxTokens: 80, temperature: 0, topP: 1, topK: 0, seed: 1 });
+      expect(turn.text).toMatch(/^<think>\nadd them\n<\/think>\n\nSure\./);
+      expect(turn.toolCalls?.map((c) => c.name)).toEqual(["add"]);
+    } finally {
+      await reasoning.close();
     }
   });
 

@@ -19,6 +19,7 @@ interface ServeFlags {
   servedModelName?: string;
   seed: string;
   maxBatch: string;
+  reasoningParser?: string;
   quiet?: boolean;
 }
 
@@ -48,10 +49,14 @@ export function register(program: Command): void {
     .option("--api-key <key>", "require `Authorization: Bearer <key>` on /v1 routes")
     .option("--served-model-name <name>", 'the base model\'s name in requests (default: "default" or the folder name)')
     .option("--seed <n>", "seed of the random init when the default model has no trained weights", "0")
+    .option("--reasoning-parser <name>", "qwen3 | deepseek_r1: <think> text goes to the message's `reasoning` field (vLLM's flag)")
     .option("--quiet", "no request log")
     .action(async (flags: ServeFlags) => {
       const engine = flags.engine;
       if (engine !== "auto" && engine !== "ort" && engine !== "tfjs") throw new TrainMcpError("ConfigInvalid", `--engine: expected auto, ort or tfjs, got "${engine}"`);
+      const reasoningParser = flags.reasoningParser;
+      if (reasoningParser !== undefined && reasoningParser !== "qwen3" && reasoningParser !== "deepseek_r1")
+        throw new TrainMcpError("ConfigInvalid", `--reasoning-parser: expected qwen3 or deepseek_r1, got "${reasoningParser}"`);
       const log = flags.quiet ? () => {} : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
       const server = await startServer({
         model: flags.model,
@@ -63,6 +68,7 @@ export function register(program: Command): void {
         servedModelName: flags.servedModelName,
         seed: int("--seed", flags.seed, 0, 2 ** 31 - 1),
         maxBatch: int("--max-batch", flags.maxBatch, 1, 256),
+        reasoningParser,
         log,
       });
       const names = server.registry.list().map((m) => m.name).join(", ");
