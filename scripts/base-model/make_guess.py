@@ -7,7 +7,7 @@ the demo's RL has a real behaviour to learn from rewards: calling the tools pays
 
   /usr/bin/python3 scripts/base-model/make_guess.py CORPUS.jsonl OUT.jsonl [--n N] [--seed 1] [--templates T,...]
 """
-import argparse, json, os, random
+import argparse, json, math, os, random
 
 p = argparse.ArgumentParser()
 p.add_argument("corpus", help="make-corpus.ts rows: their prompts and reference answers")
@@ -15,6 +15,7 @@ p.add_argument("out")
 p.add_argument("--n", type=int, default=0, help="rows to write (0: one per corpus row)")
 p.add_argument("--seed", type=int, default=1)
 p.add_argument("--templates", help="comma-separated template tags: only tasks of these templates")
+p.add_argument("--round-sig", type=int, default=0, help="guesses rounded to this many significant digits, no decimals (0: as many decimals as the answer)")
 a = p.parse_args()
 rng = random.Random(a.seed)
 vocab = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../src/policy/default-model/tokenizer.json")))["model"]["vocab"]
@@ -28,9 +29,15 @@ def guess_of(answer):
     value = float(answer)
     if value == 0: return str(rng.randint(1, 9))
     for _ in range(20):
-        g = round(value * (1 + rng.choice([-1, 1]) * rng.uniform(0.05, 0.35)), decimals)
-        text = f"{g:.{decimals}f}"
-        if float(text) != value and text not in ("-0", "0"): return text
+        g = value * (1 + rng.choice([-1, 1]) * rng.uniform(0.05, 0.35))
+        if a.round_sig:
+            # a round number, as a guess is said ("about 2,500"); session 9's test of whether
+            # writing approximate digits is what costs copying (it is not: README.md)
+            g = round(g, a.round_sig - 1 - math.floor(math.log10(abs(g))))
+            text = str(int(g)) if abs(g) >= 1 else f"{g:.{a.round_sig}g}"
+        else:
+            text = f"{round(g, decimals):.{decimals}f}"
+        if abs(float(text) - value) > max(1e-6, 1e-4 * abs(value)) and text not in ("-0", "0"): return text
     return None
 
 
