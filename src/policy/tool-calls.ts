@@ -55,14 +55,15 @@ export interface ParsedOutput {
   errors: ToolCallError[];
 }
 
-/** Splits off <think>…</think> blocks. A lone </think> closes a block the prompt opened. */
-function splitThinking(text: string): { visible: Array<{ text: string; offset: number }>; reasoning: string[] } {
+/** Splits off <think>…</think> blocks. A lone </think> closes a block the prompt opened (unless
+ *  `loneClose` is false: a caller that knows whether the prompt opened one says so in the text). */
+function splitThinking(text: string, loneClose = true): { visible: Array<{ text: string; offset: number }>; reasoning: string[] } {
   const visible: Array<{ text: string; offset: number }> = [];
   const reasoning: string[] = [];
   let pos = 0;
   const firstOpen = text.indexOf(THINK_OPEN);
   const firstClose = text.indexOf(THINK_CLOSE);
-  if (firstClose >= 0 && (firstOpen < 0 || firstClose < firstOpen)) {
+  if (loneClose && firstClose >= 0 && (firstOpen < 0 || firstClose < firstOpen)) {
     // Qwen3's generation prompt may end inside a think block: all before </think> is thought
     reasoning.push(text.slice(0, firstClose));
     pos = firstClose + THINK_CLOSE.length;
@@ -90,8 +91,8 @@ function splitThinking(text: string): { visible: Array<{ text: string; offset: n
  * The text inside <think> blocks and the text outside them, each concatenated untrimmed: as a
  * reply grows token by token both only grow (once a tag is complete), so they can be streamed.
  */
-export function splitReasoning(text: string): { reasoning: string; content: string } {
-  const { visible, reasoning } = splitThinking(text);
+export function splitReasoning(text: string, loneClose = true): { reasoning: string; content: string } {
+  const { visible, reasoning } = splitThinking(text, loneClose);
   return { reasoning: reasoning.join(""), content: visible.map((v) => v.text).join("") };
 }
 
@@ -187,13 +188,13 @@ function readCall(
 }
 
 /** Parses model output; never throws. */
-export function parseToolCalls(text: string): ParsedOutput {
+export function parseToolCalls(text: string, { loneClose = true }: { loneClose?: boolean } = {}): ParsedOutput {
   const calls: ParsedToolCall[] = [];
   const errors: ToolCallError[] = [];
   const content: string[] = [];
   let index = 0;
   try {
-    const { visible, reasoning } = splitThinking(text);
+    const { visible, reasoning } = splitThinking(text, loneClose);
     for (const part of visible) {
       let pos = 0;
       const t = part.text;

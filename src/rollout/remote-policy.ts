@@ -72,10 +72,12 @@ export class RemotePolicy implements Policy {
         const logprobs = choice.logprobs?.content?.map((t) => t.logprob);
         const content = choice.message.content ?? "";
         const thought = reasoningOf(choice.message);
+        // a thought cut off by max_tokens was never closed
+        const cut = choice.finish_reason === "length" && content === "" && toolCalls.length === 0;
         return {
           // a server with a reasoning parser returns the thought apart: put it back where the model
           // wrote it, so the trainer scores what was generated (Qwen3's layout)
-          text: thought ? `<think>\n${thought}\n</think>\n\n${content}` : content,
+          text: thought ? (cut ? `<think>\n${thought}` : `<think>\n${thought}\n</think>\n\n${content}`) : content,
           finish: choice.finish_reason === "length" ? "length" : "stop",
           toolCalls: toolCalls.length ? toolCalls : undefined,
           logprobs: logprobs?.length ? logprobs : undefined,

@@ -7,12 +7,13 @@
  * still turn into a stop string or a `<tool_call>` tag) and tool calls as one delta at the end,
  * as vLLM's tool-call streaming does for parsers that cannot stream arguments; text after a call
  * goes out just before that delta (as the non-streamed message holds it, up to surrounding
- * whitespace). With a reasoning parser, text inside <think> blocks streams as `reasoning` deltas.
+ * whitespace). With a reasoning parser, text inside <think> blocks streams as `reasoning` deltas
+ * (a <tool_call> tag written inside a thought holds the stream back there until the reply ends).
  */
 import type * as http from "node:http";
 import type { ChatMessage } from "../rollout/trajectory.js";
 import type { OpenAiTool } from "../mcp/types.js";
-import { splitReasoning, THINK_CLOSE, THINK_OPEN, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "../policy/tool-calls.js";
+import { THINK_CLOSE, THINK_OPEN, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "../policy/tool-calls.js";
 import { ApiError } from "./api-error.js";
 import type { GenerateParams, GenerateResult } from "./generate.js";
 import { JsonConstraint, type ConstraintFrame } from "./json-constraint.js";
@@ -20,7 +21,7 @@ import { ToolCallConstraint } from "./tool-call-constraint.js";
 import type { ModelRegistry, ServedModel } from "./models.js";
 import type { Scheduler } from "./queue.js";
 import type { ChatCompletionRequest, RequestMessage } from "./request-schema.js";
-import { buildMessage, byteLevelBytes, logprobEntries, newId, reasoningView, type ReasoningOptions, type TokenPiece } from "./response-builder.js";
+import { buildMessage, byteLevelBytes, logprobEntries, newId, splitForParser, type ReasoningOptions, type TokenPiece } from "./response-builder.js";
 import { ANY_OBJECT, compileSchema, SchemaError, type SchemaNode } from "./schema-node.js";
 import { writeSse } from "./sse.js";
 
@@ -125,16 +126,24 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
     ? req.tools!.map((t) => ({ type: "function", function: { name: t.function.name, description: t.function.description ?? "", parameters: (t.function.parameters ?? { type: "object", properties: {} }) as OpenAiTool["function"]["parameters"] } }))
     : undefined;
   let prompt: number[];
+  let opensThink = false;
   try {
     const kwargs = req.chat_template_kwargs ?? {};
     const enableThinking = typeof kwargs.enable_thinking === "boolean" ? kwargs.enable_thinking : undefined;
-    prompt = ctx.registry.tokenizer.encodeChat(toChatMessages(req.messages), { tools, addGenerationPrompt: true, enableThinking, extra: kwargs });
+    const messages = toChatMessages(req.messages);
+    prompt = ctx.registry.tokenizer.encodeChat(messages, { tools, addGenerationPrompt: true, enableThinking, extra: kwargs });
+    // a template that opens the thought itself (DeepSeek-R1, Qwen3.5) leaves only </think> to the
+    // reply: look for that in what the generation prompt adds, not in the conversation. A forced
+    // call or JSON document is decoded from the first token, so it is never a thought
+    if (ctx.reasoningParser && schema === null) {
+      const bare = ctx.registry.tokenizer.encodeChat(messages, { tools, addGenerationPrompt: false, enableThinking, extra: kwargs });
+      const same = bare.length <= prompt.length && bare.every((t, i) => t === prompt[i]);
+      const added = ctx.registry.tokenizer.decode(prompt.slice(same ? bare.length : prompt.length), { skipSpecial: false });
+      opensThink = added.lastIndexOf(THINK_OPEN) > added.lastIndexOf(THINK_CLOSE);
+    }
   } catch (e) {
     throw new ApiError(400, `messages: the chat template failed: ${(e as Error).message}`, "invalid_request_error", "messages");
   }
-  // a template that opens the thought itself (DeepSeek-R1, Qwen3.5) leaves only </think> to the reply
-  const tail = ctx.registry.tokenizer.decode(prompt.slice(-16), { skipSpecial: false });
-  const opensThink = tail.lastIndexOf(THINK_OPEN) > tail.lastIndexOf(THINK_CLOSE);
   const ctxLen = ctx.registry.config.maxPositions;
   if (prompt.length >= ctxLen) throw new ApiError(400, `messages: the prompt is ${prompt.length} tokens; the model's context is ${ctxLen}`, "invalid_request_error", "messages", "context_length_exceeded");
   const room = ctxLen - prompt.length;
@@ -256,7 +265,7 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
       let sent = "";
       let thought = "";
       const send = (text: string, lp: object | null) => {
-        const parts = p.reasoning.parse ? splitReasoning(reasoningView(text, p.reasoning)) : { reasoning: "", content: text };
+        const parts = p.reasoning.parse ? splitForParser(text, p.reasoning) : { reasoning: "", content: text };
         const dr = parts.reasoning.startsWith(thought) ? parts.reasoning.slice(thought.length) : "";
         const dc = parts.content.startsWith(sent) ? parts.content.slice(sent.length) : "";
         thought += dr;
@@ -275,7 +284,7 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
       if (message.tool_calls) {
         // from the first call on everything was held back: the rest of the thought, then the text
         // the reply holds besides its calls
-        const whole = p.reasoning.parse ? splitReasoning(reasoningView(r.text, p.reasoning)).reasoning : "";
+        const whole = p.reasoning.parse ? splitForParser(r.text, p.reasoning).reasoning : "";
         if (whole.length > thought.length && whole.startsWith(thought))
           writeSse(res, chunk([{ index, delta: { reasoning: whole.slice(thought.length) }, logprobs: null, finish_reason: null }]));
         const rest = message.content ?? "";

@@ -32,9 +32,15 @@ export interface ReasoningOptions {
   opensThink: boolean;
 }
 
-/** The reply as the reasoning parser reads it: with the prompt's open <think> put back. */
+/** The reply as the reasoning parser reads it: with the prompt's open <think> put back. A lone
+ *  </think> is then only text, in the whole reply and in the stream alike. */
 export function reasoningView(text: string, r: ReasoningOptions): string {
   return r.parse && r.opensThink ? THINK_OPEN + text : text;
+}
+
+/** The thought and the rest of a reply, as the reasoning parser splits it (untrimmed). */
+export function splitForParser(text: string, r: ReasoningOptions): { reasoning: string; content: string } {
+  return splitReasoning(reasoningView(text, r), false);
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls";
@@ -51,10 +57,11 @@ export function buildMessage(
   maxToolCalls = Number.POSITIVE_INFINITY,
   reasoning: ReasoningOptions = { parse: false, opensThink: false },
 ): { message: ResponseMessage; finishReason: FinishReason } {
-  const seen = reasoningView(text, reasoning);
-  const parsed = parseTools || reasoning.parse ? parseToolCalls(seen) : undefined;
-  const thought = reasoning.parse && parsed?.reasoning ? { reasoning: parsed.reasoning } : {};
-  const plain = reasoning.parse ? splitReasoning(seen).content.trim() : text;
+  const parts = reasoning.parse ? splitForParser(text, reasoning) : undefined;
+  const parsed = parseTools ? parseToolCalls(reasoningView(text, reasoning), { loneClose: !reasoning.parse }) : undefined;
+  // the blocks' text joined as the stream sends it
+  const thought = parts && parts.reasoning.trim() ? { reasoning: parts.reasoning.trim() } : {};
+  const plain = parts ? parts.content.trim() : text;
   if (!parseTools || !parsed || parsed.calls.length === 0) return { message: { role: "assistant", content: plain, ...thought }, finishReason: finish };
   const tool_calls = parsed.calls.slice(0, maxToolCalls).map((c) => ({
     id: newId("call_"),

@@ -4,6 +4,8 @@
  * put all the mass on the next token of a fixed Hermes reply (everything else — tokenizer, chat
  * template, step loop, scheduler, response building, SSE — is the real server).
  */
+import fs from "node:fs";
+import path from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BatchSession, StepEngine } from "../../src/serve/engine.js";
@@ -17,8 +19,8 @@ const REPLY = 'Sure.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}
 const THOUGHT = "<think>\nadd them\n</think>\n\n";
 
 /** The same request whole and streamed: the message, and the stream's content, reasoning and calls. */
-async function both(c: OpenAI) {
-  const params = { model: "default", messages: [{ role: "user" as const, content: "add 2 and 3" }], tools: TOOLS, temperature: 0 };
+async function both(c: OpenAI, extra: Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming> = {}) {
+  const params = { model: "default", messages: [{ role: "user" as const, content: "add 2 and 3" }], tools: TOOLS, temperature: 0, ...extra };
   const whole = await c.chat.completions.create(params);
   const stream = await c.chat.completions.create({ ...params, stream: true });
   let content = "";
@@ -209,6 +211,84 @@ describe("tool calls over HTTP", () => {
       expect(cut.choices[0].message.tool_calls ?? []).toEqual([]);
     } finally {
       m.engine = before;
+    }
+  });
+});
+
+describe("the reasoning parser, streamed and whole alike", () => {
+  /** A server with the parser whose scripted model writes `reply`; `opensThink`: its chat template
+   *  ends the generation prompt inside a <think> block (as DeepSeek-R1's does). */
+  async function serve(reply: string, opensThink = false) {
+    const dir = untrainedDefaultModelDir(0);
+    if (opensThink) {
+      const file = path.join(dir, "chat_template.jinja");
+      fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("'<|im_start|>assistant\\n' -}}{%- endif", "'<|im_start|>assistant\\n<think>\\n' -}}{%- endif"));
+    }
+    const s = await startServer({ model: dir, servedModelName: "default", port: 0, reasoningParser: "deepseek_r1" });
+    const m = s.registry.get("default");
+    m.engine = scripted(m.engine, s.registry.tokenizer.encode(reply), s.registry.tokenizer.eosTokenIds[0]);
+    return { server: s, client: new OpenAI({ baseURL: s.url, apiKey: "unused", maxRetries: 0 }) };
+  }
+  const reasoningOf = (m: object) => (m as { reasoning?: string }).reasoning;
+
+  it("joins several think blocks the same way in both, and leaves a lone </think> as text", async () => {
+    for (const [reply, thought, content] of [
+      ["<think>a</think>x<think>b</think>y", "ab", "xy"],
+      ["plan</think>answer", undefined, "plan</think>answer"],
+    ] as const) {
+      const { server: s, client: c } = await serve(reply);
+      try {
+        const got = await both(c, { tools: undefined });
+        expect(reasoningOf(got.message)).toBe(thought);
+        expect(got.message.content).toBe(content);
+        expect(got.reasoning.trim()).toBe(thought ?? "");
+        expect(got.content.trim()).toBe(content);
+      } finally {
+        await s.close();
+      }
+    }
+  });
+
+  it("gives a remote policy a thought cut off by max_tokens without a close tag the model never wrote", async () => {
+    const { server: s } = await serve("<think>\nthinking about it at some length, then more");
+    try {
+      const policy = new RemotePolicy({ baseURL: s.url, model: "default" });
+      const [turn] = await policy.turn([{ messages: [{ role: "user", content: "hm" }], tools: [], ledger: new TokenLedger() }], { maxTokens: 14, temperature: 0, topP: 1, topK: 0, seed: 1 });
+      expect(turn.finish).toBe("length");
+      expect(turn.text).toMatch(/^<think>\nthinking/);
+      expect(turn.text).not.toContain("</think>");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("reads the reply as a thought when the template opened one, but not for a forced call or a <think> the user wrote", async () => {
+    const opened = await serve("plan\n</think>\n\nHi.", true);
+    try {
+      const got = await both(opened.client, { tools: undefined });
+      expect(reasoningOf(got.message)).toBe("plan");
+      expect(got.message.content).toBe("Hi.");
+      expect(got.reasoning.trim()).toBe("plan");
+      expect(got.content.trim()).toBe("Hi.");
+    } finally {
+      await opened.server.close();
+    }
+    const forced = await serve("unused", true);
+    try {
+      const r = await forced.client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add" }], tools: TOOLS, tool_choice: "required", temperature: 0, max_tokens: 60 });
+      expect(r.choices[0].finish_reason).toBe("tool_calls");
+      expect(r.choices[0].message.tool_calls).toHaveLength(1);
+      expect(reasoningOf(r.choices[0].message)).toBeUndefined();
+    } finally {
+      await forced.server.close();
+    }
+    const plain = await serve("Hello there.");
+    try {
+      const got = await both(plain.client, { tools: undefined, messages: [{ role: "user", content: "Say <think>" }] });
+      expect(got.message.content).toBe("Hello there.");
+      expect(reasoningOf(got.message)).toBeUndefined();
+    } finally {
+      await plain.server.close();
     }
   });
 });
