@@ -8,7 +8,7 @@
  * as vLLM's tool-call streaming does for parsers that cannot stream arguments; text after a call
  * goes out just before that delta (as the non-streamed message holds it, up to surrounding
  * whitespace). With a reasoning parser, text inside <think> blocks streams as `reasoning` deltas
- * (a <tool_call> tag written inside a thought holds the stream back there until the reply ends).
+ * (a <tool_call> tag written inside a thought is part of the thought and holds nothing back).
  */
 import type * as http from "node:http";
 import type { ChatMessage } from "../rollout/trajectory.js";
@@ -264,8 +264,10 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
       // what went out so far: the content, and with a reasoning parser the thought apart
       let sent = "";
       let thought = "";
-      const send = (text: string, lp: object | null) => {
+      const send = (text: string, lp: object | null, final = false) => {
         const parts = p.reasoning.parse ? splitForParser(text, p.reasoning) : { reasoning: "", content: text };
+        // with the parser, only a call outside the thought holds the content back
+        if (p.reasoning.parse && p.parseTools && !final) parts.content = releasable(parts.content, [], true);
         const dr = parts.reasoning.startsWith(thought) ? parts.reasoning.slice(thought.length) : "";
         const dc = parts.content.startsWith(sent) ? parts.content.slice(sent.length) : "";
         thought += dr;
@@ -276,7 +278,7 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
       };
       const r = await runChoice(ctx, p, index, {
         aborted: () => closed,
-        onToken: (ids, lp) => send(releasable(decode(ids), p.base.stop, p.parseTools, tags), lp ? { content: logprobEntries([lp], piece) } : null),
+        onToken: (ids, lp) => send(releasable(decode(ids), p.base.stop, p.parseTools && !p.reasoning.parse, tags), lp ? { content: logprobEntries([lp], piece) } : null),
       });
       completion += r.ids.length;
       if (closed) return;
@@ -293,7 +295,7 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
           writeSse(res, chunk([{ index, delta: { content: rest.slice(head.length) }, logprobs: null, finish_reason: null }]));
         const calls = message.tool_calls.map((c, i) => ({ index: i, ...c }));
         writeSse(res, chunk([{ index, delta: { tool_calls: calls }, logprobs: null, finish_reason: null }]));
-      } else send(r.text, null);
+      } else send(r.text, null, true);
       writeSse(res, chunk([{ index, delta: {}, logprobs: null, finish_reason: finishReason }]));
     }),
   );

@@ -249,6 +249,31 @@ describe("the reasoning parser, streamed and whole alike", () => {
     }
   });
 
+  it("streams a thought that mentions <tool_call> as it comes, and a broken call outside it whole at the end", async () => {
+    const { server: s, client: c } = await serve("<think>\nmaybe <tool_call> then more\n</think>\n\nDone. <tool_call> oops");
+    try {
+      const stream = await c.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add" }], tools: TOOLS, temperature: 0, stream: true });
+      let content = "";
+      let reasoningAlone = ""; // reasoning sent in chunks that carry no content
+      let reasoning = "";
+      for await (const chunk of stream)
+        for (const ch of chunk.choices) {
+          const d = ch.delta as { reasoning?: string; content?: string };
+          reasoning += d.reasoning ?? "";
+          content += d.content ?? "";
+          if (!d.content) reasoningAlone += d.reasoning ?? "";
+        }
+      expect(reasoningAlone).toContain("then more");
+      expect(reasoning.trim()).toBe("maybe <tool_call> then more");
+      const whole = await c.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add" }], tools: TOOLS, temperature: 0 });
+      expect(whole.choices[0].message.tool_calls).toBeUndefined();
+      expect(content.trim()).toBe(whole.choices[0].message.content);
+      expect(content).toContain("oops");
+    } finally {
+      await s.close();
+    }
+  });
+
   it("gives a remote policy a thought cut off by max_tokens without a close tag the model never wrote", async () => {
     const { server: s } = await serve("<think>\nthinking about it at some length, then more");
     try {
