@@ -219,8 +219,8 @@ export async function completeChat(ctx: ChatContext, p: Prepared, aborted: () =>
   };
 }
 
-/** Text that may be sent now: not a possible start of a stop string, a tool-call tag or (with
- *  `guards`) another tag. */
+/** Text that may be sent now: not a possible start of a stop string, a tool-call tag or one of
+ *  `tags` (<think> and </think> with a reasoning parser). */
 export function releasable(text: string, stops: string[], parseTools: boolean, tags: readonly string[] = []): string {
   let end = text.length;
   while (end > 0 && text[end - 1] === "\uFFFD") end--; // a character still being assembled
