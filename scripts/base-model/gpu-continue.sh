@@ -6,8 +6,9 @@
 # calculator's training split to pick, its held-out split to report).
 #   GUESS="PACK:BATCH_TOKENS:STEPS ..." scripts/base-model/gpu-continue.sh OUT MINUTES INIT_FOLDER CORPUS.npz.xz [...]
 # Writes OUT/c<k>/best.safetensors (pretraining continued on the k-th corpus; best validation
-# exact share) and OUT/c<k>-g<j>/last.safetensors (that, after the j-th guess stage), with their
-# log.jsonl. Other settings: LR (2.5e-4), BATCH (131072 tokens), PYTHON (python3).
+# exact share), OUT/c<k>-g<j>/last.safetensors (that, after the j-th guess stage) and every run's
+# log lines in OUT/logs.jsonl: two corpora and two guess stages make 7 files, 44 MB, within what a
+# lease brings back. Other settings: LR (2.5e-4), BATCH (131072 tokens), PYTHON (python3).
 set -uo pipefail
 [ $# -ge 4 ] || { echo "usage: GUESS=\"PACK:BATCH:STEPS ...\" gpu-continue.sh OUT MINUTES INIT_FOLDER CORPUS.npz.xz [...]" >&2; exit 2; }
 PY=${PYTHON:-python3}
@@ -41,4 +42,11 @@ for corpus in "${corpora[@]}"; do
   chain "$k" "$corpus" 2>&1 | sed -u "s/^/c$k /" &
 done
 wait
-ls -la "$out"/*
+# what a lease brings back is at most 8 files of 16 MiB, 64 MiB in all: one weights file per
+# candidate (a guess stage's best.safetensors is only its starting point) and one log
+for log in "$out"/c*/log.jsonl; do
+  run=$(basename "$(dirname "$log")")
+  sed "s/^{/{\"run\": \"$run\", /" "$log" >> "$out/logs.jsonl" && rm "$log"
+done
+rm -f "$out"/c*-g*/best.safetensors
+ls -la "$out" "$out"/*/
