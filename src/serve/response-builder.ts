@@ -34,7 +34,7 @@ export interface ReasoningOptions {
 
 /** The reply as the reasoning parser reads it: with the prompt's open <think> put back. A lone
  *  </think> is then only text, in the whole reply and in the stream alike. */
-export function reasoningView(text: string, r: ReasoningOptions): string {
+function reasoningView(text: string, r: ReasoningOptions): string {
   return r.parse && r.opensThink ? THINK_OPEN + text : text;
 }
 
