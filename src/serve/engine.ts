@@ -1,7 +1,7 @@
 /**
  * The forward-pass interface the serve loop (generate.ts) drives: start a batch of sequences
  * from their prompts and read each live row's next-token logits, then feed one token per row,
- * dropping finished rows first. Two engines implement it, on the lower-level APIs of src/policy
+ * dropping finished rows first, and (where the engine can) add rows mid-flight. Two engines implement it, on the lower-level APIs of src/policy
  * (not its samplers, so the loop can mask and read the logits): onnxruntime (ort-engine.ts,
  * batched, faster, preferred) and tfjs (tfjs-engine.ts, one row at a time, the fallback).
  * `createEngine` picks one: "auto" tries onnxruntime and falls back to tfjs when it cannot load.
@@ -17,6 +17,9 @@ export interface BatchSession {
   /** keeps the listed live rows (indices into the current rows, ascending), drops the rest,
    *  and feeds `tokens[i]` to kept row i; `logits` then holds the kept rows' next logits */
   step(keep: number[], tokens: number[]): Promise<void>;
+  /** prefills `prompts` and adds them as rows after the live ones (continuous batching); their
+   *  logits follow the live rows' in `logits`. Absent where the engine cannot add rows. */
+  join?(prompts: number[][]): Promise<void>;
   dispose(): void;
 }
 

@@ -1,6 +1,7 @@
 /**
  * The serve step loop: a batch of sequences, each from its prompt to EOS, a stop string or its
- * max_tokens, on any StepEngine; finished rows leave the batch. Per step and row it reads the
+ * max_tokens, on any StepEngine; finished rows leave the batch and get their result at once, and
+ * new ones can join it between steps (continuous batching, where the engine can add rows). Per step and row it reads the
  * logits, optionally masks them (JSON constraint), draws the
  * token with the shared sampler helpers (sampling.ts: temperature, top-k, top-p, a seeded
  * per-choice stream `Rng(seed, index)`), and records the token's log-probability and the top
@@ -12,7 +13,7 @@
  */
 import { logSumExp, pickToken, Rng, StopMatcher, type PickOptions } from "../policy/sampling.js";
 import { ApiError } from "./api-error.js";
-import type { StepEngine } from "./engine.js";
+import type { BatchSession, StepEngine } from "./engine.js";
 
 /** What the loop asks of a constraint (JsonConstraint, ToolCallConstraint). */
 export interface DecodeConstraint {
@@ -77,73 +78,120 @@ function topK(logits: Float32Array, k: number, lse: number): Array<{ id: number;
   return best.map((id) => ({ id, logprob: logits[id] - lse }));
 }
 
+/** One sequence of a batch and where its result goes (as soon as it finishes). */
+export interface BatchMember {
+  params: GenerateParams;
+  done(result: GenerateResult): void;
+  fail(error: unknown): void;
+}
+
 interface Row {
+  m: BatchMember;
   p: GenerateParams;
   ids: number[];
   logprobs: TokenLogprob[] | null;
   rng: Rng;
   stop: StopMatcher;
   maxNew: number;
-  finish: GenerateResult["finish"] | null;
 }
 
-/** Generates every sequence in `params` as one batch (the engine's batch rows). */
-export async function generateBatch(engine: StepEngine, codec: TextCodec, params: GenerateParams[]): Promise<GenerateResult[]> {
-  if (engine.closed) throw new ApiError(404, "the model was unloaded while this request waited", "invalid_request_error", "model", "model_not_found");
+/**
+ * Runs `first` as one batch of the engine's rows until every row has finished. Between steps,
+ * where the engine can add rows, `admit(room)` is asked for up to `room` more members (at most
+ * `maxRows` rows in all), which join the running batch (continuous batching). Each member gets
+ * its result when its row finishes; an engine error fails the rows still running. Never throws.
+ */
+export async function runBatch(
+  engine: StepEngine,
+  codec: TextCodec,
+  first: BatchMember[],
+  join: { admit?: (room: number) => BatchMember[]; maxRows?: number } = {},
+): Promise<void> {
+  const { admit } = join;
+  const maxRows = Math.min(join.maxRows ?? engine.maxBatch, engine.maxBatch);
   const cfg = engine.config;
   const V = cfg.vocabSize;
   const eos = new Set(codec.eosTokenIds.length ? codec.eosTokenIds : cfg.eosTokenIds);
   const decode = (x: number[]) => codec.decode(x, { skipSpecial: true });
-  const rows: Row[] = params.map((p) => ({
-    p,
-    ids: [],
-    logprobs: p.topLogprobs === null ? null : [],
-    rng: new Rng(p.seed, p.index),
-    stop: new StopMatcher(p.stop, decode),
-    maxNew: Math.max(0, Math.min(p.maxTokens, cfg.maxPositions - p.prompt.length)),
-    finish: null,
-  }));
-  for (const r of rows) if (r.maxNew === 0) r.finish = "length";
-  let live = rows.filter((r) => r.finish === null);
-  if (live.length > 0) {
-    const session = await engine.start(live.map((r) => r.p.prompt));
-    try {
-      for (;;) {
-        const logits = session.logits; // [rows, V]
-        const tokens: number[] = [];
-        const keep: number[] = [];
-        live.forEach((r, i) => {
-          const step = r.ids.length;
-          if (r.p.aborted?.()) return void (r.finish = "length");
-          const row = logits.subarray(i * V, (i + 1) * V); // [V]
-          const c = r.p.constraint;
-          const opts = { temperature: r.p.temperature, topK: r.p.topK, topP: r.p.topP };
-          const token = c ? c.pick(row, opts, r.rng, r.maxNew - step) : pickToken(row, opts, r.rng).token;
-          if (eos.has(token)) return void (r.finish = "stop");
-          c?.advance(token);
-          r.ids.push(token);
-          if (r.logprobs) {
-            const lse = logSumExp(row);
-            r.logprobs.push({ id: token, logprob: Math.min(0, row[token] - lse), top: r.p.topLogprobs ? topK(row, r.p.topLogprobs, lse) : [] });
-          }
-          r.p.onToken?.(r.ids, r.logprobs ? r.logprobs[r.logprobs.length - 1] : null);
-          // a stop string, a whole JSON document (its forced EOS would cost one more forward), or the budget
-          if (r.stop.push(token) !== null || c?.done) return void (r.finish = "stop");
-          if (r.ids.length >= r.maxNew) return void (r.finish = "length");
-          keep.push(i);
-          tokens.push(token);
-        });
-        if (keep.length === 0) break;
-        live = keep.map((i) => live[i]);
-        await session.step(keep, tokens);
-      }
-    } finally {
-      session.dispose();
-    }
-  }
-  return rows.map((r) => {
+  const finish = (r: Row, reason: GenerateResult["finish"]) => {
     let text = decode(r.ids);
     if (r.stop.matched !== null) text = text.slice(0, text.indexOf(r.stop.matched));
-    return { ids: r.ids, text, finish: r.finish ?? "length", logprobs: r.logprobs };
-  });
+    r.m.done({ ids: r.ids, text, finish: reason, logprobs: r.logprobs });
+  };
+  /** the members' rows that have tokens to generate (the others finish at once) */
+  const rowsOf = (members: BatchMember[]): Row[] =>
+    members.flatMap((m) => {
+      const p = m.params;
+      const r: Row = {
+        m,
+        p,
+        ids: [],
+        logprobs: p.topLogprobs === null ? null : [],
+        rng: new Rng(p.seed, p.index),
+        stop: new StopMatcher(p.stop, decode),
+        maxNew: Math.max(0, Math.min(p.maxTokens, cfg.maxPositions - p.prompt.length)),
+      };
+      if (r.maxNew > 0) return [r];
+      finish(r, "length");
+      return [];
+    });
+  if (engine.closed) {
+    const gone = new ApiError(404, "the model was unloaded while this request waited", "invalid_request_error", "model", "model_not_found");
+    for (const m of first) m.fail(gone);
+    return;
+  }
+  let live = rowsOf(first);
+  if (live.length === 0) return;
+  let session: BatchSession | null = null;
+  try {
+    session = await engine.start(live.map((r) => r.p.prompt));
+    for (;;) {
+      const logits = session.logits; // [rows, V]
+      const tokens: number[] = [];
+      const keep: number[] = [];
+      live.forEach((r, i) => {
+        const step = r.ids.length;
+        if (r.p.aborted?.()) return finish(r, "length");
+        const row = logits.subarray(i * V, (i + 1) * V); // [V]
+        const c = r.p.constraint;
+        const opts = { temperature: r.p.temperature, topK: r.p.topK, topP: r.p.topP };
+        const token = c ? c.pick(row, opts, r.rng, r.maxNew - step) : pickToken(row, opts, r.rng).token;
+        if (eos.has(token)) return finish(r, "stop");
+        c?.advance(token);
+        r.ids.push(token);
+        if (r.logprobs) {
+          const lse = logSumExp(row);
+          r.logprobs.push({ id: token, logprob: Math.min(0, row[token] - lse), top: r.p.topLogprobs ? topK(row, r.p.topLogprobs, lse) : [] });
+        }
+        r.p.onToken?.(r.ids, r.logprobs ? r.logprobs[r.logprobs.length - 1] : null);
+        // a stop string, a whole JSON document (its forced EOS would cost one more forward), or the budget
+        if (r.stop.push(token) !== null || c?.done) return finish(r, "stop");
+        if (r.ids.length >= r.maxNew) return finish(r, "length");
+        keep.push(i);
+        tokens.push(token);
+      });
+      live = keep.map((i) => live[i]);
+      if (live.length === 0) break;
+      await session.step(keep, tokens);
+      if (admit && session.join) {
+        const joining = live.length < maxRows ? rowsOf(admit(maxRows - live.length)) : [];
+        if (joining.length > 0) {
+          live = [...live, ...joining]; // before the await: a failed join fails them too
+          await session.join(joining.map((r) => r.p.prompt));
+        }
+      }
+    }
+  } catch (e) {
+    for (const r of live) r.m.fail(e);
+  } finally {
+    session?.dispose();
+  }
+}
+
+/** Generates every sequence in `params` as one batch (the engine's batch rows). */
+export async function generateBatch(engine: StepEngine, codec: TextCodec, params: GenerateParams[]): Promise<GenerateResult[]> {
+  const members: BatchMember[] = [];
+  const results = params.map((p) => new Promise<GenerateResult>((done, fail) => members.push({ params: p, done, fail })));
+  await runBatch(engine, codec, members);
+  return Promise.all(results);
 }

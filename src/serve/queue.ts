@@ -1,24 +1,35 @@
 /**
  * One lane for everything that touches the models, in arrival order. Generation jobs (one per
  * choice) that are waiting together for the same model run as ONE batch of up to `maxBatch`
- * rows (static batching: a batch runs to its end, then the next forms from what queued
- * meanwhile); adapter loads and unloads run alone, so an adapter is never swapped under a
- * generation in flight. Simple and correct over clever.
+ * rows; jobs for that model that queue while it runs join it between steps (continuous
+ * batching, where the engine can add rows), as long as nothing else waits before them: another
+ * model's request or an adapter load stops the joining, the batch drains, and that job runs
+ * next. Adapter loads and unloads run alone, so an adapter is never swapped under a generation
+ * in flight. With `continuous` off, a batch runs to its end and the next forms from what queued
+ * meanwhile (static batching).
  */
 import type { StepEngine } from "./engine.js";
-import { generateBatch, type GenerateParams, type GenerateResult, type TextCodec } from "./generate.js";
+import { runBatch, type BatchMember, type GenerateParams, type GenerateResult, type TextCodec } from "./generate.js";
 
 type Job =
   | { kind: "exclusive"; fn: () => Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void }
   | { kind: "generate"; model: () => StepEngine; codec: TextCodec; params: GenerateParams; resolve: (v: GenerateResult) => void; reject: (e: unknown) => void };
+type GenerateJob = Extract<Job, { kind: "generate" }>;
+
+const member = (j: GenerateJob): BatchMember => ({ params: j.params, done: j.resolve, fail: j.reject });
 
 export class Scheduler {
   private readonly jobs: Job[] = [];
   private running = false;
-  /** batches run so far and their sizes, for the log and tests */
+  /** batches run so far and their sizes when they started, for the log and tests */
   readonly batchSizes: number[] = [];
+  /** requests that joined a batch already running */
+  joined = 0;
 
-  constructor(private readonly maxBatch = 8) {
+  constructor(
+    private readonly maxBatch = 8,
+    private readonly continuous = true,
+  ) {
     if (!(Number.isInteger(maxBatch) && maxBatch >= 1)) throw new Error(`max batch must be an integer >= 1, got ${maxBatch}`);
   }
 
@@ -65,7 +76,7 @@ export class Scheduler {
       return;
     }
     // the head's engine: take its generation jobs up to the first exclusive job
-    const engineOf = (j: Extract<Job, { kind: "generate" }>): StepEngine | null => {
+    const engineOf = (j: GenerateJob): StepEngine | null => {
       try {
         return j.model();
       } catch (e) {
@@ -77,7 +88,7 @@ export class Scheduler {
     const engine = engineOf(head);
     if (!engine) return;
     const limit = Math.min(this.maxBatch, engine.maxBatch);
-    const batch: Array<Extract<Job, { kind: "generate" }>> = [];
+    const batch: GenerateJob[] = [];
     for (let i = 0; i < this.jobs.length && batch.length < limit; ) {
       const j = this.jobs[i];
       if (j.kind === "exclusive") break;
@@ -89,11 +100,21 @@ export class Scheduler {
       } else i++;
     }
     this.batchSizes.push(batch.length);
-    try {
-      const results = await generateBatch(engine, head.codec, batch.map((j) => j.params));
-      batch.forEach((j, i) => j.resolve(results[i]));
-    } catch (e) {
-      for (const j of batch) j.reject(e);
-    }
+    // joiners come from the front of the queue only, so nothing waits behind a busy model forever
+    const admit = (room: number): BatchMember[] => {
+      const joining: GenerateJob[] = [];
+      while (joining.length < room && this.jobs.length > 0) {
+        const j = this.jobs[0];
+        if (j.kind !== "generate") break;
+        const e = engineOf(j);
+        if (e === null) continue;
+        if (e !== engine) break;
+        joining.push(j);
+        this.jobs.shift();
+      }
+      this.joined += joining.length;
+      return joining.map(member);
+    };
+    await runBatch(engine, head.codec, batch.map(member), { admit: this.continuous ? admit : undefined, maxRows: limit });
   }
 }

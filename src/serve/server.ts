@@ -37,6 +37,8 @@ export interface ServeOptions {
   adapters?: Array<{ name: string; path: string }>;
   /** generation rows run together at most (concurrent requests and n choices); default 8 */
   maxBatch?: number;
+  /** requests join a running batch between steps (default true); false: static batches */
+  continuousBatching?: boolean;
   /** when set, requests must carry `Authorization: Bearer <apiKey>` */
   apiKey?: string;
   /** the base model's name in requests (default: "default" or the folder name) */
@@ -111,7 +113,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const log = options.log ?? (() => {});
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? 8000;
-  const scheduler = new Scheduler(options.maxBatch ?? 8);
+  const scheduler = new Scheduler(options.maxBatch ?? 8, options.continuousBatching ?? true);
   // bind first: a busy port fails in a second, not after the model has loaded
   let registry: ModelRegistry | null = null;
   const server = http.createServer((req, res) => {

@@ -209,15 +209,18 @@ export class KvCache {
     return new KvCache(c.numLayers, batch, c.numKvHeads, c.headDim, capacity);
   }
 
-  /** Re-lays the buffers with a new capacity and/or a subset of rows (in order). */
-  private relayout(capacity: number, rows: number[]): void {
-    const HD = this.headDim, KVH = this.kvHeads, oldCap = this.capacity, keep = this.filled * HD;
+  /** Re-lays the buffers with a new capacity and/or a subset of rows (in order), every kept slot
+   *  moved `shift` slots (a negative shift drops that many leading slots), `extraRows` zeroed rows
+   *  after them. */
+  private relayout(capacity: number, rows: number[], shift = 0, extraRows = 0): void {
+    const HD = this.headDim, KVH = this.kvHeads, oldCap = this.capacity;
+    const from = Math.max(0, -shift), len = (this.filled - from) * HD;
     const move = (src: Float32Array) => {
-      const dst = new Float32Array(rows.length * KVH * capacity * HD);
+      const dst = new Float32Array((rows.length + extraRows) * KVH * capacity * HD);
       rows.forEach((r, i) => {
         for (let h = 0; h < KVH; h++) {
-          const s = (r * KVH + h) * oldCap * HD, d = (i * KVH + h) * capacity * HD;
-          dst.set(src.subarray(s, s + keep), d);
+          const s = ((r * KVH + h) * oldCap + from) * HD, d = ((i * KVH + h) * capacity + from + shift) * HD;
+          dst.set(src.subarray(s, s + len), d);
         }
       });
       return dst;
@@ -225,7 +228,8 @@ export class KvCache {
     this.keys = this.keys.map(move);
     this.values = this.values.map(move);
     this.capacity = capacity;
-    this.batch = rows.length;
+    this.batch = rows.length + extraRows;
+    this.filled += shift;
   }
 
   /** Makes room for at least `capacity` slots (no-op when there is). */
@@ -247,8 +251,28 @@ export class KvCache {
     this.filled += T;
   }
 
-  /** Keeps only the listed rows (finished sequences leave the batch). */
-  selectRows(rows: number[]): void {
-    this.relayout(this.capacity, rows);
+  /** Keeps only the listed rows (finished sequences leave the batch). `dropLeading` slots that
+   *  every kept row pads are dropped too, and the capacity shrinks to fit what is left. */
+  selectRows(rows: number[], dropLeading = 0): void {
+    const filled = this.filled - dropLeading;
+    const capacity = dropLeading > 0 ? Math.min(this.capacity, Math.max(2 * filled, filled + 64)) : this.capacity;
+    this.relayout(capacity, rows, -dropLeading);
+  }
+
+  /** Adds `rows` rows prefilled on their own (`OrtPolicy.step` with no past: [rows, KVH, T, HD]
+   *  per layer), right-aligned with the filled slots. When T exceeds the filled slots, every
+   *  existing row moves right by the difference, which is returned (their left pad grows by it). */
+  admit(newKeys: Float32Array[], newValues: Float32Array[], rows: number, T: number): number {
+    const shift = Math.max(0, T - this.filled), old = this.batch;
+    this.relayout(Math.max(this.capacity, this.filled + shift + 64), Array.from({ length: old }, (_, i) => i), shift, rows);
+    const HD = this.headDim, KVH = this.kvHeads, C = this.capacity, at = this.filled - T;
+    for (let l = 0; l < this.layers; l++) {
+      for (const [src, dst] of [[newKeys[l], this.keys[l]], [newValues[l], this.values[l]]] as const) {
+        for (let bh = 0; bh < rows * KVH; bh++) {
+          dst.set(src.subarray(bh * T * HD, (bh + 1) * T * HD), ((old * KVH + bh) * C + at) * HD);
+        }
+      }
+    }
+    return shift;
   }
 }
