@@ -96,6 +96,27 @@ export function splitReasoning(text: string, loneClose = true): { reasoning: str
   return { reasoning: reasoning.join(""), content: visible.map((v) => v.text).join("") };
 }
 
+type ToolCallPiece = { text: string; at: number } | { bodyStart: number; bodyEnd: number; closed: boolean };
+
+/** The pieces of one visible part, in order: the text between <tool_call> blocks (stray closing
+ *  tags still in it) and each block's body. A block ends at its </tool_call>, or unclosed at the
+ *  next <tool_call> or the end of the part. */
+function* toolCallPieces(t: string): Generator<ToolCallPiece> {
+  let pos = 0;
+  for (;;) {
+    const open = t.indexOf(TOOL_CALL_OPEN, pos);
+    yield { text: t.slice(pos, open < 0 ? t.length : open), at: pos };
+    if (open < 0) return;
+    const bodyStart = open + TOOL_CALL_OPEN.length;
+    const close = t.indexOf(TOOL_CALL_CLOSE, bodyStart);
+    const nextOpen = t.indexOf(TOOL_CALL_OPEN, bodyStart);
+    const closed = close >= 0 && (nextOpen < 0 || close < nextOpen);
+    const bodyEnd = closed ? close : nextOpen >= 0 ? nextOpen : t.length;
+    yield { bodyStart, bodyEnd, closed };
+    pos = closed ? close + TOOL_CALL_CLOSE.length : bodyEnd;
+  }
+}
+
 /** The text with its <tool_call> blocks (and stray closing tags) taken out, <think> blocks kept
  *  as written; trimmed. What an OpenAI-style message holds as content beside its tool calls. */
 export function withoutToolCalls(text: string): string {
@@ -104,17 +125,8 @@ export function withoutToolCalls(text: string): string {
   let cursor = 0;
   for (const part of visible) {
     out += text.slice(cursor, part.offset); // a think block, verbatim
-    let pos = 0;
-    const t = part.text;
-    for (;;) {
-      const open = t.indexOf(TOOL_CALL_OPEN, pos);
-      out += t.slice(pos, open < 0 ? t.length : open).split(TOOL_CALL_CLOSE).join("");
-      if (open < 0) break;
-      const close = t.indexOf(TOOL_CALL_CLOSE, open + TOOL_CALL_OPEN.length);
-      const nextOpen = t.indexOf(TOOL_CALL_OPEN, open + TOOL_CALL_OPEN.length);
-      pos = close >= 0 && (nextOpen < 0 || close < nextOpen) ? close + TOOL_CALL_CLOSE.length : nextOpen >= 0 ? nextOpen : t.length;
-    }
-    cursor = part.offset + t.length;
+    for (const piece of toolCallPieces(part.text)) if ("text" in piece) out += piece.text.split(TOOL_CALL_CLOSE).join("");
+    cursor = part.offset + part.text.length;
   }
   return (out + text.slice(cursor)).trim();
 }
@@ -196,32 +208,22 @@ export function parseToolCalls(text: string, { loneClose = true }: { loneClose?:
   try {
     const { visible, reasoning } = splitThinking(text, loneClose);
     for (const part of visible) {
-      let pos = 0;
       const t = part.text;
-      for (;;) {
-        const open = t.indexOf(TOOL_CALL_OPEN, pos);
-        const seg = t.slice(pos, open < 0 ? t.length : open);
-        // closing tags with no opening tag: reported and dropped from the content
-        for (let at = seg.indexOf(TOOL_CALL_CLOSE); at >= 0; at = seg.indexOf(TOOL_CALL_CLOSE, at + 1)) {
-          errors.push({ index: 0, kind: "stray_close", message: `${TOOL_CALL_CLOSE} without ${TOOL_CALL_OPEN}`, offset: part.offset + pos + at });
+      for (const piece of toolCallPieces(t)) {
+        if ("text" in piece) {
+          // closing tags with no opening tag: reported and dropped from the content
+          const seg = piece.text;
+          for (let at = seg.indexOf(TOOL_CALL_CLOSE); at >= 0; at = seg.indexOf(TOOL_CALL_CLOSE, at + 1)) {
+            errors.push({ index: 0, kind: "stray_close", message: `${TOOL_CALL_CLOSE} without ${TOOL_CALL_OPEN}`, offset: part.offset + piece.at + at });
+          }
+          content.push(seg.split(TOOL_CALL_CLOSE).join(""));
+          continue;
         }
-        const kept = seg.split(TOOL_CALL_CLOSE).join("");
-        content.push(kept);
-        if (open < 0) break;
         index++;
-        const bodyStart = open + TOOL_CALL_OPEN.length;
-        const close = t.indexOf(TOOL_CALL_CLOSE, bodyStart);
-        const nextOpen = t.indexOf(TOOL_CALL_OPEN, bodyStart);
-        let bodyEnd: number;
-        if (close >= 0 && (nextOpen < 0 || close < nextOpen)) {
-          bodyEnd = close;
-          pos = close + TOOL_CALL_CLOSE.length;
-        } else {
-          bodyEnd = nextOpen >= 0 ? nextOpen : t.length;
-          pos = bodyEnd;
-          errors.push({ index, kind: "unclosed", message: `tool_call ${index}: missing ${TOOL_CALL_CLOSE}`, offset: part.offset + bodyEnd });
+        if (!piece.closed) {
+          errors.push({ index, kind: "unclosed", message: `tool_call ${index}: missing ${TOOL_CALL_CLOSE}`, offset: part.offset + piece.bodyEnd });
         }
-        readBody(t.slice(bodyStart, bodyEnd), part.offset + bodyStart, index, calls, errors);
+        readBody(t.slice(piece.bodyStart, piece.bodyEnd), part.offset + piece.bodyStart, index, calls, errors);
       }
     }
     const thoughts = reasoning.map((r) => r.trim()).filter((r) => r.length > 0);
