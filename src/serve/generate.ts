@@ -118,20 +118,27 @@ export async function runBatch(
     if (r.stop.matched !== null) text = text.slice(0, text.indexOf(r.stop.matched));
     r.m.done({ ids: r.ids, text, finish: reason, logprobs: r.logprobs });
   };
-  /** the members' rows that have tokens to generate (the others finish at once) */
+  /** the members' rows that have tokens to generate: the others finish at once (no room, or
+   *  the client already gone), and a member whose row cannot be built fails alone */
   const rowsOf = (members: BatchMember[]): Row[] =>
     members.flatMap((m) => {
       const p = m.params;
-      const r: Row = {
-        m,
-        p,
-        ids: [],
-        logprobs: p.topLogprobs === null ? null : [],
-        rng: new Rng(p.seed, p.index),
-        stop: new StopMatcher(p.stop, decode),
-        maxNew: Math.max(0, Math.min(p.maxTokens, cfg.maxPositions - p.prompt.length)),
-      };
-      if (r.maxNew > 0) return [r];
+      let r: Row;
+      try {
+        r = {
+          m,
+          p,
+          ids: [],
+          logprobs: p.topLogprobs === null ? null : [],
+          rng: new Rng(p.seed, p.index),
+          stop: new StopMatcher(p.stop, decode),
+          maxNew: Math.max(0, Math.min(p.maxTokens, cfg.maxPositions - p.prompt.length)),
+        };
+      } catch (e) {
+        m.fail(e);
+        return [];
+      }
+      if (r.maxNew > 0 && !p.aborted?.()) return [r];
       finish(r, "length");
       return [];
     });

@@ -67,6 +67,27 @@ describe("continuous batching (engine)", () => {
     });
   }
 
+  it("a joiner whose row cannot be built fails alone; one whose client left is not prefilled", async () => {
+    const c = Object.values(CASES)[0];
+    const engine = await OrtEngine.create(c, randomWeights(c, 5));
+    try {
+      const results: string[] = [];
+      const member = (p: GenerateParams, tag: string): BatchMember => ({
+        params: p,
+        done: (r) => results.push(`${tag} done ${r.ids.length} ${r.finish}`),
+        fail: (err) => results.push(`${tag} failed: ${(err as Error).name}`),
+      });
+      let calls = 0;
+      await runBatch(engine, codec, [member(params([1, 2, 3], 5, 0), "running")], {
+        admit: () =>
+          calls++ > 0 ? [] : [member({ ...params([4], 5, 1), seed: Number.NaN }, "bad seed"), member({ ...params([5], 5, 2), aborted: () => true }, "gone")],
+      });
+      expect(results).toEqual(["bad seed failed: RangeError", "gone done 0 length", "running done 5 length"]);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it("fails the rows still running when the engine fails, and gives finished rows their result", async () => {
     const c = Object.values(CASES)[0];
     const engine = await OrtEngine.create(c, randomWeights(c, 5));
