@@ -34,7 +34,7 @@ C=template:calculator
 /usr/bin/python3 scripts/base-model/pretrain.py "$work/calc-mix.jsonl" "$work/cropped2" --init "$work/cropped" \
   --tokens 2.7e6 --lr 4e-4 --batch-tokens 4096 --warmup 30 --save-every 350 --mixed --crop-system 0.85
 # session 5: another fresh corpus (seed base-4, 4x), trained together with the session-4 rows
-npx tsx scripts/base-model/make-corpus.ts "$work/corpus4.jsonl" base-4 4
+npx tsx scripts/base-model/make-corpus.ts "$work/corpus4.jsonl" base-4 4 calculator  # knowledge has ~2,800 distinct tasks, fewer than 4x asks
 /usr/bin/python3 scripts/base-model/mix.py "$work/corpus4.jsonl" "$work/calc-mix4.jsonl" --fixture calculator \
   --cap $C.arith.binary=3000 --cap $C.statistics=3500 --cap $C.chain.calc-percent=3000
 /usr/bin/python3 scripts/base-model/pretrain.py "$work/calc-mix4.jsonl" "$work/cropped3" --init "$work/cropped2" \
