@@ -4,7 +4,7 @@
 # (seeds base-1, base-4 ... base-9), 50,000 wide compound-interest rows, the guess rows, four
 # packed files and the starting weights. Each corpus is kept in WORK (default /tmp/base-model-work)
 # and not remade when present, so a rerun after an interruption picks up where it stopped.
-# About 25 minutes on 2 cores; needs numpy (`apt-get install -y python3-numpy`).
+# About 32 minutes on 2 cores; needs numpy (`apt-get install -y python3-numpy`).
 #   scripts/base-model/prepare-gpu.sh [DEST] [WORK]
 # Then, on the GPU machine (the run tool, carry [".gpu"], timeout_s 600):
 #   GUESS=".gpu/guess.npz.xz:8192:250 .gpu/guessbig.npz.xz:65536:400" \
