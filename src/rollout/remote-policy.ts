@@ -106,6 +106,15 @@ export class RemotePolicy implements Policy {
     if (previous) await this.post("unload_lora_adapter", { lora_name: previous }).catch(() => undefined);
   }
 
+  /** Unloads every adapter the server lists whose name starts with `prefix`, except the one in
+   *  use; a server that refuses is left as it is (this is tidying, not training). */
+  async unloadOthers(prefix: string): Promise<void> {
+    const page = await this.client.models.list().catch(() => null);
+    for (const m of page?.data ?? []) {
+      if (m.id.startsWith(prefix) && m.id !== this.model) await this.post("unload_lora_adapter", { lora_name: m.id }).catch(() => undefined);
+    }
+  }
+
   private async post(route: string, body: Record<string, unknown>): Promise<void> {
     const url = `${this.options.baseURL.replace(/\/+$/, "")}/${route}`;
     const res = await fetch(url, {

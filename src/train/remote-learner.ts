@@ -4,6 +4,7 @@
  * updates its LoRA adapters in-process, and after every update has the server load them, so the
  * next rollouts play the updated policy.
  */
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { ChatTokenizer } from "../policy/tokenizer.js";
@@ -22,7 +23,8 @@ export interface RemoteLearnerOptions {
   trainee: Transformer;
   /** the base model folder, named in adapter_config.json */
   baseModelDir: string;
-  /** adapters are written under <runDir>/policy-adapters/ and named after the run */
+  /** adapters are written under <runDir>/policy-adapters/ and named after the run: its folder's
+   *  name and a hash of its path, so runs sharing a server tell their adapters apart */
   runDir: string;
 }
 
@@ -47,13 +49,22 @@ export class RemoteLearner {
     return new RemoteLearner(policy, o);
   }
 
+  /** the server-side names of this run's adapters start with it */
+  private get runPrefix(): string {
+    const runDir = path.resolve(this.o.runDir);
+    return `${path.basename(runDir)}-${createHash("sha256").update(runDir).digest("hex").slice(0, 8)}-`;
+  }
+
   /** Writes the trainee's adapters and has the server play with them from now on. Every push
-   *  gets a name no earlier push (of this process, or of the one a resume continues) used. */
+   *  gets a name no earlier push (of this process, or of the one a resume continues) used. The
+   *  first push of a process also unloads what an earlier process of this run left loaded (one
+   *  that was interrupted, before a resume). */
   async push(step: number): Promise<void> {
     const root = path.join(this.o.runDir, "policy-adapters");
     const name = `step-${String(step).padStart(6, "0")}-${this.session}-${++this.pushes}`;
     saveAdapter(path.join(root, name), this.o.trainee, path.resolve(this.o.baseModelDir));
-    await this.policy.useAdapter(`${path.basename(this.o.runDir)}-${name}`, path.join(root, name));
+    await this.policy.useAdapter(`${this.runPrefix}${name}`, path.join(root, name));
+    if (this.pushes === 1) await this.policy.unloadOthers(this.runPrefix);
     for (const old of fs.readdirSync(root)) if (old !== name) fs.rmSync(path.join(root, old), { recursive: true, force: true });
   }
 }

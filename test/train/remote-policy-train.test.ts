@@ -4,6 +4,7 @@
  * template, updates its LoRA adapters (warm start and GRPO), and has the server load them after
  * every update and on resume.
  */
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,19 +62,32 @@ describe("train with a remote policy", () => {
     }
     // the server plays the newest adapter (the base model's name was found from /v1/models)
     const models = ((await (await fetch(`${server.url}/models`)).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
-    expect(models.filter((m) => m.startsWith("run-step-000002-"))).toHaveLength(1);
-    expect(models.filter((m) => m.startsWith("run-step-000001-"))).toHaveLength(0);
+    // named after the run folder and a hash of its path
+    const prefix = `run-${createHash("sha256").update(path.resolve(out)).digest("hex").slice(0, 8)}-`;
+    const ours = (step: number) => new RegExp(`^${prefix}step-00000${step}-`);
+    expect(models.filter((m) => ours(2).test(m))).toHaveLength(1);
+    expect(models.filter((m) => ours(1).test(m))).toHaveLength(0);
     const kept = fs.readdirSync(path.join(out, "policy-adapters"));
     expect(kept).toHaveLength(1);
     expect(kept[0]).toMatch(/^step-000002-/);
     expect(steps.every((s) => s["rollout/untokenized"] === 0)).toBe(true);
 
-    // resumed: the restored adapters are pushed before the next step plays
+    // another run of the same folder name on the same server: its adapter is not this run's
+    const other = path.join(tempDir("remote-other"), "run");
+    fs.mkdirSync(other, { recursive: true });
+    fs.cpSync(path.join(out, "policy-adapters", kept[0]), path.join(other, "adapter"), { recursive: true });
+    const post = (route: string, body: object) => fetch(`${server.url}/${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await post("load_lora_adapter", { lora_name: "run-0000beef-step-000002-other-1", lora_path: path.join(other, "adapter") })).ok).toBe(true);
+
+    // resumed: the restored adapters are pushed before the next step plays, and what the first
+    // process left loaded is unloaded
     const resumed = await train({ config: { ...config, max_steps: 3 }, resume: true, hooks: { log: () => undefined } });
     expect(resumed.steps).toBe(3);
     const after = ((await (await fetch(`${server.url}/models`)).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
-    expect(after.filter((m) => m.startsWith("run-step-000003-"))).toHaveLength(1);
-    expect(after.filter((m) => m.startsWith("run-step-000002-"))).toHaveLength(1); // the first process's last push: left loaded
+    expect(after.filter((m) => ours(3).test(m))).toHaveLength(1);
+    expect(after.filter((m) => ours(2).test(m))).toHaveLength(0);
+    expect(after).toContain("run-0000beef-step-000002-other-1");
+    expect(after).toContain("tiny-base");
   });
 
   it("refuses full fine-tuning with a remote policy, which could not take the updates", () => {
