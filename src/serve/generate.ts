@@ -1,11 +1,11 @@
 /**
  * The serve step loop: a batch of sequences, each from its prompt to EOS, a stop string or its
  * max_tokens, on any StepEngine; finished rows leave the batch and get their result at once, and
- * new ones can join it between steps (continuous batching, where the engine can add rows). Per step and row it reads the
- * logits, optionally masks them (JSON constraint), draws the
- * token with the shared sampler helpers (sampling.ts: temperature, top-k, top-p, a seeded
- * per-choice stream `Rng(seed, index)`), and records the token's log-probability and the top
- * alternatives under the model's own (raw, unmasked) distribution, as vLLM reports them.
+ * new ones can join it between steps (continuous batching, where the engine can add rows). Per
+ * step and row it reads the logits, optionally masks them (JSON constraint), draws the token
+ * with the shared sampler helpers (sampling.ts: temperature, top-k, top-p, a seeded per-choice
+ * stream `Rng(seed, index)`), and records the token's log-probability and the top alternatives
+ * under the model's own (raw, unmasked) distribution, as vLLM reports them.
  *
  * Conventions: the EOS token ends the sequence and is not part of the ids, text, logprobs or
  * usage; a stop string ends it and is cut from the text (OpenAI's `stop`); special tokens are
@@ -118,8 +118,8 @@ export async function runBatch(
     if (r.stop.matched !== null) text = text.slice(0, text.indexOf(r.stop.matched));
     r.m.done({ ids: r.ids, text, finish: reason, logprobs: r.logprobs });
   };
-  /** the members' rows that have tokens to generate: the others finish at once (no room, or
-   *  the client already gone), and a member whose row cannot be built fails alone */
+  /** the members' rows that have tokens to generate: the others finish at once (max_tokens 0 or
+   *  a full context, or the client already gone), and a member whose row cannot be built fails alone */
   const rowsOf = (members: BatchMember[]): Row[] =>
     members.flatMap((m) => {
       const p = m.params;
@@ -195,7 +195,7 @@ export async function runBatch(
   }
 }
 
-/** Generates every sequence in `params` as one batch (the engine's batch rows). */
+/** Generates every sequence in `params` as one batch, nothing joining (a request alone, in tests). */
 export async function generateBatch(engine: StepEngine, codec: TextCodec, params: GenerateParams[]): Promise<GenerateResult[]> {
   const members: BatchMember[] = [];
   const results = params.map((p) => new Promise<GenerateResult>((done, fail) => members.push({ params: p, done, fail })));
