@@ -1,6 +1,7 @@
 /**
  * `npm run bench:serve-batching`: `train-mcp serve` under concurrent load, continuous batching
- * against static batches. One server per mode (the built-in model's shape with seeded random
+ * against static batches (or, with `--prefix`, prefix caching on against off, both continuous,
+ * every request carrying the calculator fixture's tools: a shared prefix of ~400 tokens). One server per mode (the built-in model's shape with seeded random
  * weights, which write until max_tokens, so request lengths are the drawn ones; `--trained`: the
  * shipped weights, whose answers mostly end within ~25 tokens; onnxruntime, --max-batch 8) on
  * 127.0.0.1; CLIENTS clients each send REQUESTS chat completions one after another through the
@@ -11,12 +12,13 @@
  * request. The last line is one JSON object.
  *
  * Flags: --rounds N (default 3), --clients N (default 8), --requests N (per client, default 6),
- * --trained.
+ * --trained, --prefix.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
+import { connect } from "../src/mcp/connect.js";
 import { mulberry32 } from "../src/policy/weights.js";
 import { startServer } from "../src/serve/server.js";
 import { untrainedDefaultModelDir } from "../test/train/helpers.js";
@@ -30,6 +32,13 @@ const ROUNDS = flag("--rounds", 3);
 const CLIENTS = flag("--clients", 8);
 const REQUESTS = flag("--requests", 6);
 const model = args.includes("--trained") ? "default" : untrainedDefaultModelDir(0);
+const PREFIX = args.includes("--prefix");
+let tools: OpenAI.Chat.ChatCompletionTool[] | undefined;
+if (PREFIX) {
+  const toolbox = await connect("fixture:calculator");
+  tools = toolbox.openAiTools() as OpenAI.Chat.ChatCompletionTool[];
+  await toolbox.close();
+}
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const tasks = fs
@@ -69,6 +78,7 @@ async function load(client: OpenAI): Promise<Load> {
           max_tokens: r.maxTokens,
           temperature: 1,
           seed: r.seed,
+          ...(tools ? { tools } : {}),
         });
         latencies.push((performance.now() - t) / 1000);
         tokens += reply.usage!.completion_tokens;
@@ -85,18 +95,21 @@ async function load(client: OpenAI): Promise<Load> {
   };
 }
 
-const modes = { continuous: true, static: false } as const;
+const modes: Record<string, { continuousBatching: boolean; prefixCacheBytes?: number }> = PREFIX
+  ? { cached: { continuousBatching: true }, uncached: { continuousBatching: true, prefixCacheBytes: 0 } }
+  : { continuous: { continuousBatching: true, prefixCacheBytes: 0 }, static: { continuousBatching: false, prefixCacheBytes: 0 } };
+const [A, B] = Object.keys(modes);
 const servers = Object.fromEntries(
   await Promise.all(
-    Object.entries(modes).map(async ([name, continuousBatching]) => {
-      const server = await startServer({ model, servedModelName: "default", port: 0, engine: "ort", maxBatch: 8, continuousBatching });
+    Object.entries(modes).map(async ([name, mode]) => {
+      const server = await startServer({ model, servedModelName: "default", port: 0, engine: "ort", maxBatch: 8, ...mode });
       const client = new OpenAI({ baseURL: server.url, apiKey: "unused", maxRetries: 0 });
       await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "warm up" }], max_tokens: 4 });
       return [name, { server, client }] as const;
     }),
   ),
 );
-const runs: Record<string, Load[]> = { continuous: [], static: [] };
+const runs: Record<string, Load[]> = { [A]: [], [B]: [] };
 for (let r = 0; r < ROUNDS; r++) {
   for (const name of Object.keys(modes)) {
     const result = await load(servers[name].client);
@@ -118,9 +131,9 @@ const summary = Object.fromEntries(
     },
   ]),
 );
-const ratio = summary.continuous.tokens_per_s / summary.static.tokens_per_s;
+const ratio = summary[A].tokens_per_s / summary[B].tokens_per_s;
 console.log(
-  `median of ${ROUNDS}: continuous ${summary.continuous.tokens_per_s} tok/s vs static ${summary.static.tokens_per_s} tok/s ` +
-    `(x${round(ratio, 2)}); mean latency ${summary.continuous.mean_latency_s} s vs ${summary.static.mean_latency_s} s`,
+  `median of ${ROUNDS}: ${A} ${summary[A].tokens_per_s} tok/s vs ${B} ${summary[B].tokens_per_s} tok/s ` +
+    `(x${round(ratio, 2)}); mean latency ${summary[A].mean_latency_s} s vs ${summary[B].mean_latency_s} s`,
 );
-console.log(JSON.stringify({ weights: model === "default" ? "trained" : "random", clients: CLIENTS, requests_per_client: REQUESTS, rounds: ROUNDS, ...summary, throughput_ratio: round(ratio, 2) }));
+console.log(JSON.stringify({ weights: model === "default" ? "trained" : "random", tools: PREFIX, clients: CLIENTS, requests_per_client: REQUESTS, rounds: ROUNDS, ...summary, throughput_ratio: round(ratio, 2) }));

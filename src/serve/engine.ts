@@ -34,16 +34,22 @@ export interface StepEngine {
   close(): Promise<void>;
 }
 
+export interface EngineOptions {
+  /** the onnxruntime engine's prefix store budget in bytes (default 256 MiB; 0: off) */
+  prefixCacheBytes?: number;
+}
+
 export async function createEngine(
   kind: EngineKind | "auto",
   config: ModelConfig,
   weights: NamedWeights,
   warn: (line: string) => void = () => {},
+  options: EngineOptions = {},
 ): Promise<StepEngine> {
   if (kind === "ort" || kind === "auto") {
     try {
       const { OrtEngine } = await import("./ort-engine.js");
-      return await OrtEngine.create(config, weights);
+      return await OrtEngine.create(config, weights, options);
     } catch (e) {
       if (kind === "ort") throw e;
       warn(`onnxruntime engine unavailable (${(e as Error).message.split("\n")[0]}); using tfjs`);

@@ -17,7 +17,7 @@ import { loadAdapter } from "../policy/peft.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
 import { initRandomWeights, loadCheckpoint, type NamedWeights } from "../policy/weights.js";
 import { ApiError } from "./api-error.js";
-import { createEngine, type EngineKind, type StepEngine } from "./engine.js";
+import { createEngine, type EngineKind, type EngineOptions, type StepEngine } from "./engine.js";
 import { TokenTexts } from "./json-constraint.js";
 
 export interface ServedModel {
@@ -38,6 +38,8 @@ export interface LoadModelOptions {
   servedModelName?: string;
   /** seed of the random init when `default` has no trained weights (default 0) */
   seed?: number;
+  /** the onnxruntime engine's prefix store, per model (default 256 MiB; 0: off) */
+  prefixCacheBytes?: number;
   warn?: (line: string) => void;
 }
 
@@ -56,6 +58,7 @@ export class ModelRegistry {
     private readonly baseWeights: NamedWeights,
     private readonly engineKind: EngineKind | "auto",
     private readonly warn: (line: string) => void,
+    private readonly engineOptions: EngineOptions = {},
   ) {}
 
   static async load(opts: LoadModelOptions): Promise<ModelRegistry> {
@@ -86,8 +89,8 @@ export class ModelRegistry {
     }
     if (!tokenizer.template) throw new TrainMcpError("ModelInvalid", `${tokDir}: tokenizer_config.json has no chat_template`);
     const name = opts.servedModelName ?? (isDefault ? "default" : path.basename(dir));
-    const reg = new ModelRegistry(name, config, tokenizer, weights, opts.engine ?? "auto", warn);
-    const engine = await createEngine(reg.engineKind, config, weights, warn);
+    const reg = new ModelRegistry(name, config, tokenizer, weights, opts.engine ?? "auto", warn, { prefixCacheBytes: opts.prefixCacheBytes });
+    const engine = await createEngine(reg.engineKind, config, weights, warn, reg.engineOptions);
     reg.models.set(name, { name, engine, parent: null, source, created: Math.floor(Date.now() / 1000) });
     return reg;
   }
@@ -134,7 +137,7 @@ export class ModelRegistry {
     } finally {
       t.dispose();
     }
-    const engine = await createEngine(this.get(this.baseName).engine.kind, this.config, merged, this.warn);
+    const engine = await createEngine(this.get(this.baseName).engine.kind, this.config, merged, this.warn, this.engineOptions);
     const m: ServedModel = { name, engine, parent: this.baseName, source: path.resolve(dir), created: Math.floor(Date.now() / 1000) };
     this.models.set(name, m);
     if (old) await old.engine.close();

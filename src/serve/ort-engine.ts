@@ -7,43 +7,128 @@
  * Finished rows leave the cache before the next run, as in ort-sampler.ts. New requests join a
  * running batch (continuous batching): prefilled on their own, their cache rows right-aligned
  * with the running ones, the difference padded; slots no live row needs are dropped as rows leave.
+ * A prompt that starts like one prefilled before (the same system turn and tools, the next turn of
+ * a conversation) runs only its new tokens, over the stored keys and values (prefix-cache.ts).
  */
 import type { ModelConfig } from "../policy/config.js";
 import { KvCache, OrtPolicy } from "../policy/onnx/ort-policy.js";
 import { attentionBias } from "../policy/onnx/policy-graph.js";
 import type { NamedWeights } from "../policy/weights.js";
 import type { BatchSession, StepEngine } from "./engine.js";
+import { PrefixStore } from "./prefix-cache.js";
+
+/** Row `b`'s slots [from, to) of a [B, KVH, T, HD] buffer, as [KVH, to - from, HD]. */
+function copySlots(src: Float32Array, b: number, KVH: number, T: number, HD: number, from: number, to: number): Float32Array {
+  const n = to - from;
+  const out = new Float32Array(KVH * n * HD);
+  for (let h = 0; h < KVH; h++) out.set(src.subarray(((b * KVH + h) * T + from) * HD, ((b * KVH + h) * T + to) * HD), h * n * HD);
+  return out;
+}
+
+/** Per layer [KVH, n, HD] keys and values of one prompt, and its last position's logits [V]. */
+interface PrefilledRow {
+  keys: Float32Array[];
+  values: Float32Array[];
+  logits: Float32Array;
+}
+
+/** Default budget of the prefix store, in bytes of keys and values. */
+const PREFIX_CACHE_BYTES = 256 * 2 ** 20;
 
 export class OrtEngine implements StepEngine {
   readonly kind = "ort" as const;
   closed = false;
   readonly maxBatch = 64;
+  /** prompt tokens asked for, and how many of them came from the prefix store */
+  readonly prefixStats = { promptTokens: 0, cachedTokens: 0 };
   private constructor(
     readonly config: ModelConfig,
     private readonly policy: OrtPolicy,
+    /** null: prefix caching off */
+    readonly prefixes: PrefixStore | null,
   ) {}
 
-  static async create(config: ModelConfig, weights: NamedWeights): Promise<OrtEngine> {
-    return new OrtEngine(config, await OrtPolicy.create(config, weights, { logits: "last" }));
+  /** `prefixCacheBytes`: the prefix store's budget (default 256 MiB; 0 turns it off). */
+  static async create(config: ModelConfig, weights: NamedWeights, opts: { prefixCacheBytes?: number } = {}): Promise<OrtEngine> {
+    const bytesPerToken = 2 * config.numLayers * config.numKvHeads * config.headDim * 4;
+    const tokens = Math.floor((opts.prefixCacheBytes ?? PREFIX_CACHE_BYTES) / bytesPerToken);
+    return new OrtEngine(config, await OrtPolicy.create(config, weights, { logits: "last" }), tokens > 0 ? new PrefixStore(tokens) : null);
   }
 
-  /** Prefills prompts left-padded to the longest: logits [B, V], keys/values [B, KVH, T, HD]. */
-  private prefill(prompts: number[][]) {
+  /** Prefills prompts: the ones with a stored prefix one by one from it, the others together
+   *  (left-padded to the longest); every prompt is stored for later ones. Returns them
+   *  left-padded to T: logits [B, V], keys/values [B, KVH, T, HD] per layer. */
+  private async prefill(prompts: number[][]) {
+    const c = this.config, KVH = c.numKvHeads, HD = c.headDim, V = c.vocabSize;
+    const rows = new Array<PrefilledRow>(prompts.length);
+    const hits = prompts.map((p) => this.prefixes?.lookup(p) ?? null);
+    const misses = prompts.flatMap((_, b) => (hits[b] ? [] : [b]));
+    if (misses.length > 0) {
+      const Tm = Math.max(...misses.map((b) => prompts[b].length));
+      const padsM = misses.map((b) => Tm - prompts[b].length);
+      const out = await this.policy.step({
+        ids: misses.map((b, i) => [...new Array<number>(padsM[i]).fill(0), ...prompts[b]]),
+        positions: misses.map((_, i) => Array.from({ length: Tm }, (_, t) => Math.max(0, t - padsM[i]))),
+        bias: attentionBias(padsM, 0, 0, Tm),
+        past: null,
+      });
+      misses.forEach((b, i) => {
+        const slots = (src: Float32Array) => copySlots(src, i, KVH, Tm, HD, padsM[i], Tm);
+        rows[b] = { keys: out.newKeys.map(slots), values: out.newValues.map(slots), logits: out.logits.slice(i * V, (i + 1) * V) };
+      });
+    }
+    for (let b = 0; b < prompts.length; b++) {
+      const hit = hits[b];
+      if (!hit) continue;
+      // the stored prompt's buffers as the past, only its first `length` slots visible
+      const past = new KvCache(c.numLayers, 1, KVH, HD, hit.capacity);
+      past.keys = hit.keys;
+      past.values = hit.values;
+      past.filled = hit.length;
+      const rest = prompts[b].slice(hit.length);
+      const out = await this.policy.step({
+        ids: [rest],
+        positions: [rest.map((_, t) => hit.length + t)],
+        bias: attentionBias([0], hit.length, hit.capacity, rest.length),
+        past,
+      });
+      const join = (stored: Float32Array, fresh: Float32Array) => {
+        const row = new Float32Array(KVH * prompts[b].length * HD); // [KVH, n, HD]
+        for (let h = 0; h < KVH; h++) {
+          const at = h * prompts[b].length * HD;
+          row.set(stored.subarray(h * hit.capacity * HD, (h * hit.capacity + hit.length) * HD), at);
+          row.set(fresh.subarray(h * rest.length * HD, (h + 1) * rest.length * HD), at + hit.length * HD);
+        }
+        return row;
+      };
+      rows[b] = { keys: hit.keys.map((k, l) => join(k, out.newKeys[l])), values: hit.values.map((v, l) => join(v, out.newValues[l])), logits: out.logits.slice(0, V) };
+      this.prefixStats.cachedTokens += hit.length;
+    }
+    prompts.forEach((p, b) => {
+      this.prefixStats.promptTokens += p.length;
+      this.prefixes?.insert(p, rows[b].keys, rows[b].values);
+    });
+    // left-padded to the longest, as one batch's prefill would have left them
     const T = Math.max(...prompts.map((p) => p.length));
     const pads = prompts.map((p) => T - p.length);
-    const out = this.policy.step({
-      ids: prompts.map((p, b) => [...new Array<number>(pads[b]).fill(0), ...p]),
-      positions: prompts.map((_, b) => Array.from({ length: T }, (_, t) => Math.max(0, t - pads[b]))),
-      bias: attentionBias(pads, 0, 0, T),
-      past: null,
-    });
-    return { T, pads, out };
+    const padded = (pick: (r: PrefilledRow) => Float32Array[]) =>
+      Array.from({ length: c.numLayers }, (_, l) => {
+        const out = new Float32Array(prompts.length * KVH * T * HD); // [B, KVH, T, HD]
+        prompts.forEach((p, b) => {
+          const src = pick(rows[b])[l]; // [KVH, n, HD]
+          for (let h = 0; h < KVH; h++) out.set(src.subarray(h * p.length * HD, (h + 1) * p.length * HD), ((b * KVH + h) * T + pads[b]) * HD);
+        });
+        return out;
+      });
+    const logits = new Float32Array(prompts.length * V); // [B, V]
+    rows.forEach((r, b) => logits.set(r.logits, b * V));
+    return { T, pads, logits, newKeys: padded((r) => r.keys), newValues: padded((r) => r.values) };
   }
 
   async start(prompts: number[][]): Promise<BatchSession> {
-    const { T, pads: firstPads, out: firstOut } = this.prefill(prompts);
-    const first = await firstOut;
-    let pads = firstPads;
+    const first = await this.prefill(prompts);
+    const T = first.T;
+    let pads = first.pads;
     let positions = prompts.map((p) => p.length);
     const cache = KvCache.for(this.config, prompts.length, T + 64);
     cache.append(first.newKeys, first.newValues, T);
@@ -71,8 +156,8 @@ export class OrtEngine implements StepEngine {
         session.logits = out.logits.slice(); // [B, V]
       },
       async join(more: number[][]): Promise<void> {
-        const { T: T2, pads: morePads, out } = self.prefill(more);
-        const joined = await out;
+        const joined = await self.prefill(more);
+        const T2 = joined.T, morePads = joined.pads;
         const shift = cache.admit(joined.newKeys, joined.newValues, more.length, T2);
         // a new row's slots end where the filled ones do: its pad is what its prompt leaves
         pads = [...pads.map((p) => p + shift), ...morePads.map((p) => p + cache.filled - T2)];

@@ -39,6 +39,9 @@ export interface ServeOptions {
   maxBatch?: number;
   /** requests join a running batch between steps (default true); false: static batches */
   continuousBatching?: boolean;
+  /** keys and values of earlier prompts kept per model, so a prompt starting like one of them
+   *  prefills only its new tokens (onnxruntime engine; default 256 MiB; 0: off) */
+  prefixCacheBytes?: number;
   /** when set, requests must carry `Authorization: Bearer <apiKey>` */
   apiKey?: string;
   /** the base model's name in requests (default: "default" or the folder name) */
@@ -149,7 +152,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       server.closeAllConnections();
     });
   try {
-    registry = await ModelRegistry.load({ model: options.model, engine: options.engine, servedModelName: options.servedModelName, seed: options.seed, warn: log });
+    registry = await ModelRegistry.load({
+      model: options.model,
+      engine: options.engine,
+      servedModelName: options.servedModelName,
+      seed: options.seed,
+      prefixCacheBytes: options.prefixCacheBytes,
+      warn: log,
+    });
     for (const a of options.adapters ?? []) await registry.loadAdapter(a.name, path.resolve(a.path));
   } catch (e) {
     await closeHttp();

@@ -1,0 +1,119 @@
+/**
+ * Prefix caching in the onnxruntime engine: prompts that share whole leading blocks with one
+ * prefilled before run only their new tokens, and decode exactly as an engine without the store
+ * does (ids equal, log-probs within float rounding), alone or mixed with uncached prompts in one
+ * batch or joining a running one. Then the store itself: block matching, LRU budget, no copy
+ * stored for a prompt another one already covers.
+ */
+import { describe, expect, it } from "vitest";
+import { generateBatch, runBatch, type BatchMember, type GenerateParams, type GenerateResult, type TextCodec } from "../../src/serve/generate.js";
+import { OrtEngine } from "../../src/serve/ort-engine.js";
+import { PrefixStore } from "../../src/serve/prefix-cache.js";
+import { CASES, randomIds, randomWeights } from "../onnx/helpers.js";
+
+const codec: TextCodec = { decode: (ids) => ids.join(" "), eosTokenIds: [-1] };
+const params = (prompt: number[], index = 0, maxTokens = 8): GenerateParams => ({
+  prompt,
+  maxTokens,
+  temperature: 0,
+  topP: 1,
+  topK: 0,
+  seed: 0,
+  index,
+  stop: [],
+  topLogprobs: 1,
+});
+
+function expectSame(got: GenerateResult, want: GenerateResult): void {
+  expect(got.ids).toEqual(want.ids);
+  got.logprobs!.forEach((l, t) => expect(l.logprob).toBeCloseTo(want.logprobs![t].logprob, 4));
+}
+
+describe("prefix caching (engine)", () => {
+  for (const [name, c] of Object.entries(CASES)) {
+    it(`${name}: cached prefixes decode as uncached prompts do`, async () => {
+      const w = randomWeights(c, 9);
+      const cached = await OrtEngine.create(c, w);
+      const plain = await OrtEngine.create(c, w, { prefixCacheBytes: 0 });
+      try {
+        const V = c.vocabSize;
+        const system = randomIds(40, V, 1); // a shared system turn: two whole blocks of 16, and 8 more
+        const a = [...system, ...randomIds(10, V, 2)]; // 50 tokens: 3 whole blocks stored
+        const b = [...system, ...randomIds(9, V, 3)]; // its first 2 blocks are a's
+        const turn2 = [...a, ...randomIds(12, V, 4)]; // a's next turn: a's 3 blocks
+        const fresh = randomIds(20, V, 5);
+        const want = new Map<number[], GenerateResult>();
+        for (const p of [a, b, turn2, fresh]) want.set(p, (await generateBatch(plain, codec, [params(p)]))[0]);
+
+        expectSame((await generateBatch(cached, codec, [params(a)]))[0], want.get(a)!);
+        expect(cached.prefixStats).toEqual({ promptTokens: a.length, cachedTokens: 0 });
+        // one batch: two prompts with a stored prefix and one without
+        const batch = await generateBatch(cached, codec, [params(b), params(fresh, 1), params(turn2, 2)]);
+        expectSame(batch[0], want.get(b)!);
+        expectSame(batch[1], want.get(fresh)!);
+        expectSame(batch[2], want.get(turn2)!);
+        expect(cached.prefixStats.cachedTokens).toBe(32 + 48);
+        expect(plain.prefixStats.cachedTokens).toBe(0);
+      } finally {
+        await cached.close();
+        await plain.close();
+      }
+    });
+  }
+
+  it("a joiner with a stored prefix joins a running batch and decodes as it would alone", async () => {
+    const c = Object.values(CASES)[0];
+    const w = randomWeights(c, 9);
+    const cached = await OrtEngine.create(c, w);
+    const plain = await OrtEngine.create(c, w, { prefixCacheBytes: 0 });
+    try {
+      const prefix = randomIds(33, c.vocabSize, 7);
+      const first = [...prefix, 3, 4];
+      const second = [...prefix, 5, 6, 7, 8];
+      const want = (await generateBatch(plain, codec, [params(second, 1, 6)]))[0];
+      const wantFirst = (await generateBatch(plain, codec, [params(first, 0, 12)]))[0];
+      const got = new Map<number, GenerateResult>();
+      const member = (p: GenerateParams): BatchMember => ({ params: p, done: (r) => got.set(p.index, r), fail: (e) => { throw e; } });
+      let calls = 0;
+      await runBatch(cached, codec, [member(params(first, 0, 12))], { admit: () => (calls++ === 2 ? [member(params(second, 1, 6))] : []) });
+      expectSame(got.get(0)!, wantFirst);
+      expectSame(got.get(1)!, want);
+      expect(cached.prefixStats.cachedTokens).toBe(32);
+    } finally {
+      await cached.close();
+      await plain.close();
+    }
+  });
+});
+
+describe("PrefixStore", () => {
+  const kv = (n: number, fill: number) => [new Float32Array(n).fill(fill)];
+  it("matches whole blocks, leaves the last token to run, and checks the tokens", () => {
+    const store = new PrefixStore(1000, 4);
+    const ids = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    store.insert(ids, kv(10, 1), kv(10, 1));
+    expect(store.lookup([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])?.length).toBe(8); // 9 tokens before the last: 2 blocks
+    expect(store.lookup([1, 2, 3, 4, 5, 6, 7, 8])?.length).toBe(4); // 8 would leave nothing to run
+    expect(store.lookup([1, 2, 3, 4, 5, 0, 7, 8, 9])?.length).toBe(4);
+    expect(store.lookup([0, 2, 3, 4, 5, 6, 7, 8, 9])).toBeNull();
+    expect(store.lookup([1, 2, 3])).toBeNull();
+    expect(store.lookup([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])?.capacity).toBe(10);
+  });
+
+  it("keeps within its budget, least recently used out first, and stores no covered prompt", () => {
+    const store = new PrefixStore(20, 4);
+    const a = [1, 1, 1, 1, 1, 1, 1, 1];
+    const b = [2, 2, 2, 2, 2, 2, 2, 2];
+    const c = [3, 3, 3, 3, 3, 3, 3, 3];
+    store.insert(a, kv(8, 0), kv(8, 0));
+    store.insert(b, kv(8, 0), kv(8, 0));
+    store.insert(a.slice(0, 6), kv(6, 0), kv(6, 0)); // a prefix of a stored prompt: nothing new
+    expect(store.size).toEqual({ prompts: 2, tokens: 16 });
+    expect(store.lookup([...a, 9])).not.toBeNull(); // a is now the most recently used
+    store.insert(c, kv(8, 0), kv(8, 0)); // 24 > 20: b goes
+    expect(store.size).toEqual({ prompts: 2, tokens: 16 });
+    expect(store.lookup([...b, 9])).toBeNull();
+    expect(store.lookup([...a, 9])?.length).toBe(8);
+    expect(store.lookup([...c, 9])?.length).toBe(8);
+  });
+});
