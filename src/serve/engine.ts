@@ -30,6 +30,8 @@ export interface StepEngine {
   readonly maxBatch: number;
   /** true once close() ran (an unloaded adapter) */
   readonly closed: boolean;
+  /** prompts starting like an earlier one prefill only their new tokens */
+  readonly prefixCaching: boolean;
   start(prompts: number[][]): Promise<BatchSession>;
   close(): Promise<void>;
 }

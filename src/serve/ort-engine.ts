@@ -48,6 +48,10 @@ export class OrtEngine implements StepEngine {
     readonly prefixes: PrefixStore | null,
   ) {}
 
+  get prefixCaching(): boolean {
+    return this.prefixes !== null;
+  }
+
   /** `prefixCacheBytes`: the prefix store's budget (default 256 MiB; 0 turns it off). */
   static async create(config: ModelConfig, weights: NamedWeights, opts: { prefixCacheBytes?: number } = {}): Promise<OrtEngine> {
     const bytesPerToken = 2 * config.numLayers * config.numKvHeads * config.headDim * 4;

@@ -16,6 +16,7 @@ export class TfjsEngine implements StepEngine {
   readonly kind = "tfjs" as const;
   closed = false;
   readonly maxBatch = 1;
+  readonly prefixCaching = false;
   private constructor(
     readonly config: ModelConfig,
     private readonly model: Transformer,

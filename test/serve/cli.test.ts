@@ -16,13 +16,15 @@ describe("train-mcp serve (CLI)", () => {
   });
 
   it("serves, refuses a busy port with exit 2, and stops on SIGTERM", async () => {
-    const child = spawn(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--quiet"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--quiet", "--engine", "ort", "--no-enable-prefix-caching"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = "";
         child.stdout.on("data", (d: Buffer) => {
           out += d.toString();
-          const m = /(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);
+          const m = /(http:\/\/127\.0\.0\.1:\d+\/v1) \(models: default; engine: ort, prefix caching off\)/.exec(out);
           if (m) resolve(m[1]);
         });
         child.on("exit", (code) => reject(new Error(`serve exited early (${code})`)));
@@ -31,6 +33,7 @@ describe("train-mcp serve (CLI)", () => {
       expect(models.data[0].id).toBe("default");
       const port = new URL(url).port;
       const busy = spawnSync(process.execPath, [BIN, "serve", "--model", "default", "--port", port], { encoding: "utf8" });
+      expect(busy.stdout).toBe(""); // it never got to serve
       expect(busy.status).toBe(2);
       expect(busy.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
       const code = await new Promise<number | null>((resolve) => {

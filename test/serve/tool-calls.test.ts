@@ -47,6 +47,7 @@ function scripted(base: StepEngine, script: number[], eos: number): StepEngine {
     kind: base.kind,
     config: base.config,
     maxBatch: 1,
+    prefixCaching: false,
     get closed() {
       return base.closed;
     },

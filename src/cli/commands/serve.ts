@@ -20,6 +20,7 @@ interface ServeFlags {
   seed: string;
   maxBatch: string;
   reasoningParser?: string;
+  enablePrefixCaching: boolean;
   quiet?: boolean;
 }
 
@@ -50,6 +51,7 @@ export function register(program: Command): void {
     .option("--served-model-name <name>", 'the base model\'s name in requests (default: "default" or the folder name)')
     .option("--seed <n>", "seed of the random init when the default model has no trained weights", "0")
     .option("--reasoning-parser <name>", "qwen3 | deepseek_r1: <think> text goes to the message's `reasoning` field (vLLM's flag)")
+    .option("--no-enable-prefix-caching", "prefill every prompt whole (vLLM's flag; by default the keys and values of recent prompts are kept, so a prompt starting like one of them prefills only its new tokens)")
     .option("--quiet", "no request log")
     .action(async (flags: ServeFlags) => {
       const engine = flags.engine;
@@ -69,11 +71,13 @@ export function register(program: Command): void {
         seed: int("--seed", flags.seed, 0, 2 ** 31 - 1),
         maxBatch: int("--max-batch", flags.maxBatch, 1, 256),
         reasoningParser,
+        ...(flags.enablePrefixCaching ? {} : { prefixCacheBytes: 0 }),
         log,
       });
       const names = server.registry.list().map((m) => m.name).join(", ");
-      const engineKind = server.registry.list()[0]?.engine.kind;
-      process.stdout.write(`train-mcp serve: ${server.url} (models: ${names}; engine: ${engineKind})\n`);
+      const engine0 = server.registry.list()[0]?.engine;
+      const caching = engine0?.prefixCaching ? ", prefix caching on" : ", prefix caching off";
+      process.stdout.write(`train-mcp serve: ${server.url} (models: ${names}; engine: ${engine0?.kind}${caching})\n`);
       for (const m of server.registry.list()) process.stdout.write(`  ${m.name}: ${m.source}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => {
