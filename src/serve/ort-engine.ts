@@ -85,7 +85,8 @@ export class OrtEngine implements StepEngine {
       const hit = hits[b];
       if (!hit) continue;
       // the stored prompt's buffers as the past, only its first `length` slots visible
-      const past = new KvCache(c.numLayers, 1, KVH, HD, hit.capacity);
+      const past = new KvCache(c.numLayers, 1, KVH, HD, 0); // no buffers of its own
+      past.capacity = hit.capacity;
       past.keys = hit.keys;
       past.values = hit.values;
       past.filled = hit.length;

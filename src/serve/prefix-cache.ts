@@ -60,30 +60,51 @@ export class PrefixStore {
       let same = true;
       for (let i = 0; i < length && same; i++) same = e.ids[i] === ids[i];
       if (!same) continue; // a hash collision: look for a shorter match
-      this.entries.delete(e);
-      this.entries.add(e); // most recently used
+      this.touch(e);
       return { keys: e.keys, values: e.values, capacity: e.ids.length, length };
     }
     return null;
   }
 
-  /** Stores a prompt's keys and values (per layer [KVH, n, HD], n = ids.length). */
+  /** Stores a prompt's keys and values (per layer [KVH, n, HD], n = ids.length). A stored prompt
+   *  the new one extends (the previous turn of its conversation) is dropped: every block of it is
+   *  now answered by the new one. */
   insert(ids: readonly number[], keys: Float32Array[], values: Float32Array[]): void {
     if (ids.length < this.block || ids.length > this.maxTokens) return;
     const hashes = blockHashes(ids, this.block, ids.length);
+    const startsIds = (e: Entry, n: number) => {
+      for (let i = 0; i < n; i++) if (e.ids[i] !== ids[i]) return false;
+      return true;
+    };
     // nothing new: a stored prompt already covers every block of this one
     const covering = this.index.get(hashes[hashes.length - 1]);
-    if (covering && covering.ids.length >= ids.length && ids.every((t, i) => covering.ids[i] === t)) return;
+    if (covering && covering.ids.length >= ids.length && startsIds(covering, ids.length)) {
+      this.touch(covering);
+      return;
+    }
+    for (const h of hashes) {
+      const e = this.index.get(h);
+      if (e && e.ids.length <= ids.length && startsIds(e, e.ids.length)) this.drop(e);
+    }
     const e: Entry = { ids: [...ids], keys, values, hashes };
     this.entries.add(e);
     for (const h of hashes) this.index.set(h, e); // the newest prompt answers for shared blocks
     this.tokens += ids.length;
     for (const old of this.entries) {
       if (this.tokens <= this.maxTokens) break;
-      this.entries.delete(old);
-      this.tokens -= old.ids.length;
-      for (const h of old.hashes) if (this.index.get(h) === old) this.index.delete(h);
+      this.drop(old);
     }
+  }
+
+  private touch(e: Entry): void {
+    this.entries.delete(e);
+    this.entries.add(e); // most recently used
+  }
+
+  private drop(e: Entry): void {
+    if (!this.entries.delete(e)) return;
+    this.tokens -= e.ids.length;
+    for (const h of e.hashes) if (this.index.get(h) === e) this.index.delete(h);
   }
 
   /** stored prompts and their tokens, for logs and tests */

@@ -116,4 +116,19 @@ describe("PrefixStore", () => {
     expect(store.lookup([...a, 9])?.length).toBe(8);
     expect(store.lookup([...c, 9])?.length).toBe(8);
   });
+
+  it("drops a stored prompt that a new one extends (the turns of one conversation), so it does not crowd others out", () => {
+    const store = new PrefixStore(30, 4);
+    const turn1 = [1, 2, 3, 4, 5, 6, 7, 8];
+    const other = [9, 9, 9, 9, 9, 9, 9, 9];
+    const turn2 = [...turn1, 10, 11, 12, 13];
+    const turn3 = [...turn2, 14, 15, 16, 17];
+    for (const ids of [turn1, other, turn2, turn3]) {
+      store.lookup(ids);
+      store.insert(ids, kv(ids.length, 0), kv(ids.length, 0));
+    }
+    expect(store.size).toEqual({ prompts: 2, tokens: 24 }); // turn3 and other
+    expect(store.lookup([...other, 0])?.length).toBe(8);
+    expect(store.lookup([...turn1, 0])?.capacity).toBe(16); // turn1's blocks, from turn3
+  });
 });
