@@ -197,8 +197,15 @@ function runChoice(ctx: ChatContext, p: Prepared, index: number, extra: Partial<
   return ctx.scheduler.generate(() => reg.get(p.model.name).engine, reg.tokenizer, { ...p.base, index, constraint, ...extra });
 }
 
-function usage(promptTokens: number, completion: number) {
-  return { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion };
+/** OpenAI's usage; `prompt_tokens_details.cached_tokens` where the engine caches prefixes. */
+function usage(p: Prepared, completion: number, cached: number) {
+  const promptTokens = p.prompt.length;
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completion,
+    total_tokens: promptTokens + completion,
+    ...(p.model.engine.prefixCaching ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+  };
 }
 
 /** The whole response at once; `aborted` (the client went away) stops the work early. */
@@ -215,7 +222,11 @@ export async function completeChat(ctx: ChatContext, p: Prepared, aborted: () =>
       const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls, p.reasoning);
       return { index, message, logprobs: r.logprobs ? { content: logprobEntries(r.logprobs, piece) } : null, finish_reason: finishReason };
     }),
-    usage: usage(p.prompt.length, results.reduce((s, r) => s + r.ids.length, 0)),
+    usage: usage(
+      p,
+      results.reduce((s, r) => s + r.ids.length, 0),
+      Math.max(...results.map((r) => r.cachedTokens)),
+    ),
   };
 }
 
@@ -255,6 +266,7 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
   res.on("close", () => (closed = true));
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   let completion = 0;
+  let cached = 0;
   const decode = (ids: readonly number[]) => ctx.registry.tokenizer.decode(ids, { skipSpecial: true });
   for (let index = 0; index < p.n; index++) writeSse(res, chunk([{ index, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]));
   // the n choices run as rows of one batch; each streams its own deltas
@@ -281,6 +293,7 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
         onToken: (ids, lp) => send(releasable(decode(ids), p.base.stop, p.parseTools && !p.reasoning.parse, tags), lp ? { content: logprobEntries([lp], piece) } : null),
       });
       completion += r.ids.length;
+      cached = Math.max(cached, r.cachedTokens);
       if (closed) return;
       const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls, p.reasoning);
       if (message.tool_calls) {
@@ -300,7 +313,7 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
     }),
   );
   if (closed) return;
-  if (p.includeUsage) writeSse(res, chunk([], { usage: usage(p.prompt.length, completion) }));
+  if (p.includeUsage) writeSse(res, chunk([], { usage: usage(p, completion, cached) }));
   res.write("data: [DONE]\n\n");
   res.end();
 }

@@ -20,6 +20,9 @@ export interface BatchSession {
   /** prefills `prompts` and adds them as rows after the live ones (continuous batching); their
    *  logits follow the live rows' in `logits`. Absent where the engine cannot add rows. */
   join?(prompts: number[][]): Promise<void>;
+  /** for the rows the last `start` or `join` added, in order: how many of their prompt tokens
+   *  came from the prefix store rather than a forward pass (absent: none) */
+  readonly cached?: readonly number[];
   dispose(): void;
 }
 

@@ -55,6 +55,8 @@ export interface GenerateResult {
   text: string;
   finish: "stop" | "length";
   logprobs: TokenLogprob[] | null;
+  /** prompt tokens that came from the engine's prefix store */
+  cachedTokens: number;
 }
 
 export interface TextCodec {
@@ -93,6 +95,7 @@ interface Row {
   rng: Rng;
   stop: StopMatcher;
   maxNew: number;
+  cached: number;
 }
 
 /**
@@ -116,7 +119,7 @@ export async function runBatch(
   const finish = (r: Row, reason: GenerateResult["finish"]) => {
     let text = decode(r.ids);
     if (r.stop.matched !== null) text = text.slice(0, text.indexOf(r.stop.matched));
-    r.m.done({ ids: r.ids, text, finish: reason, logprobs: r.logprobs });
+    r.m.done({ ids: r.ids, text, finish: reason, logprobs: r.logprobs, cachedTokens: r.cached });
   };
   /** the members' rows that have tokens to generate: the others finish at once (max_tokens 0 or
    *  a full context, or the client already gone), and a member whose row cannot be built fails alone */
@@ -133,6 +136,7 @@ export async function runBatch(
           rng: new Rng(p.seed, p.index),
           stop: new StopMatcher(p.stop, decode),
           maxNew: Math.max(0, Math.min(p.maxTokens, cfg.maxPositions - p.prompt.length)),
+          cached: 0,
         };
       } catch (e) {
         m.fail(e);
@@ -152,6 +156,7 @@ export async function runBatch(
   let session: BatchSession | null = null;
   try {
     session = await engine.start(live.map((r) => r.p.prompt));
+    live.forEach((r, i) => (r.cached = session?.cached?.[i] ?? 0));
     for (;;) {
       const logits = session.logits; // [rows, V]
       const tokens: number[] = [];
@@ -185,6 +190,7 @@ export async function runBatch(
         if (joining.length > 0) {
           live = [...live, ...joining]; // before the await: a failed join fails them too
           await session.join(joining.map((r) => r.p.prompt));
+          joining.forEach((r, i) => (r.cached = session?.cached?.[i] ?? 0));
         }
       }
     }

@@ -127,7 +127,8 @@ export class OrtEngine implements StepEngine {
       });
     const logits = new Float32Array(prompts.length * V); // [B, V]
     rows.forEach((r, b) => logits.set(r.logits, b * V));
-    return { T, pads, logits, newKeys: padded((r) => r.keys), newValues: padded((r) => r.values) };
+    const cached = hits.map((h) => h?.length ?? 0);
+    return { T, pads, logits, newKeys: padded((r) => r.keys), newValues: padded((r) => r.values), cached };
   }
 
   async start(prompts: number[][]): Promise<BatchSession> {
@@ -141,6 +142,7 @@ export class OrtEngine implements StepEngine {
     const self = this;
     const session = {
       logits: first.logits.slice(), // [B, V]
+      cached: first.cached,
       async step(keep: number[], tokens: number[]): Promise<void> {
         if (keep.length < pads.length) {
           pads = keep.map((i) => pads[i]);
@@ -171,6 +173,7 @@ export class OrtEngine implements StepEngine {
         logits.set(session.logits);
         logits.set(joined.logits, session.logits.length);
         session.logits = logits;
+        session.cached = joined.cached;
       },
       dispose(): void {},
     };

@@ -3,13 +3,16 @@
  * prefilled before run only their new tokens, and decode exactly as an engine without the store
  * does (ids equal, log-probs within float rounding), alone or mixed with uncached prompts in one
  * batch or joining a running one. Then the store itself: block matching, LRU budget, no copy
- * stored for a prompt another one already covers.
+ * stored for a prompt another one already covers; and the server's usage report of cached tokens.
  */
+import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { generateBatch, runBatch, type BatchMember, type GenerateParams, type GenerateResult, type TextCodec } from "../../src/serve/generate.js";
 import { OrtEngine } from "../../src/serve/ort-engine.js";
 import { PrefixStore } from "../../src/serve/prefix-cache.js";
+import { startServer } from "../../src/serve/server.js";
 import { CASES, randomIds, randomWeights } from "../onnx/helpers.js";
+import { untrainedDefaultModelDir } from "../train/helpers.js";
 
 const codec: TextCodec = { decode: (ids) => ids.join(" "), eosTokenIds: [-1] };
 const params = (prompt: number[], index = 0, maxTokens = 8): GenerateParams => ({
@@ -130,5 +133,39 @@ describe("PrefixStore", () => {
     expect(store.size).toEqual({ prompts: 2, tokens: 24 }); // turn3 and other
     expect(store.lookup([...other, 0])?.length).toBe(8);
     expect(store.lookup([...turn1, 0])?.capacity).toBe(16); // turn1's blocks, from turn3
+  });
+});
+
+describe("prefix caching (server)", () => {
+  it("reports cached prompt tokens in usage, as OpenAI does, and leaves them out when caching is off", async () => {
+    const model = untrainedDefaultModelDir(0);
+    const system = { role: "system" as const, content: "You are a careful assistant. Use the tools to answer every question, and say what you did. ".repeat(3) };
+    const ask = (content: string) => ({ model: "default", messages: [system, { role: "user" as const, content }], max_tokens: 4, temperature: 0 });
+    const s = await startServer({ model, servedModelName: "default", port: 0, engine: "ort" });
+    const off = await startServer({ model, servedModelName: "default", port: 0, engine: "ort", prefixCacheBytes: 0 });
+    try {
+      const client = new OpenAI({ baseURL: s.url, apiKey: "unused", maxRetries: 0 });
+      const first = await client.chat.completions.create(ask("what is 2 + 2?"));
+      expect(first.usage!.prompt_tokens_details!.cached_tokens).toBe(0);
+      const second = await client.chat.completions.create(ask("and 3 + 3?"));
+      const cached = second.usage!.prompt_tokens_details!.cached_tokens!;
+      expect(cached % 16).toBe(0);
+      expect(cached).toBeGreaterThanOrEqual(32);
+      expect(cached).toBeLessThan(second.usage!.prompt_tokens);
+      // streamed, with include_usage: the same figure
+      let streamedUsage: OpenAI.CompletionUsage | undefined;
+      for await (const chunk of await client.chat.completions.create({ ...ask("and 4 + 4?"), stream: true, stream_options: { include_usage: true } })) {
+        if (chunk.usage) streamedUsage = chunk.usage;
+      }
+      expect(streamedUsage!.prompt_tokens_details!.cached_tokens).toBe(cached);
+      // the same answers without the store, and no cached_tokens to report
+      const plain = new OpenAI({ baseURL: off.url, apiKey: "unused", maxRetries: 0 });
+      const again = await plain.chat.completions.create(ask("and 3 + 3?"));
+      expect(again.choices[0].message.content).toBe(second.choices[0].message.content);
+      expect(again.usage!.prompt_tokens_details).toBeUndefined();
+    } finally {
+      await s.close();
+      await off.close();
+    }
   });
 });
