@@ -7,25 +7,13 @@
  */
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import { greedy, noEosCodec } from "./greedy.js";
 import { OrtEngine } from "../../src/serve/ort-engine.js";
-import { runBatch, generateBatch, type BatchMember, type GenerateParams, type GenerateResult, type TextCodec } from "../../src/serve/generate.js";
+import { runBatch, generateBatch, type BatchMember, type GenerateParams, type GenerateResult } from "../../src/serve/generate.js";
 import { startServer } from "../../src/serve/server.js";
 import { CASES, randomIds, randomWeights } from "../onnx/helpers.js";
 import { untrainedDefaultModelDir } from "../train/helpers.js";
 
-// no EOS id the model can write: every row runs to its max_tokens
-const codec: TextCodec = { decode: (ids) => ids.join(" "), eosTokenIds: [-1] };
-const params = (prompt: number[], maxTokens: number, index: number): GenerateParams => ({
-  prompt,
-  maxTokens,
-  temperature: 0,
-  topP: 1,
-  topK: 0,
-  seed: 0,
-  index,
-  stop: [],
-  topLogprobs: 1,
-});
 
 describe("continuous batching (engine)", () => {
   for (const [name, c] of Object.entries(CASES)) {
@@ -33,19 +21,19 @@ describe("continuous batching (engine)", () => {
       const engine = await OrtEngine.create(c, randomWeights(c, 5));
       try {
         const V = c.vocabSize;
-        const a = params(randomIds(5, V, 1), 14, 0); // running from the start
-        const b = params(randomIds(40, V, 2), 4, 1); // joins after step 2: longer than the filled slots
-        const d = params(randomIds(3, V, 3), 12, 2); // joins after step 4: padded to the filled slots
-        const e = params(randomIds(7, V, 4), 6, 3); // joins after b has left: slots were dropped
+        const a = greedy(randomIds(5, V, 1), 14, 0); // running from the start
+        const b = greedy(randomIds(40, V, 2), 4, 1); // joins after step 2: longer than the filled slots
+        const d = greedy(randomIds(3, V, 3), 12, 2); // joins after step 4: padded to the filled slots
+        const e = greedy(randomIds(7, V, 4), 6, 3); // joins after b has left: slots were dropped
         const alone: GenerateResult[] = [];
-        for (const p of [a, b, d, e]) alone.push((await generateBatch(engine, codec, [p]))[0]);
+        for (const p of [a, b, d, e]) alone.push((await generateBatch(engine, noEosCodec, [p]))[0]);
 
         const got = new Map<GenerateParams, GenerateResult>();
         const member = (p: GenerateParams): BatchMember => ({ params: p, done: (r) => got.set(p, r), fail: (err) => { throw err; } });
         const joinAt = new Map([[2, [b]], [4, [d]], [8, [e]]]);
         let steps = 0;
         const rooms: number[] = [];
-        await runBatch(engine, codec, [member(a)], {
+        await runBatch(engine, noEosCodec, [member(a)], {
           admit: (room) => {
             rooms.push(room);
             return (joinAt.get(++steps) ?? []).map(member);
@@ -78,9 +66,9 @@ describe("continuous batching (engine)", () => {
         fail: (err) => results.push(`${tag} failed: ${(err as Error).name}`),
       });
       let calls = 0;
-      await runBatch(engine, codec, [member(params([1, 2, 3], 5, 0), "running")], {
+      await runBatch(engine, noEosCodec, [member(greedy([1, 2, 3], 5, 0), "running")], {
         admit: () =>
-          calls++ > 0 ? [] : [member({ ...params([4], 5, 1), seed: Number.NaN }, "bad seed"), member({ ...params([5], 5, 2), aborted: () => true }, "gone")],
+          calls++ > 0 ? [] : [member({ ...greedy([4], 5, 1), seed: Number.NaN }, "bad seed"), member({ ...greedy([5], 5, 2), aborted: () => true }, "gone")],
       });
       expect(results).toEqual(["bad seed failed: RangeError", "gone done 0 length", "running done 5 length"]);
     } finally {
@@ -97,7 +85,7 @@ describe("continuous batching (engine)", () => {
       done: (r) => results.push(`${tag} done ${r.ids.length}`),
       fail: (err) => results.push(`${tag} failed: ${(err as Error).message}`),
     });
-    await runBatch(engine, codec, [member(params([1, 2, 3], 2, 0), "short"), member(params([4, 5], 20, 1), "long")], {
+    await runBatch(engine, noEosCodec, [member(greedy([1, 2, 3], 2, 0), "short"), member(greedy([4, 5], 20, 1), "long")], {
       admit: () => {
         void engine.close(); // the session is released under the running batch
         return [];

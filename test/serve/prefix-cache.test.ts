@@ -7,25 +7,14 @@
  */
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { generateBatch, runBatch, type BatchMember, type GenerateParams, type GenerateResult, type TextCodec } from "../../src/serve/generate.js";
+import { generateBatch, runBatch, type BatchMember, type GenerateParams, type GenerateResult } from "../../src/serve/generate.js";
+import { greedy, noEosCodec } from "./greedy.js";
 import { OrtEngine } from "../../src/serve/ort-engine.js";
 import { PrefixStore } from "../../src/serve/prefix-cache.js";
 import { startServer } from "../../src/serve/server.js";
 import { CASES, randomIds, randomWeights } from "../onnx/helpers.js";
 import { untrainedDefaultModelDir } from "../train/helpers.js";
 
-const codec: TextCodec = { decode: (ids) => ids.join(" "), eosTokenIds: [-1] };
-const params = (prompt: number[], index = 0, maxTokens = 8): GenerateParams => ({
-  prompt,
-  maxTokens,
-  temperature: 0,
-  topP: 1,
-  topK: 0,
-  seed: 0,
-  index,
-  stop: [],
-  topLogprobs: 1,
-});
 
 function expectSame(got: GenerateResult, want: GenerateResult): void {
   expect(got.ids).toEqual(want.ids);
@@ -46,12 +35,12 @@ describe("prefix caching (engine)", () => {
         const turn2 = [...a, ...randomIds(12, V, 4)]; // a's next turn: a's 3 blocks
         const fresh = randomIds(20, V, 5);
         const want = new Map<number[], GenerateResult>();
-        for (const p of [a, b, turn2, fresh]) want.set(p, (await generateBatch(plain, codec, [params(p)]))[0]);
+        for (const p of [a, b, turn2, fresh]) want.set(p, (await generateBatch(plain, noEosCodec, [greedy(p)]))[0]);
 
-        expectSame((await generateBatch(cached, codec, [params(a)]))[0], want.get(a)!);
+        expectSame((await generateBatch(cached, noEosCodec, [greedy(a)]))[0], want.get(a)!);
         expect(cached.prefixStats).toEqual({ promptTokens: a.length, cachedTokens: 0 });
         // one batch: two prompts with a stored prefix and one without
-        const batch = await generateBatch(cached, codec, [params(b), params(fresh, 1), params(turn2, 2)]);
+        const batch = await generateBatch(cached, noEosCodec, [greedy(b), greedy(fresh, 8, 1), greedy(turn2, 8, 2)]);
         expectSame(batch[0], want.get(b)!);
         expectSame(batch[1], want.get(fresh)!);
         expectSame(batch[2], want.get(turn2)!);
@@ -73,12 +62,12 @@ describe("prefix caching (engine)", () => {
       const prefix = randomIds(33, c.vocabSize, 7);
       const first = [...prefix, 3, 4];
       const second = [...prefix, 5, 6, 7, 8];
-      const want = (await generateBatch(plain, codec, [params(second, 1, 6)]))[0];
-      const wantFirst = (await generateBatch(plain, codec, [params(first, 0, 12)]))[0];
+      const want = (await generateBatch(plain, noEosCodec, [greedy(second, 6, 1)]))[0];
+      const wantFirst = (await generateBatch(plain, noEosCodec, [greedy(first, 12, 0)]))[0];
       const got = new Map<number, GenerateResult>();
       const member = (p: GenerateParams): BatchMember => ({ params: p, done: (r) => got.set(p.index, r), fail: (e) => { throw e; } });
       let calls = 0;
-      await runBatch(cached, codec, [member(params(first, 0, 12))], { admit: () => (calls++ === 2 ? [member(params(second, 1, 6))] : []) });
+      await runBatch(cached, noEosCodec, [member(greedy(first, 12, 0))], { admit: () => (calls++ === 2 ? [member(greedy(second, 6, 1))] : []) });
       expectSame(got.get(0)!, wantFirst);
       expectSame(got.get(1)!, want);
       expect(cached.prefixStats.cachedTokens).toBe(32);
