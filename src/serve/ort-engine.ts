@@ -39,8 +39,9 @@ export class OrtEngine implements StepEngine {
   readonly kind = "ort" as const;
   closed = false;
   readonly maxBatch = 64;
-  /** prompt tokens asked for, and how many of them came from the prefix store */
-  readonly prefixStats = { promptTokens: 0, cachedTokens: 0 };
+  /** prompt tokens asked for, how many came from the prefix store, and how many were run
+   *  through the model (a prompt sent several times at once, as a GRPO group's, runs once) */
+  readonly prefixStats = { promptTokens: 0, cachedTokens: 0, computedTokens: 0 };
   private constructor(
     readonly config: ModelConfig,
     private readonly policy: OrtPolicy,
@@ -59,11 +60,20 @@ export class OrtEngine implements StepEngine {
     return new OrtEngine(config, await OrtPolicy.create(config, weights, { logits: "last" }), tokens > 0 ? new PrefixStore(tokens) : null);
   }
 
-  /** Prefills prompts: the ones with a stored prefix one by one from it, the others together
-   *  (left-padded to the longest); every prompt is stored for later ones. Returns them
-   *  left-padded to T: logits [B, V], keys/values [B, KVH, T, HD] per layer. */
-  private async prefill(prompts: number[][]) {
+  /** Prefills prompts: each distinct one once, those with a stored prefix one by one from it,
+   *  the others together (left-padded to the longest); every prompt is stored for later ones.
+   *  Returns them left-padded to T: logits [B, V], keys/values [B, KVH, T, HD] per layer, and
+   *  how many tokens of each came from the store. */
+  private async prefill(all: number[][]) {
     const c = this.config, KVH = c.numKvHeads, HD = c.headDim, V = c.vocabSize;
+    const firstOf = new Map<string, number>();
+    const prompts: number[][] = [];
+    const which = all.map((p) => {
+      const key = p.join(",");
+      let u = firstOf.get(key);
+      if (u === undefined) firstOf.set(key, (u = prompts.push(p) - 1));
+      return u;
+    });
     const rows = new Array<PrefilledRow>(prompts.length);
     const hits = prompts.map((p) => this.prefixes?.lookup(p) ?? null);
     const misses = prompts.flatMap((_, b) => (hits[b] ? [] : [b]));
@@ -79,6 +89,7 @@ export class OrtEngine implements StepEngine {
       misses.forEach((b, i) => {
         const slots = (src: Float32Array) => copySlots(src, i, KVH, Tm, HD, padsM[i], Tm);
         rows[b] = { keys: out.newKeys.map(slots), values: out.newValues.map(slots), logits: out.logits.slice(i * V, (i + 1) * V) };
+        this.prefixStats.computedTokens += prompts[b].length;
       });
     }
     for (let b = 0; b < prompts.length; b++) {
@@ -108,26 +119,25 @@ export class OrtEngine implements StepEngine {
       };
       rows[b] = { keys: hit.keys.map((k, l) => join(k, out.newKeys[l])), values: hit.values.map((v, l) => join(v, out.newValues[l])), logits: out.logits.slice(0, V) };
       this.prefixStats.cachedTokens += hit.length;
+      this.prefixStats.computedTokens += rest.length;
     }
-    prompts.forEach((p, b) => {
-      this.prefixStats.promptTokens += p.length;
-      this.prefixes?.insert(p, rows[b].keys, rows[b].values);
-    });
+    prompts.forEach((p, u) => this.prefixes?.insert(p, rows[u].keys, rows[u].values));
+    for (const p of all) this.prefixStats.promptTokens += p.length;
     // left-padded to the longest, as one batch's prefill would have left them
-    const T = Math.max(...prompts.map((p) => p.length));
-    const pads = prompts.map((p) => T - p.length);
+    const T = Math.max(...all.map((p) => p.length));
+    const pads = all.map((p) => T - p.length);
     const padded = (pick: (r: PrefilledRow) => Float32Array[]) =>
       Array.from({ length: c.numLayers }, (_, l) => {
-        const out = new Float32Array(prompts.length * KVH * T * HD); // [B, KVH, T, HD]
-        prompts.forEach((p, b) => {
-          const src = pick(rows[b])[l]; // [KVH, n, HD]
+        const out = new Float32Array(all.length * KVH * T * HD); // [B, KVH, T, HD]
+        all.forEach((p, b) => {
+          const src = pick(rows[which[b]])[l]; // [KVH, n, HD]
           for (let h = 0; h < KVH; h++) out.set(src.subarray(h * p.length * HD, (h + 1) * p.length * HD), ((b * KVH + h) * T + pads[b]) * HD);
         });
         return out;
       });
-    const logits = new Float32Array(prompts.length * V); // [B, V]
-    rows.forEach((r, b) => logits.set(r.logits, b * V));
-    const cached = hits.map((h) => h?.length ?? 0);
+    const logits = new Float32Array(all.length * V); // [B, V]
+    which.forEach((u, b) => logits.set(rows[u].logits, b * V));
+    const cached = which.map((u) => hits[u]?.length ?? 0);
     return { T, pads, logits, newKeys: padded((r) => r.keys), newValues: padded((r) => r.values), cached };
   }
 

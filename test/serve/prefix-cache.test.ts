@@ -38,7 +38,7 @@ describe("prefix caching (engine)", () => {
         for (const p of [a, b, turn2, fresh]) want.set(p, (await generateBatch(plain, noEosCodec, [greedy(p)]))[0]);
 
         expectSame((await generateBatch(cached, noEosCodec, [greedy(a)]))[0], want.get(a)!);
-        expect(cached.prefixStats).toEqual({ promptTokens: a.length, cachedTokens: 0 });
+        expect(cached.prefixStats).toEqual({ promptTokens: a.length, cachedTokens: 0, computedTokens: a.length });
         // one batch: two prompts with a stored prefix and one without
         const batch = await generateBatch(cached, noEosCodec, [greedy(b), greedy(fresh, 8, 1), greedy(turn2, 8, 2)]);
         expectSame(batch[0], want.get(b)!);
@@ -52,6 +52,26 @@ describe("prefix caching (engine)", () => {
       }
     });
   }
+
+  it("a prompt sent several times at once (a GRPO group's first turn) is run once, with the store or without", async () => {
+    const c = Object.values(CASES)[1];
+    const w = randomWeights(c, 9);
+    for (const prefixCacheBytes of [undefined, 0]) {
+      const engine = await OrtEngine.create(c, w, { prefixCacheBytes });
+      try {
+        const prompt = randomIds(21, c.vocabSize, 8);
+        const other = randomIds(9, c.vocabSize, 9);
+        const alone = (await generateBatch(engine, noEosCodec, [greedy(prompt)]))[0];
+        const before = engine.prefixStats.computedTokens;
+        const group = await generateBatch(engine, noEosCodec, [greedy(prompt, 8, 1), greedy(other, 8, 2), greedy(prompt, 8, 3), greedy(prompt, 8, 4)]);
+        for (const i of [0, 2, 3]) expectSame(group[i], alone);
+        // with the store the prompt's first block is a hit (5 tokens run), without it 21 run once
+        expect(engine.prefixStats.computedTokens - before).toBe(other.length + (prefixCacheBytes === 0 ? prompt.length : prompt.length - 16));
+      } finally {
+        await engine.close();
+      }
+    }
+  });
 
   it("a joiner with a stored prefix joins a running batch and decodes as it would alone", async () => {
     const c = Object.values(CASES)[0];
