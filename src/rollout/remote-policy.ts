@@ -101,7 +101,10 @@ export class RemotePolicy implements Policy {
    */
   async useAdapter(name: string, dir: string): Promise<void> {
     const previous = this.adapter;
-    await this.post("load_lora_adapter", { lora_name: name, lora_path: dir });
+    await this.post("load_lora_adapter", { lora_name: name, lora_path: dir }).catch((e: unknown) => {
+      // a retried load whose first try got through before the connection broke: the name is this push's own
+      if (!(e instanceof OpenAI.BadRequestError && /already loaded/.test(e.message))) throw e;
+    });
     this.model = this.adapter = name;
     if (previous) await this.post("unload_lora_adapter", { lora_name: previous }).catch(() => undefined);
   }
@@ -115,14 +118,9 @@ export class RemotePolicy implements Policy {
     }
   }
 
+  /** POSTs to the server's LoRA routes through the `openai` client: its retries cover a
+   *  connection the server closed while idle (keep-alive timeouts during a long update). */
   private async post(route: string, body: Record<string, unknown>): Promise<void> {
-    const url = `${this.options.baseURL.replace(/\/+$/, "")}/${route}`;
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(this.options.timeoutMs ?? 120_000),
-    });
-    if (!res.ok) throw new Error(`${url}: HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    await this.client.post(`/${route}`, { body, headers: { accept: "application/json, text/plain" } });
   }
 }

@@ -1,3 +1,5 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/mcp/connect.js";
 import type { Toolbox } from "../../src/mcp/types.js";
@@ -43,5 +45,56 @@ describe("RemotePolicy over a real OpenAI-compatible HTTP endpoint", () => {
     const roles = server.requests.map((r) => r.messages.map((m) => m.role).join(","));
     expect(roles).toContain("system,user,assistant,tool");
     expect(server.headers[0].authorization).toBe("Bearer sk-secret-test");
+  });
+});
+
+describe("RemotePolicy's adapter routes", () => {
+  /** A server whose first load_lora_adapter connection is cut before any reply (an idle
+   *  keep-alive connection the server closed, as seen by the client); `second` answers the retry. */
+  async function cuttingServer(second: (res: http.ServerResponse) => void) {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (d: Buffer) => (body += d.toString()));
+      req.on("end", () => {
+        seen.push(`${req.url} ${body}`);
+        if (req.url === "/v1/load_lora_adapter" && seen.filter((s) => s.startsWith("/v1/load_lora_adapter")).length === 1) return void req.socket.destroy();
+        if (req.url === "/v1/load_lora_adapter") return second(res);
+        res.writeHead(200, { "content-type": "text/plain" }).end("Success");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    return { url, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+
+  it("retries a load whose connection broke, and takes 'already loaded' on the retry as done", async () => {
+    for (const second of [
+      (res: http.ServerResponse) => res.writeHead(200, { "content-type": "text/plain" }).end("Success: LoRA adapter 'a' added successfully."),
+      (res: http.ServerResponse) =>
+        res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `lora_name "a" is already loaded`, type: "invalid_request_error" } })),
+    ]) {
+      const s = await cuttingServer(second);
+      try {
+        const policy = new RemotePolicy({ baseURL: s.url, model: "base", maxRetries: 2, timeoutMs: 5000 });
+        await policy.useAdapter("a", "/adapters/a");
+        expect(policy.model).toBe("a");
+        expect(s.seen.filter((x) => x.startsWith("/v1/load_lora_adapter"))).toHaveLength(2);
+        expect(JSON.parse(s.seen[0].slice(s.seen[0].indexOf(" ") + 1))).toEqual({ lora_name: "a", lora_path: "/adapters/a" });
+      } finally {
+        await s.close();
+      }
+    }
+  });
+
+  it("fails with the server's message when a load is refused", async () => {
+    const s = await cuttingServer((res) => res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "no adapter at /adapters/a" } })));
+    try {
+      const policy = new RemotePolicy({ baseURL: s.url, model: "base", maxRetries: 2, timeoutMs: 5000 });
+      await expect(policy.useAdapter("a", "/adapters/a")).rejects.toThrow(/404.*no adapter at \/adapters\/a/);
+      expect(policy.model).toBe("base");
+    } finally {
+      await s.close();
+    }
   });
 });
