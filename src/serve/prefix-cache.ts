@@ -38,10 +38,18 @@ function blockHashes(ids: readonly number[], block: number, upTo: number): strin
   return out;
 }
 
+/** a[0 .. n) equals b[0 .. n) */
+function startsWith(a: readonly number[], b: readonly number[], n: number): boolean {
+  if (a.length < n || b.length < n) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class PrefixStore {
   /** stored prompts, least recently used first */
   private readonly entries = new Set<Entry>();
-  private readonly index = new Map<string, Entry>();
+  /** block hash -> the stored prompts holding that block, oldest first */
+  private readonly index = new Map<string, Entry[]>();
   private tokens = 0;
 
   constructor(
@@ -54,12 +62,10 @@ export class PrefixStore {
   lookup(ids: readonly number[]): PrefixHit | null {
     const hashes = blockHashes(ids, this.block, ids.length - 1);
     for (let k = hashes.length; k >= 1; k--) {
-      const e = this.index.get(hashes[k - 1]);
-      if (!e) continue;
       const length = k * this.block;
-      let same = true;
-      for (let i = 0; i < length && same; i++) same = e.ids[i] === ids[i];
-      if (!same) continue; // a hash collision: look for a shorter match
+      // the newest holder whose tokens really match (a hash collision falls through)
+      const e = this.holders(hashes[k - 1]).findLast((c) => startsWith(c.ids, ids, length));
+      if (!e) continue;
       this.touch(e);
       return { keys: e.keys, values: e.values, capacity: e.ids.length, length };
     }
@@ -72,23 +78,18 @@ export class PrefixStore {
   insert(ids: readonly number[], keys: Float32Array[], values: Float32Array[]): void {
     if (ids.length < this.block || ids.length > this.maxTokens) return;
     const hashes = blockHashes(ids, this.block, ids.length);
-    const startsIds = (e: Entry, n: number) => {
-      for (let i = 0; i < n; i++) if (e.ids[i] !== ids[i]) return false;
-      return true;
-    };
-    // nothing new: a stored prompt already covers every block of this one
-    const covering = this.index.get(hashes[hashes.length - 1]);
-    if (covering && covering.ids.length >= ids.length && startsIds(covering, ids.length)) {
+    // nothing new: a stored prompt already covers every token of this one
+    const covering = this.holders(hashes[hashes.length - 1]).find((c) => c.ids.length >= ids.length && startsWith(c.ids, ids, ids.length));
+    if (covering) {
       this.touch(covering);
       return;
     }
     for (const h of hashes) {
-      const e = this.index.get(h);
-      if (e && e.ids.length <= ids.length && startsIds(e, e.ids.length)) this.drop(e);
+      for (const e of [...this.holders(h)]) if (e.ids.length <= ids.length && startsWith(ids, e.ids, e.ids.length)) this.drop(e);
     }
     const e: Entry = { ids: [...ids], keys, values, hashes };
     this.entries.add(e);
-    for (const h of hashes) this.index.set(h, e); // the newest prompt answers for shared blocks
+    for (const h of hashes) this.index.set(h, [...this.holders(h), e]);
     this.tokens += ids.length;
     for (const old of this.entries) {
       if (this.tokens <= this.maxTokens) break;
@@ -101,10 +102,19 @@ export class PrefixStore {
     this.entries.add(e); // most recently used
   }
 
+  private holders(hash: string): Entry[] {
+    return this.index.get(hash) ?? [];
+  }
+
+  /** forgets a prompt; the blocks it shared stay findable through the others holding them */
   private drop(e: Entry): void {
     if (!this.entries.delete(e)) return;
     this.tokens -= e.ids.length;
-    for (const h of e.hashes) if (this.index.get(h) === e) this.index.delete(h);
+    for (const h of e.hashes) {
+      const left = this.holders(h).filter((x) => x !== e);
+      if (left.length > 0) this.index.set(h, left);
+      else this.index.delete(h);
+    }
   }
 
   /** stored prompts and their tokens, for logs and tests */

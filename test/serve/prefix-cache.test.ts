@@ -129,6 +129,18 @@ describe("PrefixStore", () => {
     expect(store.lookup([...c, 9])?.length).toBe(8);
   });
 
+  it("keeps a shared block findable when the newer prompt holding it goes", () => {
+    const store = new PrefixStore(20, 4);
+    const a = [1, 2, 3, 4, 5, 6, 7, 8];
+    const b = [1, 2, 3, 4, 9, 9, 9, 9]; // shares a's first block
+    store.insert(a, kv(8, 0), kv(8, 0));
+    store.insert(b, kv(8, 0), kv(8, 0));
+    expect(store.lookup([...a, 0])?.capacity).toBe(8); // a is now the most recently used
+    store.insert([3, 3, 3, 3, 3, 3, 3, 3], kv(8, 0), kv(8, 0)); // over budget: b goes
+    expect(store.lookup([...b, 0])?.length).toBe(4); // b's first block, from a
+    expect(store.lookup([1, 2, 3, 4, 7, 7, 7])?.length).toBe(4);
+  });
+
   it("drops a stored prompt that a new one extends (the turns of one conversation), so it does not crowd others out", () => {
     const store = new PrefixStore(30, 4);
     const turn1 = [1, 2, 3, 4, 5, 6, 7, 8];
