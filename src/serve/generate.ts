@@ -200,11 +200,3 @@ export async function runBatch(
     session?.dispose();
   }
 }
-
-/** Generates every sequence in `params` as one batch, nothing joining (a request alone, in tests). */
-export async function generateBatch(engine: StepEngine, codec: TextCodec, params: GenerateParams[]): Promise<GenerateResult[]> {
-  const members: BatchMember[] = [];
-  const results = params.map((p) => new Promise<GenerateResult>((done, fail) => members.push({ params: p, done, fail })));
-  await runBatch(engine, codec, members);
-  return Promise.all(results);
-}

@@ -11,7 +11,7 @@
  * a conversation) runs only its new tokens, over the stored keys and values (prefix-cache.ts).
  */
 import type { ModelConfig } from "../policy/config.js";
-import { KvCache, OrtPolicy } from "../policy/onnx/ort-policy.js";
+import { KvCache, OrtPolicy, prefillInput } from "../policy/onnx/ort-policy.js";
 import { attentionBias } from "../policy/onnx/policy-graph.js";
 import type { NamedWeights } from "../policy/weights.js";
 import type { BatchSession, StepEngine } from "./engine.js";
@@ -78,14 +78,8 @@ export class OrtEngine implements StepEngine {
     const hits = prompts.map((p) => this.prefixes?.lookup(p) ?? null);
     const misses = prompts.flatMap((_, b) => (hits[b] ? [] : [b]));
     if (misses.length > 0) {
-      const Tm = Math.max(...misses.map((b) => prompts[b].length));
-      const padsM = misses.map((b) => Tm - prompts[b].length);
-      const out = await this.policy.step({
-        ids: misses.map((b, i) => [...new Array<number>(padsM[i]).fill(0), ...prompts[b]]),
-        positions: misses.map((_, i) => Array.from({ length: Tm }, (_, t) => Math.max(0, t - padsM[i]))),
-        bias: attentionBias(padsM, 0, 0, Tm),
-        past: null,
-      });
+      const { input, T: Tm, pads: padsM } = prefillInput(misses.map((b) => prompts[b]));
+      const out = await this.policy.step(input);
       misses.forEach((b, i) => {
         const slots = (src: Float32Array) => copySlots(src, i, KVH, Tm, HD, padsM[i], Tm);
         rows[b] = { keys: out.newKeys.map(slots), values: out.newValues.map(slots), logits: out.logits.slice(i * V, (i + 1) * V) };
@@ -108,7 +102,7 @@ export class OrtEngine implements StepEngine {
         bias: attentionBias([0], hit.length, hit.capacity, rest.length),
         past,
       });
-      const join = (stored: Float32Array, fresh: Float32Array) => {
+      const concatenate = (stored: Float32Array, fresh: Float32Array) => {
         const row = new Float32Array(KVH * prompts[b].length * HD); // [KVH, n, HD]
         for (let h = 0; h < KVH; h++) {
           const at = h * prompts[b].length * HD;
@@ -117,7 +111,7 @@ export class OrtEngine implements StepEngine {
         }
         return row;
       };
-      rows[b] = { keys: hit.keys.map((k, l) => join(k, out.newKeys[l])), values: hit.values.map((v, l) => join(v, out.newValues[l])), logits: out.logits.slice(0, V) };
+      rows[b] = { keys: hit.keys.map((k, l) => concatenate(k, out.newKeys[l])), values: hit.values.map((v, l) => concatenate(v, out.newValues[l])), logits: out.logits.slice(0, V) };
       this.prefixStats.cachedTokens += hit.length;
       this.prefixStats.computedTokens += rest.length;
     }

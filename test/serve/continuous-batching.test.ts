@@ -7,9 +7,9 @@
  */
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { greedy, noEosCodec } from "./greedy.js";
+import { generateBatch, greedy, noEosCodec } from "./greedy.js";
 import { OrtEngine } from "../../src/serve/ort-engine.js";
-import { runBatch, generateBatch, type BatchMember, type GenerateParams, type GenerateResult } from "../../src/serve/generate.js";
+import { runBatch, type BatchMember, type GenerateParams, type GenerateResult } from "../../src/serve/generate.js";
 import { startServer } from "../../src/serve/server.js";
 import { CASES, randomIds, randomWeights } from "../onnx/helpers.js";
 import { untrainedDefaultModelDir } from "../train/helpers.js";

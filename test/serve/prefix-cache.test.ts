@@ -7,8 +7,8 @@
  */
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { generateBatch, runBatch, type BatchMember, type GenerateParams, type GenerateResult } from "../../src/serve/generate.js";
-import { greedy, noEosCodec } from "./greedy.js";
+import { runBatch, type BatchMember, type GenerateParams, type GenerateResult } from "../../src/serve/generate.js";
+import { generateBatch, greedy, noEosCodec } from "./greedy.js";
 import { OrtEngine } from "../../src/serve/ort-engine.js";
 import { PrefixStore } from "../../src/serve/prefix-cache.js";
 import { startServer } from "../../src/serve/server.js";

@@ -32,6 +32,20 @@ export interface StepInput {
   past: KvCache | null;
 }
 
+/** The step input that prefills `prompts` in one run: each left-padded (with `padId`) to the
+ *  longest, T, its positions counting real tokens only, the pads masked. */
+export function prefillInput(prompts: number[][], padId = 0): { input: StepInput; T: number; pads: number[] } {
+  const T = Math.max(...prompts.map((p) => p.length));
+  const pads = prompts.map((p) => T - p.length);
+  const input: StepInput = {
+    ids: prompts.map((p, b) => [...new Array<number>(pads[b]).fill(padId), ...p]),
+    positions: prompts.map((_, b) => Array.from({ length: T }, (_, t) => Math.max(0, t - pads[b]))),
+    bias: attentionBias(pads, 0, 0, T),
+    past: null,
+  };
+  return { input, T, pads };
+}
+
 export interface StepOutput {
   /** [B, T, V] (logits "all") or [B, V] (logits "last") */
   logits: Float32Array;

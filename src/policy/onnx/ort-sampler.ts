@@ -16,7 +16,7 @@ import type { ModelConfig } from "../config.js";
 import type { SampleOptions, SampleResult, Sampler } from "../sampler.js";
 import { pickToken, resolveSampleOptions, Rng, StopMatcher } from "../sampling.js";
 import type { NamedWeights } from "../weights.js";
-import { KvCache, OrtPolicy, type OrtPolicyOptions, type StepInput, type StepOutput } from "./ort-policy.js";
+import { KvCache, OrtPolicy, prefillInput, type OrtPolicyOptions, type StepInput, type StepOutput } from "./ort-policy.js";
 import { attentionBias } from "./policy-graph.js";
 import type { OrtSessionOptions } from "./session.js";
 
@@ -95,13 +95,8 @@ export class OrtSampler implements Sampler {
     const V = this.init.config.vocabSize;
     // prefill: left-pad to the longest prompt, positions count real tokens only
     const padId = this.init.padTokenId !== undefined && this.init.padTokenId >= 0 && this.init.padTokenId < V ? this.init.padTokenId : 0;
-    const pads = prompts.map((p) => T - p.length);
-    const first = await step({
-      ids: prompts.map((p, b) => [...new Array<number>(pads[b]).fill(padId), ...p]),
-      positions: prompts.map((_, b) => Array.from({ length: T }, (_, t) => Math.max(0, t - pads[b]))),
-      bias: attentionBias(pads, 0, 0, T),
-      past: null,
-    });
+    const { input, pads } = prefillInput(prompts, padId);
+    const first = await step(input);
     // The graph attends over the cache's whole capacity (unfilled slots masked), so the buffer
     // grows with the sequence, by a quarter (at least 32 slots) at a time: at most ~12% wasted
     // attention on average, and amortized O(1) copying per token.
