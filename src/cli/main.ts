@@ -37,7 +37,13 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(routeArgs(argv), { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
-  } catch (e) {
+  } catch (caught) {
+    let e = caught;
+    if (e instanceof Error && e.message.startsWith("Aborted(")) {
+      // the wasm module's abort (its heap is spent) says nothing of the cause on its own
+      const [{ activeBackend }, { explainWasmAbort }] = await Promise.all([import("../policy/backend.js"), import("../policy/wasm-memory.js")]);
+      e = explainWasmAbort(e, activeBackend() ?? "");
+    }
     if (e instanceof CommanderError) {
       // --help and --version arrive here as "errors" with exit code 0
       return e.exitCode === 0 ? 0 : 2;

@@ -59,6 +59,11 @@ async function tryImport(name: string): Promise<boolean> {
 
 let initialized: string | undefined;
 
+/** The tfjs backend `initBackend` started ("wasm", "tensorflow", "cpu"), if any. */
+export function activeBackend(): string | undefined {
+  return initialized;
+}
+
 /** Initializes the backend; returns its tfjs name ("wasm", "tensorflow", "cpu"). */
 export async function initBackend(opts: BackendOptions = {}): Promise<string> {
   const device = opts.device ?? "auto";

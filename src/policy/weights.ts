@@ -101,11 +101,16 @@ function readJson(file: string): unknown {
   }
 }
 
-/** Loads `config.json` plus `model.safetensors` or the sharded `model.safetensors.index.json`. */
-export async function loadCheckpoint(dir: string): Promise<{ config: ModelConfig; weights: NamedWeights }> {
+/** A model folder's `config.json`, checked. */
+export function readModelConfig(dir: string): ModelConfig {
   const cfgFile = path.join(dir, "config.json");
   if (!fs.existsSync(cfgFile)) throw new TrainMcpError("ModelInvalid", `${dir}: no config.json (expected a Hugging Face model folder)`);
-  const config = resolveConfig(readJson(cfgFile), cfgFile);
+  return resolveConfig(readJson(cfgFile), cfgFile);
+}
+
+/** Loads `config.json` plus `model.safetensors` or the sharded `model.safetensors.index.json`. */
+export async function loadCheckpoint(dir: string): Promise<{ config: ModelConfig; weights: NamedWeights }> {
+  const config = readModelConfig(dir);
   const all: NamedWeights = new Map();
   const index = path.join(dir, "model.safetensors.index.json");
   if (fs.existsSync(index)) {

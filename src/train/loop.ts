@@ -340,7 +340,13 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       }
       // truncated IS needs the sampler's log-probs of these very tokens: onnxruntime has them, a remote policy does not
       const samplerIsOtherEngine = !remote && sampler.engine !== "tfjs";
-      const update = grpoUpdate(trainable, { groups: toTrain.map((s) => s.group.trajectories), cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
+      let update: ReturnType<typeof grpoUpdate>;
+      try {
+        update = grpoUpdate(trainable, { groups: toTrain.map((s) => s.group.trajectories), cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
+      } catch (e) {
+        runDir.appendTrajectories(groups.flat(), { phase: "grpo" }); // the step's rollouts outlive a failed update
+        throw e;
+      }
       state.step = step;
       await refreshPolicy();
       const trajectories = groups.flat();

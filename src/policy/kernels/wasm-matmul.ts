@@ -9,9 +9,12 @@
  * through the backend's data map), so disposing them never frees the real buffer.
  */
 import * as tf from "@tensorflow/tfjs-core";
+import { wasmOutOfMemory } from "../wasm-memory.js";
 
 interface WasmModule {
   cwrap(name: string, ret: null, args: string[]): (...a: unknown[]) => void;
+  _malloc(bytes: number): number;
+  _free(pointer: number): void;
   tfjs: { registerTensor(id: number, size: number, offset: number): void; disposeData(id: number): void };
 }
 interface WasmBackendLike {
@@ -47,6 +50,17 @@ function transposeLast2(x: tf.TensorInfo, batch: number, rows: number, cols: num
   return transposeKernel({ inputs: { x: x3 }, backend: backend as unknown as tf.KernelBackend, attrs: { perm: [0, 2, 1] } }) as tf.TensorInfo;
 }
 
+/**
+ * Throws unless the heap can hold `bytes` more. XNNPACK copies b into its packed layout when it
+ * builds a product's operator; when that allocation fails it only prints a warning ("status 6")
+ * and the product's output is never written, so training would go on with garbage.
+ */
+function assertHeapRoom(backend: WasmBackendLike, bytes: number, what: string): void {
+  const probe = backend.wasm._malloc(bytes);
+  if (probe === 0) throw wasmOutOfMemory(`the tfjs wasm backend is out of memory: ${what} needs ${(bytes / 2 ** 20).toFixed(0)} MiB more than its heap holds`);
+  backend.wasm._free(probe);
+}
+
 function batchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo {
   const backend = args.backend as WasmBackendLike;
   const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
@@ -74,6 +88,13 @@ function batchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; at
   const aOff = backend.dataIdMap.get(aa.dataId).memoryOffset;
   const bOff = backend.dataIdMap.get(bb.dataId).memoryOffset;
   const oOff = backend.dataIdMap.get(out.dataId).memoryOffset;
+  // a failed allocation leaves offset 0 (tfjs does not check); XNNPACK's packed b is padded to its tiles
+  const product = `a [${M}, ${K}] x [${K}, ${N}] product`;
+  if (oOff === 0 || aOff === 0 || bOff === 0) {
+    for (const t of [...temps, out]) backend.disposeData(t.dataId);
+    throw wasmOutOfMemory(`the tfjs wasm backend is out of memory: ${product}'s buffers did not fit`);
+  }
+  if (!(batchB === 1 && bb === b && packedCacheable.has(b.dataId))) assertHeapRoom(backend, 4 * (K + 8) * (N + 32) + 256, product);
   const aS = shapeBytes([1, M, K]), bS = shapeBytes([1, K, N]);
   const reg = (size: number, offset: number) => {
     const id = backend.dataIdNextNumber++;

@@ -1,0 +1,90 @@
+/**
+ * What training a model needs of the tfjs wasm backend's memory, and a clear refusal when it
+ * cannot fit. The wasm heap is a 32-bit address space: 4 GiB at most, and an allocation past it
+ * aborts the whole module ("Aborted()", after XNNPACK's "status 6"). tfjs keeps every activation
+ * the backward pass reads, including each layer's [heads, T, T] attention matrices, so a
+ * Qwen-size model (0.5B parameters, 24-28 layers) needs tens of GiB for one 1,000-token rollout
+ * however small its LoRA adapters: measured on a Qwen3-0.6B-shaped model, 2 of its layers on one
+ * 512-token row took the heap from 0.78 to 2.37 GiB. The estimate below is a lower bound (one
+ * rollout, the tensors the backward pass must keep, twice over for the gradients being formed),
+ * so what it refuses cannot run; what it lets through may still abort, and `explainWasmAbort`
+ * then says why.
+ */
+import { TrainMcpError } from "../errors.js";
+import type { ModelConfig } from "./config.js";
+
+/** The wasm backend's heap cap (emscripten's MAXIMUM_MEMORY for tfjs-backend-wasm). */
+export const WASM_HEAP_BYTES = 4 * 2 ** 30;
+
+/** The rollout length the estimate assumes: a short tool-use conversation. */
+export const ESTIMATE_ROW_TOKENS = 1024;
+
+export interface TrainingMemory {
+  /** float32 weights */
+  weights: number;
+  /** gradients and Adam's two moments of what is trained */
+  optimizer: number;
+  /** the LM head's transient copies: the wasm matmul transposes [V, D] and XNNPACK packs it */
+  lmHead: number;
+  /** kept activations of one `rowTokens`-token rollout, and their gradients */
+  activations: number;
+  total: number;
+}
+
+export function parameterCount(c: ModelConfig): number {
+  const D = c.hiddenSize, q = c.numHeads * c.headDim, kv = c.numKvHeads * c.headDim;
+  const perLayer = D * q + 2 * D * kv + q * D + 3 * D * c.intermediateSize + 2 * D + (c.qkvBias ? q + 2 * kv : 0) + (c.qkNorm ? 2 * c.headDim : 0);
+  return c.vocabSize * D * (c.tieWordEmbeddings ? 1 : 2) + c.numLayers * perLayer + D;
+}
+
+/** A lower bound of the bytes one training step holds at its peak on the wasm backend. */
+export function trainingMemory(c: ModelConfig, o: { loraRank: number; rowTokens?: number }): TrainingMemory {
+  const T = o.rowTokens ?? ESTIMATE_ROW_TOKENS;
+  const D = c.hiddenSize, q = c.numHeads * c.headDim, kv = c.numKvHeads * c.headDim;
+  const weights = 4 * parameterCount(c);
+  // LoRA on all seven projections: A [r, in] and B [out, r] per module
+  const loraParams = c.numLayers * o.loraRank * (D + q + 2 * (D + kv) + q + D + 2 * (D + c.intermediateSize) + c.intermediateSize + D);
+  const optimizer = 3 * 4 * (o.loraRank > 0 ? loraParams : parameterCount(c));
+  const lmHead = 2 * 4 * c.vocabSize * D;
+  // per token and layer: norms and residuals (~6 D), q/k/v/o with their rotated copies,
+  // the MLP's gate, up, activation and product (4 I), scores, mask and softmax over T keys
+  const perTokenLayer = 6 * D + 3 * q + 4 * kv + 4 * c.intermediateSize + 3 * c.numHeads * T;
+  const activations = 2 * 4 * perTokenLayer * c.numLayers * T;
+  return { weights, optimizer, lmHead, activations, total: weights + optimizer + lmHead + activations };
+}
+
+const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(bytes < 2 ** 30 ? 2 : 1)} GiB`;
+
+const REMEDY =
+  "install @tensorflow/tfjs-node and train with --device cpu (native kernels, no heap cap), or @tensorflow/tfjs-node-gpu with --device gpu";
+
+/** Throws a usage error (exit code 2) when training `c` on the wasm backend cannot fit its heap. */
+export function assertFitsWasm(c: ModelConfig, o: { loraRank: number; model: string }): void {
+  const m = trainingMemory(c, { loraRank: o.loraRank });
+  if (m.total <= WASM_HEAP_BYTES) return;
+  const params = (parameterCount(c) / 1e6).toFixed(0);
+  throw new TrainMcpError(
+    "BackendUnavailable",
+    `--model ${o.model}: training this ${params}M-parameter model on the tfjs wasm backend needs at least ${gib(m.total)} ` +
+      `(weights ${gib(m.weights)}, ${o.loraRank > 0 ? "adapters' gradients and optimizer" : "gradients and optimizer"} ${gib(m.optimizer)}, ` +
+      `LM head ${gib(m.lmHead)}, one ${ESTIMATE_ROW_TOKENS}-token rollout's activations ${gib(m.activations)}); ` +
+      `the wasm heap stops at 4 GiB. ${REMEDY[0].toUpperCase()}${REMEDY.slice(1)}.`,
+  );
+}
+
+/** The error for a wasm heap that cannot hold what a step needs; `what` says what happened. */
+export function wasmOutOfMemory(what: string, cause?: unknown): TrainMcpError {
+  return new TrainMcpError(
+    "BackendUnavailable",
+    `${what}. The wasm heap stops at 4 GiB: this model or these rollouts are too large for it. ` +
+      `Shorten the rollouts (--max-turns, --max-tokens-per-turn), lower micro_batch_tokens, or ${REMEDY}.`,
+    false,
+    { cause },
+  );
+}
+
+/** The wasm module's abort, which an allocation past the heap cap ends in, as a clear error. */
+export function explainWasmAbort(e: unknown, backend: string): unknown {
+  if (backend !== "wasm" || !(e instanceof Error) || !e.message.startsWith("Aborted(")) return e;
+  return wasmOutOfMemory("the tfjs wasm backend aborted, most likely out of memory", e);
+}
