@@ -72,6 +72,18 @@ export function assertFitsWasm(c: ModelConfig, o: { loraRank: number; model: str
   );
 }
 
+/** Throws (exit code 2) when `c`'s float32 weights alone cannot be held in the wasm heap, with
+ *  room for a forward pass; `what` names the model for the message. */
+export function assertWeightsFitWasm(c: ModelConfig, what: string): void {
+  const weights = 4 * parameterCount(c);
+  if (weights + 2 * 4 * c.vocabSize * c.hiddenSize <= WASM_HEAP_BYTES) return;
+  throw new TrainMcpError(
+    "BackendUnavailable",
+    `${what}: this ${(parameterCount(c) / 1e6).toFixed(0)}M-parameter model's weights take ${gib(weights)} as float32, more than the tfjs ` +
+      `wasm backend's 4 GiB heap holds beside a forward pass. ${REMEDY[0].toUpperCase()}${REMEDY.slice(1)}.`,
+  );
+}
+
 /** The error for a wasm heap that cannot hold what a step needs; `what` says what happened. */
 export function wasmOutOfMemory(what: string, cause?: unknown): TrainMcpError {
   return new TrainMcpError(

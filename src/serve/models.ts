@@ -15,6 +15,7 @@ import { defaultModelDir } from "../policy/default-model/index.js";
 import { Transformer } from "../policy/model/transformer.js";
 import { loadAdapter } from "../policy/peft.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
+import { assertWeightsFitWasm } from "../policy/wasm-memory.js";
 import { initRandomWeights, loadCheckpoint, type NamedWeights } from "../policy/weights.js";
 import { ApiError } from "./api-error.js";
 import { createEngine, type EngineKind, type EngineOptions, type StepEngine } from "./engine.js";
@@ -126,7 +127,13 @@ export class ModelRegistry {
     if (old && old.parent === null) throw new ApiError(400, `lora_name "${name}" is the base model's name`, "invalid_request_error", "lora_name");
     if (old && !replace) throw new ApiError(400, `lora_name "${name}" is already loaded; unload it first or pass load_inplace: true`, "invalid_request_error", "lora_name");
     if (!fs.existsSync(path.join(dir, "adapter_config.json"))) throw new ApiError(400, `lora_path "${dir}": no adapter_config.json (expected a PEFT adapter folder)`, "invalid_request_error", "lora_path");
-    await initBackend();
+    if ((await initBackend()) === "wasm") {
+      try {
+        assertWeightsFitWasm(this.config, `lora_path "${dir}"`);
+      } catch (e) {
+        throw new ApiError(400, `${(e as Error).message} (merging an adapter loads the base model into tfjs)`, "invalid_request_error", "lora_path");
+      }
+    }
     const t = new Transformer(this.config, this.baseWeights, false);
     let merged: NamedWeights;
     try {

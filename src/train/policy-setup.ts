@@ -16,7 +16,7 @@ import type { Sampler } from "../policy/sampler.js";
 import { TfjsSampler } from "../policy/tfjs-sampler.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
 import { Trainable } from "../policy/trainable.js";
-import { assertFitsWasm } from "../policy/wasm-memory.js";
+import { assertFitsWasm, assertWeightsFitWasm } from "../policy/wasm-memory.js";
 import { initRandomWeights, loadCheckpoint, readModelConfig } from "../policy/weights.js";
 
 export interface PolicySetupOptions {
@@ -137,18 +137,20 @@ export interface InferencePolicy {
 export async function loadInferencePolicy(spec: string, o: { engine: "auto" | "ort" | "tfjs"; device?: "auto" | "cpu" | "gpu" | "wasm"; seed?: number; log?: (l: string) => void }): Promise<InferencePolicy> {
   const dir = spec === "default" ? defaultModelDir() : path.resolve(spec);
   if (!fs.existsSync(dir)) throw new TrainMcpError("ModelInvalid", `--model ${spec}: no such folder`);
-  await initBackend({ device: o.device ?? "auto" });
+  const backend = await initBackend({ device: o.device ?? "auto" });
   const adapterCfg = path.join(dir, "adapter_config.json");
   let model: Transformer;
   let tokenizerDir = dir;
   if (fs.existsSync(adapterCfg) && !fs.existsSync(path.join(dir, "model.safetensors"))) {
     const base = (JSON.parse(fs.readFileSync(adapterCfg, "utf8")) as { base_model_name_or_path?: string }).base_model_name_or_path;
     if (!base || !fs.existsSync(base)) throw new TrainMcpError("ModelInvalid", `${adapterCfg}: base model "${base ?? "(none)"}" not found`);
+    if (backend === "wasm") assertWeightsFitWasm(readModelConfig(base), `--model ${spec}`);
     model = await Transformer.load(base);
     const { loadAdapter } = await import("../policy/peft.js");
     loadAdapter(dir, model, o.seed ?? 0);
     if (!fs.existsSync(path.join(dir, "tokenizer.json"))) tokenizerDir = base;
   } else if (fs.existsSync(path.join(dir, "model.safetensors")) || fs.existsSync(path.join(dir, "model.safetensors.index.json"))) {
+    if (backend === "wasm") assertWeightsFitWasm(readModelConfig(dir), `--model ${spec}`);
     model = await Transformer.load(dir);
   } else if (spec === "default") {
     const config = readModelConfig(dir);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import { resolveConfig } from "../../src/policy/config.js";
 import { defaultModelDir } from "../../src/policy/default-model/index.js";
-import { assertFitsWasm, explainWasmAbort, parameterCount, trainingMemory, WASM_HEAP_BYTES } from "../../src/policy/wasm-memory.js";
+import { assertFitsWasm, assertWeightsFitWasm, explainWasmAbort, parameterCount, trainingMemory, WASM_HEAP_BYTES } from "../../src/policy/wasm-memory.js";
 import { initRandomWeights } from "../../src/policy/weights.js";
 import { TrainMcpError } from "../../src/errors.js";
 
@@ -43,6 +43,13 @@ describe("wasm memory", () => {
     expect(err).toBeInstanceOf(TrainMcpError);
     expect((err as TrainMcpError).usage).toBe(true);
     expect((err as Error).message).toMatch(/^--model \.\/Qwen2\.5-0\.5B: training this 494M-parameter model .* needs at least 1\d\.\d GiB/);
+  });
+
+  it("holds a 0.6B model's weights for inference and refuses a 1.5B model's", () => {
+    const qwen3 = resolveConfig({ ...base, model_type: "qwen3", vocab_size: 151936, hidden_size: 1024, intermediate_size: 3072, num_hidden_layers: 28, num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128, tie_word_embeddings: true }, "qwen3-0.6b");
+    expect(() => assertWeightsFitWasm(qwen3, "m")).not.toThrow();
+    const big = resolveConfig({ ...base, model_type: "qwen2", vocab_size: 151936, hidden_size: 1536, intermediate_size: 8960, num_hidden_layers: 28, num_attention_heads: 12, num_key_value_heads: 2, tie_word_embeddings: true }, "qwen2.5-1.5b");
+    expect(() => assertWeightsFitWasm(big, "--model x")).toThrow(/^--model x: this 1544M-parameter model's weights take 5\.8 GiB/);
   });
 
   it("doubles the attention part with the rollout length", () => {

@@ -47,6 +47,18 @@ describe("train-mcp eval", () => {
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 
+  it("exits 2 for weights the wasm heap cannot hold, before reading them", async () => {
+    const dir = tempDir("big");
+    fs.copyFileSync(path.join(a, "tokenizer.json"), path.join(dir, "tokenizer.json"));
+    // a 1.5B-parameter shape; the weights file is never opened
+    fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify({ model_type: "qwen2", vocab_size: 151936, hidden_size: 1536, intermediate_size: 8960, num_hidden_layers: 28, num_attention_heads: 12, num_key_value_heads: 2, rms_norm_eps: 1e-6, rope_theta: 1e6, max_position_embeddings: 32768, tie_word_embeddings: true, hidden_act: "silu" }));
+    fs.writeFileSync(path.join(dir, "model.safetensors"), "");
+    const r = await cli(["eval", "--model", dir, "--server", "fixture:calculator", "--scenarios", scenarios]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/this 1544M-parameter model's weights take 5\.8 GiB as float32, more than the tfjs wasm backend's 4 GiB heap holds/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
   it("exits 2 naming --trajectories when its file cannot be written", async () => {
     const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--trajectories", "/no/such/dir/out.jsonl"]);
     expect(r.code).toBe(2);
