@@ -35,6 +35,8 @@ export interface StepEngine {
   readonly closed: boolean;
   /** prompts starting like an earlier one prefill only their new tokens */
   readonly prefixCaching: boolean;
+  /** how many prompt tokens' keys and values the prefix store holds at most (0: off) */
+  readonly prefixCacheTokens: number;
   start(prompts: number[][]): Promise<BatchSession>;
   close(): Promise<void>;
 }

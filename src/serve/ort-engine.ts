@@ -53,6 +53,10 @@ export class OrtEngine implements StepEngine {
     return this.prefixes !== null;
   }
 
+  get prefixCacheTokens(): number {
+    return this.prefixes?.maxTokens ?? 0;
+  }
+
   /** `prefixCacheBytes`: the prefix store's budget (default 256 MiB; 0 turns it off). */
   static async create(config: ModelConfig, weights: NamedWeights, opts: { prefixCacheBytes?: number } = {}): Promise<OrtEngine> {
     const bytesPerToken = 2 * config.numLayers * config.numKvHeads * config.headDim * 4;

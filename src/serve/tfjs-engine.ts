@@ -17,6 +17,7 @@ export class TfjsEngine implements StepEngine {
   closed = false;
   readonly maxBatch = 1;
   readonly prefixCaching = false;
+  readonly prefixCacheTokens = 0;
   private constructor(
     readonly config: ModelConfig,
     private readonly model: Transformer,

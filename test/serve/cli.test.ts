@@ -15,6 +15,30 @@ describe("train-mcp serve (CLI)", () => {
     expect(r.stderr).toMatch(/--model \/no\/such\/model-dir: no such folder/);
   });
 
+  it("exits 2 naming --prefix-cache-mib when it is not a size", () => {
+    const r = spawnSync(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--prefix-cache-mib", "-5"], { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--prefix-cache-mib: expected an integer in [0, 1048576], got "-5"');
+  });
+
+  it("sizes the prefix store with --prefix-cache-mib, and turns it off at 0", async () => {
+    const startLine = (args: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--quiet", "--engine", "ort", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          if (out.includes("\n")) {
+            child.kill("SIGTERM");
+            resolve(out.split("\n")[0]);
+          }
+        });
+        child.on("exit", (code) => reject(new Error(`serve exited early (${code})`)));
+      });
+    expect(await startLine(["--prefix-cache-mib", "64"])).toMatch(/\(models: default; engine: ort, prefix caching on: 16384 tokens per model, 64 MiB\)$/); // keys and values x 4 layers x 2 KV heads x 64 x 4 bytes = 4 KiB a token
+    expect(await startLine(["--prefix-cache-mib", "0"])).toMatch(/\(models: default; engine: ort, prefix caching off\)$/);
+  });
+
   it("serves, refuses a busy port with exit 2, and stops on SIGTERM", async () => {
     const child = spawn(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--quiet", "--engine", "ort", "--no-enable-prefix-caching"], {
       stdio: ["ignore", "pipe", "pipe"],

@@ -48,6 +48,7 @@ function scripted(base: StepEngine, script: number[], eos: number): StepEngine {
     config: base.config,
     maxBatch: 1,
     prefixCaching: false,
+    prefixCacheTokens: 0,
     get closed() {
       return base.closed;
     },

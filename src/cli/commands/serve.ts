@@ -21,6 +21,7 @@ interface ServeFlags {
   maxBatch: string;
   reasoningParser?: string;
   enablePrefixCaching: boolean;
+  prefixCacheMib: string;
   quiet?: boolean;
 }
 
@@ -52,6 +53,7 @@ export function register(program: Command): void {
     .option("--seed <n>", "seed of the random init when the default model has no trained weights", "0")
     .option("--reasoning-parser <name>", "qwen3 | deepseek_r1: <think> text goes to the message's `reasoning` field (vLLM's flag)")
     .option("--no-enable-prefix-caching", "prefill every prompt whole (vLLM's flag; by default the keys and values of recent prompts are kept, so a prompt starting like one of them prefills only its new tokens)")
+    .option("--prefix-cache-mib <n>", "the prefix store's budget per served model and adapter, in MiB of keys and values (0 turns caching off)", "256")
     .option("--quiet", "no request log")
     .action(async (flags: ServeFlags) => {
       const engine = flags.engine;
@@ -59,6 +61,7 @@ export function register(program: Command): void {
       const reasoningParser = flags.reasoningParser;
       if (reasoningParser !== undefined && reasoningParser !== "qwen3" && reasoningParser !== "deepseek_r1")
         throw new TrainMcpError("ConfigInvalid", `--reasoning-parser: expected qwen3 or deepseek_r1, got "${reasoningParser}"`);
+      const prefixCacheMib = int("--prefix-cache-mib", flags.prefixCacheMib, 0, 1 << 20);
       const log = flags.quiet ? () => {} : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
       const server = await startServer({
         model: flags.model,
@@ -71,12 +74,12 @@ export function register(program: Command): void {
         seed: int("--seed", flags.seed, 0, 2 ** 31 - 1),
         maxBatch: int("--max-batch", flags.maxBatch, 1, 256),
         reasoningParser,
-        ...(flags.enablePrefixCaching ? {} : { prefixCacheBytes: 0 }),
+        prefixCacheBytes: flags.enablePrefixCaching ? prefixCacheMib * 2 ** 20 : 0,
         log,
       });
       const names = server.registry.list().map((m) => m.name).join(", ");
       const engine0 = server.registry.list()[0]?.engine;
-      const caching = engine0?.prefixCaching ? ", prefix caching on" : ", prefix caching off";
+      const caching = engine0?.prefixCaching ? `, prefix caching on: ${engine0.prefixCacheTokens} tokens per model, ${prefixCacheMib} MiB` : ", prefix caching off";
       process.stdout.write(`train-mcp serve: ${server.url} (models: ${names}; engine: ${engine0?.kind}${caching})\n`);
       for (const m of server.registry.list()) process.stdout.write(`  ${m.name}: ${m.source}\n`);
       await new Promise<void>((resolve) => {
