@@ -28,11 +28,16 @@ export function trackChild(pid: number): void {
   hooked = true;
   process.once("exit", killAll);
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
-    process.once(sig, () => {
+    const onSignal = () => {
+      // a command that handles the signal itself (train finishes its step and checkpoints)
+      // still needs its servers: it closes them, and the exit hook kills whatever is left
+      if (process.listenerCount(sig) > 1) return;
       killAll();
-      // keep default behaviour when nobody else handles the signal
-      if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
-    });
+      // then the default behaviour: the process ends by the signal
+      process.off(sig, onSignal);
+      process.kill(process.pid, sig);
+    };
+    process.on(sig, onSignal);
   }
 }
 

@@ -20,7 +20,7 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; killWhen?: () => boolean; timeoutMs?: number } = {}): Promise<Run> {
+function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; killWhen?: () => boolean; signal?: NodeJS.Signals; timeoutMs?: number } = {}): Promise<Run> {
   return new Promise((resolve) => {
     // the CLI runs as a user runs it: without the test runner's variables
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS"));
@@ -29,9 +29,10 @@ function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; killWhen?: () => b
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    let sent = false;
     const poll = opts.killWhen
       ? setInterval(() => {
-          if (opts.killWhen!()) child.kill("SIGKILL");
+          if (!sent && opts.killWhen!()) sent = child.kill(opts.signal ?? "SIGKILL");
         }, 50)
       : undefined;
     const timer = opts.timeoutMs ? setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs) : undefined;
@@ -93,6 +94,37 @@ describe("faults and bad input", () => {
     const steps = readJsonl(path.join(out, "metrics.jsonl")).map((m) => m.step);
     expect(steps).toEqual([1, 2, 3, 4, 5, 6]); // each step once: lines after the checkpoint were cut
     expect(fs.readdirSync(ck).filter((e) => e.startsWith(".tmp"))).toEqual([]);
+  });
+
+  it.each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const)("on %s mid-run finishes the step with its servers up, checkpoints it and exits %i; --resume goes on", async (sig, code) => {
+    const out = path.join(tempDir(sig), "run");
+    const metrics = path.join(out, "metrics.jsonl");
+    const args = tinyRun(model, scenarios, out, 30).map((a, i, all) => (all[i - 1] === "--save-steps" ? "100" : a));
+    const stopped = await cli(args, { signal: sig, killWhen: () => fs.existsSync(metrics) && readJsonl(metrics).length >= 1 });
+    expect(stopped.signal).toBeNull();
+    expect(stopped.code).toBe(code);
+    const summary = JSON.parse(stopped.stdout.trim().split("\n").pop()!);
+    expect(summary.interrupted).toBe(true);
+    const n = summary.steps as number;
+    expect(n).toBeGreaterThanOrEqual(1);
+    expect(n).toBeLessThan(30);
+    expect(readJsonl(metrics).map((m) => m.step)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    // the only checkpoints: the start and the interrupted step (save-steps is 100)
+    expect(fs.readdirSync(path.join(out, "checkpoints")).filter((e) => e.startsWith("step-"))).toEqual(["step-000000", `step-${String(n).padStart(6, "0")}`]);
+    // the servers stayed up until the step was done: no rollout lost its server
+    const rollouts = readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "grpo") as Array<{ finish: string; toolCalls: Array<{ error?: string }> }>;
+    expect(rollouts.length).toBe(n * 4);
+    for (const t of rollouts) {
+      expect(t.finish).not.toBe("error");
+      for (const c of t.toolCalls) expect(c.error ?? "").not.toMatch(/closed|ECONN|EPIPE|not connected|terminated/i);
+    }
+
+    const resumed = await cli([...args.filter((a) => a !== "train"), "--resume", out, "--steps", String(n + 1)]);
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout.trim().split("\n").pop()!).steps).toBe(n + 1);
   });
 
   it("exits once the run is done, also when training on two wasm threads (whose workers would keep it alive)", async () => {

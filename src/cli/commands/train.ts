@@ -206,18 +206,20 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   const judgeKey = config.rewards.judge ? process.env[config.rewards.judge.apiKeyEnv] : undefined;
   const { hooks: h, stop } = hooks(f);
   const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    h.log("interrupted: finishing this step, checkpointing, then exiting (Ctrl-C again to quit at once)");
+  // Ctrl-C, or a scheduler's SIGTERM (preemption): finish the step, checkpoint, exit 128 + signal
+  let stopSignal: NodeJS.Signals | undefined;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stopSignal) process.exit(sig === "SIGTERM" ? 143 : 130);
+    stopSignal = sig;
+    h.log(`interrupted (${sig}): finishing this step, checkpointing, then exiting (Ctrl-C again to quit at once)`);
     controller.abort();
   };
-  process.on("SIGINT", onSigint);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   try {
     // the engines load only when a run starts, so `train-mcp tools` stays quick
     const { train } = await import("../../train/loop.js");
-    return await train({
+    const summary = await train({
       config,
       resume: !!f.resume,
       judgeApiKey: judgeKey,
@@ -226,9 +228,12 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
       hooks: h,
       signal: controller.signal,
     });
+    if (summary.interrupted) process.exitCode = stopSignal === "SIGTERM" ? 143 : 130;
+    return summary;
   } finally {
     stop();
-    process.off("SIGINT", onSigint);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   }
 }
 
@@ -252,7 +257,6 @@ function printSummary(s: TrainSummary, f: TrainFlags): void {
     process.stderr.write(text + `report: ${s.report ?? "(not built)"}\nrun directory: ${s.run_dir}\n`);
   }
   if (f.json) process.stdout.write(JSON.stringify(s) + "\n");
-  if (s.interrupted) process.exitCode = 130;
 }
 
 export function register(program: Command): void {

@@ -1,0 +1,49 @@
+/**
+ * Tracked server processes and signals: a process that handles SIGINT itself (train finishing
+ * its step) keeps its servers until it exits; one that does not ends by the signal, servers
+ * killed first. Either way none outlives it.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const HOST = path.resolve("test/mcp/signal-host.mjs");
+
+/** running: it exists and is not a zombie (a killed child whose parent is gone may stay one) */
+const alive = (pid: number) => {
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function start(mode: "handled" | "unhandled") {
+  const host = spawn(process.execPath, [HOST, mode], { stdio: ["ignore", "pipe", "inherit"] });
+  const pid = await new Promise<number>((resolve) => host.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => host.once("exit", (code, signal) => resolve({ code, signal })));
+  return { host, pid, exited };
+}
+
+describe("tracked children and signals", () => {
+  it("keeps the servers of a process that handles SIGINT until it exits", async () => {
+    const { host, pid, exited } = await start("handled");
+    expect(alive(pid)).toBe(true);
+    host.kill("SIGINT");
+    await sleep(250); // the host's handler exits after 500 ms
+    expect(alive(pid)).toBe(true);
+    expect(await exited).toEqual({ code: 130, signal: null });
+    await sleep(100);
+    expect(alive(pid)).toBe(false);
+  });
+
+  it("kills the servers and ends by the signal when nothing else handles it", async () => {
+    const { host, pid, exited } = await start("unhandled");
+    host.kill("SIGINT");
+    expect(await exited).toEqual({ code: null, signal: "SIGINT" });
+    await sleep(100);
+    expect(alive(pid)).toBe(false);
+  });
+});
