@@ -10,6 +10,7 @@ import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
 import { LORA_TARGETS, type LoraConfig, type LoraTarget, type Transformer } from "./model/transformer.js";
 import { readSafetensors, writeFileAtomic, writeSafetensors } from "./safetensors.js";
+import type { ModelConfig } from "./config.js";
 import { saveCheckpoint, type NamedWeights } from "./weights.js";
 
 const PREFIX = "base_model.model.";
@@ -62,8 +63,9 @@ export function saveAdapter(dir: string, model: Transformer, baseModel: string):
   writeFileAtomic(path.join(dir, "adapter_config.json"), JSON.stringify(config, null, 2) + "\n");
 }
 
-/** Reads a PEFT folder and puts its adapters on `model` (which must have none yet). */
-export function loadAdapter(dir: string, model: Transformer, seed = 0): AdapterConfig {
+/** A PEFT folder's config and its adapters by module prefix (A [r, in], B [out, r]), checked
+ *  against the base model's weight shapes. */
+function readAdapter(dir: string, numLayers: number, weightShape: (prefix: string) => readonly number[] | undefined) {
   const cfgFile = path.join(dir, "adapter_config.json");
   let raw: unknown;
   try {
@@ -79,25 +81,59 @@ export function loadAdapter(dir: string, model: Transformer, seed = 0): AdapterC
   const cfg = parsed.data;
   const file = path.join(dir, "adapter_model.safetensors");
   const { tensors } = readSafetensors(file);
-  const init = new Map<string, { a: Float32Array; b: Float32Array }>();
+  const pairs = new Map<string, { a: Float32Array; b: Float32Array }>();
   for (const [name, t] of tensors) {
     const m = /^base_model\.model\.(.+)\.lora_([AB])\.weight$/.exec(name);
     if (!m) throw new TrainMcpError("ModelInvalid", `${file}: unexpected tensor "${name}"`);
-    const e = init.get(m[1]) ?? { a: new Float32Array(0), b: new Float32Array(0) };
+    const e = pairs.get(m[1]) ?? { a: new Float32Array(0), b: new Float32Array(0) };
     if (m[2] === "A") e.a = t.data;
     else e.b = t.data;
-    init.set(m[1], e);
+    pairs.set(m[1], e);
   }
-  const lora: LoraConfig = { r: cfg.r, alpha: cfg.lora_alpha, dropout: cfg.lora_dropout, targetModules: cfg.target_modules as LoraTarget[], seed };
-  const expected = model.config.numLayers * cfg.target_modules.length;
-  if (init.size !== expected) throw new TrainMcpError("ModelInvalid", `${file}: ${init.size} adapted modules, expected ${expected} (${model.config.numLayers} layers × ${cfg.target_modules.join(",")})`);
-  for (const [p, e] of init) {
-    const w = model.get(p + ".weight").shape as number[];
+  const expected = numLayers * cfg.target_modules.length;
+  if (pairs.size !== expected) throw new TrainMcpError("ModelInvalid", `${file}: ${pairs.size} adapted modules, expected ${expected} (${numLayers} layers × ${cfg.target_modules.join(",")})`);
+  for (const [p, e] of pairs) {
+    const w = weightShape(p + ".weight");
+    if (!w) throw new TrainMcpError("ModelInvalid", `${file}: module "${p}" is not in the base model`);
     if (e.a.length !== cfg.r * w[1] || e.b.length !== w[0] * cfg.r)
       throw new TrainMcpError("ModelInvalid", `${file}: module "${p}": lora_A/lora_B sizes ${e.a.length}/${e.b.length} do not fit r=${cfg.r} and weight [${w}]`);
   }
-  model.enableLora(lora, init);
+  return { cfg, pairs };
+}
+
+/** Reads a PEFT folder and puts its adapters on `model` (which must have none yet). */
+export function loadAdapter(dir: string, model: Transformer, seed = 0): AdapterConfig {
+  const { cfg, pairs } = readAdapter(dir, model.config.numLayers, (name) => (model.has(name) ? model.get(name).shape : undefined));
+  const lora: LoraConfig = { r: cfg.r, alpha: cfg.lora_alpha, dropout: cfg.lora_dropout, targetModules: cfg.target_modules as LoraTarget[], seed };
+  model.enableLora(lora, pairs);
   return cfg;
+}
+
+/**
+ * The base weights with a PEFT folder's adapters folded in (W + alpha/r · B·A), in plain
+ * JavaScript: for an engine that needs no tfjs model (onnxruntime), so a model too large for the
+ * wasm heap can still be served or evaluated with its adapters. `weights` is left unchanged.
+ */
+export function mergeAdapter(dir: string, config: ModelConfig, weights: NamedWeights): NamedWeights {
+  const { cfg, pairs } = readAdapter(dir, config.numLayers, (name) => weights.get(name)?.shape);
+  const scale = cfg.lora_alpha / cfg.r, r = cfg.r;
+  const out: NamedWeights = new Map(weights);
+  for (const [prefix, { a, b }] of pairs) {
+    const base = weights.get(prefix + ".weight")!;
+    const [rows, cols] = base.shape; // [out, in]
+    const w = Float32Array.from(base.data);
+    for (let o = 0; o < rows; o++) {
+      const row = o * cols;
+      for (let k = 0; k < r; k++) {
+        const bk = scale * b[o * r + k];
+        if (bk === 0) continue;
+        const ak = k * cols;
+        for (let i = 0; i < cols; i++) w[row + i] += bk * a[ak + i];
+      }
+    }
+    out.set(prefix + ".weight", { shape: base.shape, data: w });
+  }
+  return out;
 }
 
 /** Writes the merged model (adapters folded in) as a Hugging Face folder: config.json + model.safetensors. */

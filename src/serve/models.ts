@@ -9,13 +9,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { TrainMcpError } from "../errors.js";
-import { initBackend } from "../policy/backend.js";
 import { resolveConfig, type ModelConfig } from "../policy/config.js";
 import { defaultModelDir } from "../policy/default-model/index.js";
-import { Transformer } from "../policy/model/transformer.js";
-import { loadAdapter } from "../policy/peft.js";
+import { mergeAdapter } from "../policy/peft.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
-import { assertWeightsFitWasm } from "../policy/wasm-memory.js";
 import { initRandomWeights, loadCheckpoint, type NamedWeights } from "../policy/weights.js";
 import { ApiError } from "./api-error.js";
 import { createEngine, type EngineKind, type EngineOptions, type StepEngine } from "./engine.js";
@@ -127,22 +124,11 @@ export class ModelRegistry {
     if (old && old.parent === null) throw new ApiError(400, `lora_name "${name}" is the base model's name`, "invalid_request_error", "lora_name");
     if (old && !replace) throw new ApiError(400, `lora_name "${name}" is already loaded; unload it first or pass load_inplace: true`, "invalid_request_error", "lora_name");
     if (!fs.existsSync(path.join(dir, "adapter_config.json"))) throw new ApiError(400, `lora_path "${dir}": no adapter_config.json (expected a PEFT adapter folder)`, "invalid_request_error", "lora_path");
-    if ((await initBackend()) === "wasm") {
-      try {
-        assertWeightsFitWasm(this.config, `lora_path "${dir}"`);
-      } catch (e) {
-        throw new ApiError(400, `${(e as Error).message} (merging an adapter loads the base model into tfjs)`, "invalid_request_error", "lora_path");
-      }
-    }
-    const t = new Transformer(this.config, this.baseWeights, false);
     let merged: NamedWeights;
     try {
-      loadAdapter(dir, t);
-      merged = t.exportWeights(true);
+      merged = mergeAdapter(dir, this.config, this.baseWeights);
     } catch (e) {
       throw new ApiError(400, `lora_path "${dir}": ${(e as Error).message}`, "invalid_request_error", "lora_path");
-    } finally {
-      t.dispose();
     }
     const engine = await createEngine(this.get(this.baseName).engine.kind, this.config, merged, this.warn, this.engineOptions);
     const m: ServedModel = { name, engine, parent: this.baseName, source: path.resolve(dir), created: Math.floor(Date.now() / 1000) };

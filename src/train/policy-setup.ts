@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { TrainMcpError } from "../errors.js";
 import { initBackend } from "../policy/backend.js";
+import type { ModelConfig } from "../policy/config.js";
 import { defaultModelDir } from "../policy/default-model/index.js";
 import type { LoraTarget } from "../policy/model/transformer.js";
 import { Transformer } from "../policy/model/transformer.js";
@@ -17,7 +18,7 @@ import { TfjsSampler } from "../policy/tfjs-sampler.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
 import { Trainable } from "../policy/trainable.js";
 import { assertFitsWasm, assertWeightsFitWasm } from "../policy/wasm-memory.js";
-import { initRandomWeights, loadCheckpoint, readModelConfig } from "../policy/weights.js";
+import { initRandomWeights, loadCheckpoint, readModelConfig, type NamedWeights } from "../policy/weights.js";
 
 export interface PolicySetupOptions {
   model: string; // "default" or a folder
@@ -87,26 +88,37 @@ export async function setupPolicy(o: PolicySetupOptions): Promise<PolicySetup> {
 }
 
 /** The ids that end a generation: the tokenizer's, and the model config's. */
-export function endOfTurnIds(tokenizer: ChatTokenizer, model: Transformer): number[] {
-  return [...new Set([...tokenizer.eosTokenIds, ...model.config.eosTokenIds])];
+export function endOfTurnIds(tokenizer: ChatTokenizer, config: ModelConfig): number[] {
+  return [...new Set([...tokenizer.eosTokenIds, ...config.eosTokenIds])];
 }
 
-export async function createSampler(
-  model: Transformer,
+/** The rollout sampler of a model being trained: it plays the model's latest weights after each `refresh()`. */
+export function createSampler(model: Transformer, tokenizer: ChatTokenizer, engine: "auto" | "ort" | "tfjs", log: (line: string) => void = () => undefined): Promise<RolloutSampler> {
+  return samplerFor(model.config, tokenizer, engine, log, () => model.exportWeights(true), async () => ({ model, owned: false }));
+}
+
+/**
+ * onnxruntime (unless tfjs is asked for, or it fails to load under "auto") over `weights()`,
+ * read again at each refresh; else tfjs over `tfjsModel()`, disposed on close when it is owned.
+ */
+async function samplerFor(
+  config: ModelConfig,
   tokenizer: ChatTokenizer,
   engine: "auto" | "ort" | "tfjs",
-  log: (line: string) => void = () => undefined,
+  log: (line: string) => void,
+  weights: () => NamedWeights,
+  tfjsModel: () => Promise<{ model: Transformer; owned: boolean }>,
 ): Promise<RolloutSampler> {
   const decode = (ids: number[]) => tokenizer.decode(ids);
-  const eosTokenIds = endOfTurnIds(tokenizer, model);
+  const eosTokenIds = endOfTurnIds(tokenizer, config);
   if (engine !== "tfjs") {
     try {
       const { OrtSampler } = await import("../policy/onnx/ort-sampler.js");
-      const ort = await OrtSampler.create({ config: model.config, weights: model.exportWeights(true), eosTokenIds, decode, padTokenId: tokenizer.padTokenId ?? 0 });
+      const ort = await OrtSampler.create({ config, weights: weights(), eosTokenIds, decode, padTokenId: tokenizer.padTokenId ?? 0 });
       return {
         engine: "ort",
         generate: (p, opts) => ort.generate(p, opts),
-        refresh: () => ort.updateWeights(model.exportWeights(true)),
+        refresh: () => ort.updateWeights(weights()),
         close: () => ort.close(),
       };
     } catch (e) {
@@ -114,50 +126,62 @@ export async function createSampler(
       log(`onnxruntime unavailable (${(e as Error).message}); sampling with tfjs`);
     }
   }
+  const { model, owned } = await tfjsModel();
   const tfjs = new TfjsSampler(model, { decode, eosTokenIds, batchSize: 32 });
   return {
     engine: "tfjs",
     generate: (p, opts) => tfjs.generate(p, opts),
     refresh: async () => undefined, // reads the live model weights at every call
-    close: async () => undefined,
+    close: async () => {
+      if (owned) model.dispose();
+    },
   };
 }
 
 export interface InferencePolicy {
   dir: string;
   tokenizer: ChatTokenizer;
-  model: Transformer;
+  config: ModelConfig;
   sampler: RolloutSampler;
 }
 
 /**
- * A model for evaluation or serving: a Hugging Face folder, "default", or a run checkpoint —
- * with LoRA adapters (adapter_config.json) applied over their base model.
+ * A model for evaluation: a Hugging Face folder, "default", or a run checkpoint, with LoRA
+ * adapters (adapter_config.json) folded into their base model. On onnxruntime no tfjs model is
+ * built, so a model too large for the wasm heap is evaluated all the same.
  */
 export async function loadInferencePolicy(spec: string, o: { engine: "auto" | "ort" | "tfjs"; device?: "auto" | "cpu" | "gpu" | "wasm"; seed?: number; log?: (l: string) => void }): Promise<InferencePolicy> {
   const dir = spec === "default" ? defaultModelDir() : path.resolve(spec);
   if (!fs.existsSync(dir)) throw new TrainMcpError("ModelInvalid", `--model ${spec}: no such folder`);
-  const backend = await initBackend({ device: o.device ?? "auto" });
   const adapterCfg = path.join(dir, "adapter_config.json");
-  let model: Transformer;
+  const hasWeights = (d: string) => fs.existsSync(path.join(d, "model.safetensors")) || fs.existsSync(path.join(d, "model.safetensors.index.json"));
+  let config: ModelConfig;
+  let weights: NamedWeights;
   let tokenizerDir = dir;
+  // tfjs holds the model in the wasm heap: refuse what cannot fit before reading gigabytes
+  const tfjsFits = async (weightsDir: string) => {
+    if ((await initBackend({ device: o.device ?? "auto" })) === "wasm") assertWeightsFitWasm(readModelConfig(weightsDir), `--model ${spec}`);
+  };
   if (fs.existsSync(adapterCfg) && !fs.existsSync(path.join(dir, "model.safetensors"))) {
     const base = (JSON.parse(fs.readFileSync(adapterCfg, "utf8")) as { base_model_name_or_path?: string }).base_model_name_or_path;
     if (!base || !fs.existsSync(base)) throw new TrainMcpError("ModelInvalid", `${adapterCfg}: base model "${base ?? "(none)"}" not found`);
-    if (backend === "wasm") assertWeightsFitWasm(readModelConfig(base), `--model ${spec}`);
-    model = await Transformer.load(base);
-    const { loadAdapter } = await import("../policy/peft.js");
-    loadAdapter(dir, model, o.seed ?? 0);
+    if (o.engine === "tfjs") await tfjsFits(base);
+    ({ config, weights } = await loadCheckpoint(base));
+    const { mergeAdapter } = await import("../policy/peft.js");
+    weights = mergeAdapter(dir, config, weights);
     if (!fs.existsSync(path.join(dir, "tokenizer.json"))) tokenizerDir = base;
-  } else if (fs.existsSync(path.join(dir, "model.safetensors")) || fs.existsSync(path.join(dir, "model.safetensors.index.json"))) {
-    if (backend === "wasm") assertWeightsFitWasm(readModelConfig(dir), `--model ${spec}`);
-    model = await Transformer.load(dir);
+  } else if (hasWeights(dir)) {
+    if (o.engine === "tfjs") await tfjsFits(dir);
+    ({ config, weights } = await loadCheckpoint(dir));
   } else if (spec === "default") {
-    const config = readModelConfig(dir);
-    model = new Transformer(config, initRandomWeights(config, o.seed ?? 0));
+    config = readModelConfig(dir);
+    weights = initRandomWeights(config, o.seed ?? 0);
   } else throw new TrainMcpError("ModelInvalid", `--model ${spec}: no model.safetensors or adapter_config.json in the folder`);
   if (!fs.existsSync(path.join(tokenizerDir, "tokenizer.json"))) throw new TrainMcpError("ModelInvalid", `--model ${spec}: ${path.join(tokenizerDir, "tokenizer.json")} is missing`);
   const tokenizer = await ChatTokenizer.fromDir(tokenizerDir);
-  const sampler = await createSampler(model, tokenizer, o.engine, o.log);
-  return { dir, tokenizer, model, sampler };
+  const sampler = await samplerFor(config, tokenizer, o.engine, o.log ?? (() => undefined), () => weights, async () => {
+    if ((await initBackend({ device: o.device ?? "auto" })) === "wasm") assertWeightsFitWasm(config, `--model ${spec}`);
+    return { model: new Transformer(config, weights, false), owned: true };
+  });
+  return { dir, tokenizer, config, sampler };
 }

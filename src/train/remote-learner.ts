@@ -43,7 +43,7 @@ export class RemoteLearner {
       model: o.model ?? "",
       apiKey: o.apiKey,
       // the ids that end a turn, as the local sampler's
-      trainer: { codec: tokenizer, endTexts: endOfTurnIds(tokenizer, trainee).map((id) => tokenizer.decode([id])) },
+      trainer: { codec: tokenizer, endTexts: endOfTurnIds(tokenizer, trainee.config).map((id) => tokenizer.decode([id])) },
     });
     if (!o.model) policy.model = await policy.firstModel();
     return new RemoteLearner(policy, o);

@@ -10,7 +10,8 @@ import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../src/policy/backend.js";
 import { Transformer } from "../../src/policy/model/transformer.js";
-import { loadAdapter, saveAdapter, saveMerged } from "../../src/policy/peft.js";
+import { loadAdapter, mergeAdapter, saveAdapter, saveMerged } from "../../src/policy/peft.js";
+import { loadCheckpoint } from "../../src/policy/weights.js";
 import { readSafetensors } from "../../src/policy/safetensors.js";
 import { Trainable } from "../../src/policy/trainable.js";
 import { loadGolden, relErr } from "./helpers.js";
@@ -56,6 +57,19 @@ describe("LoRA", () => {
     const merged = await Transformer.load(path.join(out, "merged"));
     expect(merged.adapters()).toBeNull();
     expect(relErr(flat(new Trainable(merged).logprobs(inputs.ids)), flat(lp1))).toBeLessThan(1e-5);
+
+    // the same fold in plain JavaScript (for onnxruntime, no tfjs model): the weights tfjs merges
+    const { config, weights } = await loadCheckpoint(dir);
+    const folded = mergeAdapter(path.join(out, "adapter"), config, weights);
+    const tfjsFolded = model.exportWeights(true);
+    expect([...folded.keys()].sort()).toEqual([...tfjsFolded.keys()].sort());
+    let moved = 0;
+    for (const [name, w] of folded) {
+      expect(relErr(w.data, tfjsFolded.get(name)!.data), name).toBeLessThan(1e-6);
+      if (relErr(w.data, weights.get(name)!.data) > 1e-4) moved++;
+    }
+    expect(moved).toBe(2 * 7); // every adapted projection, and only those
+    expect(relErr(weights.get("model.layers.0.self_attn.q_proj.weight")!.data, base.get("model.layers.0.self_attn.q_proj.weight")!.data)).toBe(0); // the input is left as it was
     [tr, model, again, merged].forEach((x) => x.dispose());
   });
 

@@ -1,6 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { initBackend } from "../../src/policy/backend.js";
+import { Transformer } from "../../src/policy/model/transformer.js";
+import { saveAdapter, saveMerged } from "../../src/policy/peft.js";
+import { mulberry32 } from "../../src/policy/weights.js";
 import { TrajectorySchema } from "../../src/rollout/trajectory.js";
 import { calculatorScenarios, cli, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
@@ -41,19 +45,50 @@ describe("train-mcp eval", () => {
     }
   });
 
+  it("scores a LoRA checkpoint on onnxruntime, its adapters folded in without tfjs, as the model tfjs merges", async () => {
+    // an adapter folder (non-zero A and B, seeded) and, as the reference, the model tfjs merges
+    await initBackend({ device: "wasm" });
+    const model = await Transformer.load(a);
+    const targets = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] as const;
+    const rand = mulberry32(7);
+    const init = new Map<string, { a: Float32Array; b: Float32Array }>();
+    for (let l = 0; l < model.config.numLayers; l++)
+      for (const m of targets) {
+        const prefix = `model.layers.${l}.${["gate_proj", "up_proj", "down_proj"].includes(m) ? "mlp" : "self_attn"}.${m}`;
+        const [rows, cols] = model.get(prefix + ".weight").shape;
+        init.set(prefix, { a: Float32Array.from({ length: 4 * cols }, () => (rand() - 0.5) * 0.4), b: Float32Array.from({ length: rows * 4 }, () => (rand() - 0.5) * 0.4) });
+      }
+    model.enableLora({ r: 4, alpha: 8, dropout: 0, targetModules: [...targets], seed: 1 }, init);
+    const ck = tempDir("adapter");
+    saveAdapter(ck, model, a);
+    const merged = tempDir("merged");
+    saveMerged(merged, model);
+    model.dispose();
+    for (const f of ["tokenizer.json", "tokenizer_config.json"]) fs.copyFileSync(path.join(a, f), path.join(merged, f));
+    const played = async (m: string) => {
+      const dump = path.join(tempDir("t"), "rollouts.jsonl");
+      const r = await cli(["eval", "--model", m, "--server", "fixture:calculator", "--scenarios", scenarios, "--max-tokens-per-turn", "8", "--engine", "ort", "--json", "--trajectories", dump]);
+      expect(r.code, r.stderr).toBe(0);
+      return readJsonl(dump).map((x) => x.tokenIds);
+    };
+    const [adapted, reference, base] = [await played(ck), await played(merged), await played(a)];
+    expect(adapted).toEqual(reference);
+    expect(adapted).not.toEqual(base); // the adapters changed what the model writes
+  });
+
   it("exits 2 for a model folder that does not exist", async () => {
     const r = await cli(["eval", "--model", "/nope", "--server", "fixture:calculator", "--scenarios", scenarios]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 
-  it("exits 2 for weights the wasm heap cannot hold, before reading them", async () => {
+  it("exits 2 on the tfjs engine for weights the wasm heap cannot hold, before reading them", async () => {
     const dir = tempDir("big");
     fs.copyFileSync(path.join(a, "tokenizer.json"), path.join(dir, "tokenizer.json"));
     // a 1.5B-parameter shape; the weights file is never opened
     fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify({ model_type: "qwen2", vocab_size: 151936, hidden_size: 1536, intermediate_size: 8960, num_hidden_layers: 28, num_attention_heads: 12, num_key_value_heads: 2, rms_norm_eps: 1e-6, rope_theta: 1e6, max_position_embeddings: 32768, tie_word_embeddings: true, hidden_act: "silu" }));
     fs.writeFileSync(path.join(dir, "model.safetensors"), "");
-    const r = await cli(["eval", "--model", dir, "--server", "fixture:calculator", "--scenarios", scenarios]);
+    const r = await cli(["eval", "--model", dir, "--server", "fixture:calculator", "--scenarios", scenarios, "--engine", "tfjs"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/this 1544M-parameter model's weights take 5\.8 GiB as float32, more than the tfjs wasm backend's 4 GiB heap holds/);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);

@@ -84,7 +84,7 @@ export function register(program: Command): void {
           const run = { hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns, knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) };
           const components = trained?.rewards ? rewardsFromConfig(trained.rewards, run) : defaultRewards(run);
           try {
-            const r = await evaluate(scenarios, new LocalPolicy({ codec: p.tokenizer, sampler: p.sampler, maxContextTokens: p.model.config.maxPositions }), servers, {
+            const r = await evaluate(scenarios, new LocalPolicy({ codec: p.tokenizer, sampler: p.sampler, maxContextTokens: p.config.maxPositions }), servers, {
               k: int("k", f.k) || 1,
               temperature: Number(f.temperature),
               seed: int("seed", f.seed),
@@ -104,7 +104,6 @@ export function register(program: Command): void {
               for (const t of r.trajectories) writeSync(trajectoryFile, JSON.stringify({ model: spec, template: templateOf.get(t.scenarioId), ...t }) + "\n");
           } finally {
             await p.sampler.close();
-            p.model.dispose();
           }
         }
         if (trajectoryFile !== undefined) closeSync(trajectoryFile);
