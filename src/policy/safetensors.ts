@@ -61,19 +61,17 @@ function toFloat32(buf: Buffer, begin: number, end: number, dtype: string, where
   }
 }
 
-/** Parses a safetensors buffer; tensors are float32 views into `buf` where possible. */
-export function parseSafetensors(buf: Buffer, where = "safetensors"): { tensors: Map<string, FloatTensor>; metadata: Record<string, string> } {
-  if (buf.length < 8) throw new TrainMcpError("ModelInvalid", `${where}: file too short (${buf.length} bytes)`);
-  const headerLen = Number(buf.readBigUInt64LE(0));
-  if (8 + headerLen > buf.length) throw new TrainMcpError("ModelInvalid", `${where}: header length ${headerLen} exceeds file size ${buf.length}`);
+/** The header's tensor entries, each checked against its dtype, shape and the file's size;
+ *  offsets are absolute (from the start of the file). */
+function parseHeader(json: string, headerLen: number, fileSize: number, where: string) {
   let header: Record<string, HeaderEntry | Record<string, string>>;
   try {
-    header = JSON.parse(buf.subarray(8, 8 + headerLen).toString("utf8"));
+    header = JSON.parse(json);
   } catch (e) {
     throw new TrainMcpError("ModelInvalid", `${where}: header is not valid JSON: ${(e as Error).message}`);
   }
   const base = 8 + headerLen;
-  const tensors = new Map<string, FloatTensor>();
+  const entries: Array<{ name: string; dtype: string; shape: number[]; begin: number; end: number }> = [];
   let metadata: Record<string, string> = {};
   for (const [name, entry] of Object.entries(header)) {
     if (name === "__metadata__") {
@@ -86,29 +84,87 @@ export function parseSafetensors(buf: Buffer, where = "safetensors"): { tensors:
     const size = BYTES[e.dtype];
     if (size !== undefined && en - b !== count * size)
       throw new TrainMcpError("ModelInvalid", `${where}: tensor "${name}" has ${en - b} bytes, expected ${count * size} for ${e.dtype}${JSON.stringify(e.shape)}`);
-    if (base + en > buf.length) throw new TrainMcpError("ModelInvalid", `${where}: tensor "${name}" runs past the end of the file`);
-    tensors.set(name, { shape: e.shape, data: toFloat32(buf, base + b, base + en, e.dtype, `${where}: tensor "${name}"`) });
+    if (base + en > fileSize) throw new TrainMcpError("ModelInvalid", `${where}: tensor "${name}" runs past the end of the file`);
+    entries.push({ name, dtype: e.dtype, shape: e.shape, begin: base + b, end: base + en });
   }
+  return { entries, metadata };
+}
+
+function headerLength(first8: Buffer, fileSize: number, where: string): number {
+  if (fileSize < 8) throw new TrainMcpError("ModelInvalid", `${where}: file too short (${fileSize} bytes)`);
+  const headerLen = Number(first8.readBigUInt64LE(0));
+  if (8 + headerLen > fileSize) throw new TrainMcpError("ModelInvalid", `${where}: header length ${headerLen} exceeds file size ${fileSize}`);
+  return headerLen;
+}
+
+/** Parses a safetensors buffer; tensors are float32 views into `buf` where possible. */
+export function parseSafetensors(buf: Buffer, where = "safetensors"): { tensors: Map<string, FloatTensor>; metadata: Record<string, string> } {
+  const headerLen = headerLength(buf, buf.length, where);
+  const { entries, metadata } = parseHeader(buf.subarray(8, 8 + headerLen).toString("utf8"), headerLen, buf.length, where);
+  const tensors = new Map<string, FloatTensor>();
+  for (const e of entries) tensors.set(e.name, { shape: e.shape, data: toFloat32(buf, e.begin, e.end, e.dtype, `${where}: tensor "${e.name}"`) });
   return { tensors, metadata };
 }
 
-export function readSafetensors(file: string): { tensors: Map<string, FloatTensor>; metadata: Record<string, string> } {
-  let buf: Buffer;
+/**
+ * Reads a safetensors file tensor by tensor (a checkpoint is often larger than the 2 GiB one
+ * read may return): F32 tensors straight into their Float32Array, F16/BF16 through a buffer of
+ * their own.
+ */
+export function readSafetensors(file: string, opts: { readBytes?: number } = {}): { tensors: Map<string, FloatTensor>; metadata: Record<string, string> } {
+  const readBytes = opts.readBytes ?? 2 ** 30; // per read call (tests make it small to cross read boundaries)
+  let fd: number;
   try {
-    buf = fs.readFileSync(file);
+    fd = fs.openSync(file, "r");
   } catch (e) {
     throw new TrainMcpError("IoFailed", `cannot read ${file}: ${(e as Error).message}`, true, { cause: e });
   }
-  return parseSafetensors(buf, file);
+  try {
+    const readAt = (into: Uint8Array, position: number) => {
+      // one read returns at most ~2 GiB: loop
+      for (let done = 0; done < into.length; ) {
+        const n = fs.readSync(fd, into, done, Math.min(into.length - done, readBytes), position + done);
+        if (n === 0) throw new TrainMcpError("ModelInvalid", `${file}: file ended early`);
+        done += n;
+      }
+    };
+    const size = fs.fstatSync(fd).size;
+    const first8 = Buffer.alloc(8);
+    if (size >= 8) readAt(first8, 0);
+    const headerLen = headerLength(first8, size, file);
+    const json = Buffer.alloc(headerLen);
+    readAt(json, 8);
+    const { entries, metadata } = parseHeader(json.toString("utf8"), headerLen, size, file);
+    const tensors = new Map<string, FloatTensor>();
+    for (const e of entries) {
+      const where = `${file}: tensor "${e.name}"`;
+      let data: Float32Array;
+      if (e.dtype === "F32") {
+        data = new Float32Array((e.end - e.begin) / 4);
+        readAt(new Uint8Array(data.buffer), e.begin);
+      } else {
+        const raw = Buffer.alloc(e.end - e.begin);
+        readAt(raw, e.begin);
+        data = toFloat32(raw, 0, raw.length, e.dtype, where);
+      }
+      tensors.set(e.name, { shape: e.shape, data });
+    }
+    return { tensors, metadata };
+  } catch (e) {
+    if (e instanceof TrainMcpError) throw e;
+    throw new TrainMcpError("IoFailed", `cannot read ${file}: ${(e as Error).message}`, true, { cause: e });
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
-/** Serializes float32 tensors (sorted by name, as the Python library does). */
-export function serializeSafetensors(tensors: Map<string, FloatTensor>, metadata?: Record<string, string>): Buffer {
-  const names = [...tensors.keys()].sort();
+/** The 8-byte length and the JSON header of float32 tensors (sorted by name, as the Python
+ *  library does), padded so the data starts 8-byte aligned (readers can map float arrays in place). */
+function safetensorsHeader(tensors: Map<string, FloatTensor>, metadata?: Record<string, string>): Buffer {
   const header: Record<string, unknown> = {};
   if (metadata) header.__metadata__ = metadata;
   let off = 0;
-  for (const name of names) {
+  for (const name of [...tensors.keys()].sort()) {
     const t = tensors.get(name)!;
     const count = t.shape.reduce((a, s) => a * s, 1);
     if (count !== t.data.length) throw new Error(`tensor "${name}": shape ${JSON.stringify(t.shape)} has ${count} elements, data has ${t.data.length}`);
@@ -116,19 +172,23 @@ export function serializeSafetensors(tensors: Map<string, FloatTensor>, metadata
     off += 4 * count;
   }
   let json = JSON.stringify(header);
-  // pad the header so the data starts 8-byte aligned (lets readers map float arrays in place)
   json += " ".repeat((8 - ((8 + Buffer.byteLength(json)) % 8)) % 8);
   const hbytes = Buffer.from(json, "utf8");
-  const out = Buffer.alloc(8 + hbytes.length + off);
+  const out = Buffer.alloc(8 + hbytes.length);
   out.writeBigUInt64LE(BigInt(hbytes.length), 0);
   hbytes.copy(out, 8);
-  let pos = 8 + hbytes.length;
+  return out;
+}
+
+/** Serializes float32 tensors into one buffer (small files; `writeSafetensors` streams). */
+export function serializeSafetensors(tensors: Map<string, FloatTensor>, metadata?: Record<string, string>): Buffer {
+  const names = [...tensors.keys()].sort();
+  const parts = [safetensorsHeader(tensors, metadata)];
   for (const name of names) {
     const d = tensors.get(name)!.data;
-    Buffer.from(d.buffer, d.byteOffset, d.byteLength).copy(out, pos);
-    pos += d.byteLength;
+    parts.push(Buffer.from(d.buffer, d.byteOffset, d.byteLength));
   }
-  return out;
+  return Buffer.concat(parts);
 }
 
 /** Writes a file atomically: temp file in the same folder, then rename. */
@@ -144,6 +204,26 @@ export function writeFileAtomic(file: string, data: Buffer | string): void {
   }
 }
 
+/** Writes float32 tensors as `serializeSafetensors` lays them out, tensor by tensor (no buffer of
+ *  the whole file: a checkpoint may pass Node's largest Buffer), to a temp file renamed over `file`. */
 export function writeSafetensors(file: string, tensors: Map<string, FloatTensor>, metadata?: Record<string, string>): void {
-  writeFileAtomic(file, serializeSafetensors(tensors, metadata));
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const fd = fs.openSync(tmp, "w");
+    try {
+      fs.writeSync(fd, safetensorsHeader(tensors, metadata));
+      for (const name of [...tensors.keys()].sort()) {
+        const d = tensors.get(name)!.data;
+        const bytes = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+        for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, Math.min(bytes.length - done, 2 ** 30));
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw new TrainMcpError("IoFailed", `cannot write ${file}: ${(e as Error).message}`, true, { cause: e });
+  }
 }

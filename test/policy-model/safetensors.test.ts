@@ -55,14 +55,40 @@ describe("safetensors", () => {
       { name: "bf", dtype: "BF16", shape: [2], bytes: bf16 },
       { name: "odd", dtype: "F32", shape: [2], bytes: f32 },
     ]);
-    const { tensors } = parseSafetensors(buf);
-    const h = Array.from(tensors.get("h")!.data);
-    expect(h[0]).toBe(1);
-    expect(h[1]).toBe(-2);
-    expect(h[2]).toBeCloseTo(0.33325, 5);
-    expect(h[3]).toBeCloseTo(2 ** -24, 12);
-    expect(Array.from(tensors.get("bf")!.data)).toEqual([1.5, -10]);
-    expect(Array.from(tensors.get("odd")!.data)).toEqual([3.25, -1]);
+    const file = path.join(tmp(), "raw.safetensors");
+    fs.writeFileSync(file, buf);
+    // from a buffer, and from the file tensor by tensor
+    for (const { tensors } of [parseSafetensors(buf), readSafetensors(file)]) {
+      const h = Array.from(tensors.get("h")!.data);
+      expect(h[0]).toBe(1);
+      expect(h[1]).toBe(-2);
+      expect(h[2]).toBeCloseTo(0.33325, 5);
+      expect(h[3]).toBeCloseTo(2 ** -24, 12);
+      expect(Array.from(tensors.get("bf")!.data)).toEqual([1.5, -10]);
+      expect(Array.from(tensors.get("odd")!.data)).toEqual([3.25, -1]);
+    }
+  });
+
+  it("reads tensors across many reads (as a file past 2 GiB needs), and writes the layout it serializes", () => {
+    const buf = rawFile([
+      { name: "x", dtype: "F32", shape: [5], bytes: Buffer.from(Float32Array.from([1, 2, 3, 4, 5]).buffer) },
+      { name: "y", dtype: "BF16", shape: [3], bytes: Buffer.from([0xc0, 0x3f, 0x20, 0xc1, 0x80, 0x3f]) },
+    ]);
+    const file = path.join(tmp(), "chunks.safetensors");
+    fs.writeFileSync(file, buf);
+    for (const readBytes of [1, 3, 7]) {
+      const { tensors } = readSafetensors(file, { readBytes });
+      expect(Array.from(tensors.get("x")!.data)).toEqual([1, 2, 3, 4, 5]);
+      expect(Array.from(tensors.get("y")!.data)).toEqual([1.5, -10, 1]);
+    }
+
+    const t = new Map([
+      ["b", { shape: [2, 2], data: Float32Array.from([1, 2, 3, 4]) }],
+      ["a", { shape: [2], data: Float32Array.from([5, 6, 7]).subarray(1) }], // a view at an offset
+    ]);
+    const written = path.join(tmp(), "w.safetensors");
+    writeSafetensors(written, t, { format: "pt" });
+    expect(fs.readFileSync(written).equals(serializeSafetensors(t, { format: "pt" }))).toBe(true);
   });
 
   it("rejects truncated files and wrong byte counts with the tensor name", () => {
@@ -71,6 +97,10 @@ describe("safetensors", () => {
     const bad = rawFile([{ name: "w", dtype: "F32", shape: [3], bytes: Buffer.alloc(8) }]);
     expect(() => parseSafetensors(bad)).toThrow(/tensor "w" has 8 bytes, expected 12/);
     expect(() => parseSafetensors(Buffer.from([1, 2]))).toThrow(/too short/);
+    const cut = path.join(tmp(), "cut.safetensors");
+    fs.writeFileSync(cut, good.subarray(0, good.length - 4));
+    expect(() => readSafetensors(cut)).toThrow(/cut.safetensors: tensor "w" runs past/);
+    expect(() => readSafetensors(path.join(tmp(), "none.safetensors"))).toThrow(/cannot read .*none.safetensors/);
   });
 
   it("writes atomically (no temp file left) and overwrites", () => {
