@@ -16,6 +16,7 @@ import { wasmUnsortedSegmentSumConfig } from "./kernels/segment-sum.js";
 import { wasmCastConfig, wasmIdentityConfig } from "./kernels/shared-copy.js";
 import { wasmGatherConfig } from "./kernels/gather-rows.js";
 import { wasmSumConfig } from "./kernels/sum-leading.js";
+import { wasmOutOfMemory } from "./wasm-memory.js";
 
 /** auto: tfjs-node when installed, else wasm. cpu: tfjs-node when installed, else wasm.
  *  gpu: tfjs-node-gpu or an error. wasm: the wasm backend. js: tfjs's pure-JS reference backend. */
@@ -59,6 +60,35 @@ async function tryImport(name: string): Promise<boolean> {
 
 let initialized: string | undefined;
 
+interface WasmAllocator {
+  _malloc(bytes: number): number;
+  _free(pointer: number): void;
+  HEAPU8: Uint8Array;
+  guarded?: true;
+}
+
+/**
+ * Makes the wasm module's allocator throw when the heap is spent. tfjs does not check what
+ * `_malloc` returns: a failed allocation gives offset 0, and the kernel then writes its output
+ * over the start of the heap (other tensors, weights that would then be checkpointed). Near the
+ * 4 GiB cap this build's allocator can also return a block that runs past the heap's end (its
+ * 32-bit size arithmetic wraps): measured, 600 MiB asked with 3,680 MiB of heap gave a block at
+ * 3,584 MiB. Both are refused.
+ */
+function guardWasmMalloc(wasm: WasmAllocator): void {
+  if (wasm.guarded) return;
+  // emscripten's `_malloc` starts as a stub that replaces itself with the real export on its
+  // first call: make that call first, or it would replace this wrapper
+  wasm._free(wasm._malloc(8));
+  const malloc = wasm._malloc;
+  wasm._malloc = (bytes: number) => {
+    const at = malloc(bytes);
+    if (bytes > 0 && (at === 0 || (at >>> 0) + bytes > wasm.HEAPU8.length)) throw wasmOutOfMemory(`the tfjs wasm backend is out of memory: ${(bytes / 2 ** 20).toFixed(0)} MiB more did not fit`);
+    return at;
+  };
+  wasm.guarded = true;
+}
+
 /** The tfjs backend `initBackend` started ("wasm", "tensorflow", "cpu"), if any. */
 export function activeBackend(): string | undefined {
   return initialized;
@@ -88,6 +118,7 @@ export async function initBackend(opts: BackendOptions = {}): Promise<string> {
       else setThreadsCount(1);
     }
     if (!(await tf.setBackend("wasm"))) throw new TrainMcpError("BackendUnavailable", "the tfjs wasm backend failed to initialize");
+    guardWasmMalloc((tf.backend() as unknown as { wasm: WasmAllocator }).wasm);
   }
   await tf.ready();
   initialized = tf.getBackend();

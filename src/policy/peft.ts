@@ -82,11 +82,16 @@ function readAdapter(dir: string, numLayers: number, weightShape: (prefix: strin
   const file = path.join(dir, "adapter_model.safetensors");
   const { tensors } = readSafetensors(file);
   const pairs = new Map<string, { a: Float32Array; b: Float32Array }>();
+  const targets = new Set<string>(cfg.target_modules);
   for (const [name, t] of tensors) {
-    const m = /^base_model\.model\.(.+)\.lora_([AB])\.weight$/.exec(name);
-    if (!m) throw new TrainMcpError("ModelInvalid", `${file}: unexpected tensor "${name}"`);
+    const m = /^base_model\.model\.(model\.layers\.(\d+)\.(self_attn|mlp)\.(\w+))\.lora_([AB])\.weight$/.exec(name);
+    // a module outside target_modules would be folded here and ignored by enableLora: refuse it
+    if (!m || !targets.has(m[4]) || Number(m[2]) >= numLayers) throw new TrainMcpError("ModelInvalid", `${file}: unexpected tensor "${name}" (target_modules: ${cfg.target_modules.join(",")})`);
     const e = pairs.get(m[1]) ?? { a: new Float32Array(0), b: new Float32Array(0) };
-    if (m[2] === "A") e.a = t.data;
+    const w = weightShape(m[1] + ".weight");
+    const want = m[5] === "A" ? [cfg.r, w?.[1]] : [w?.[0], cfg.r];
+    if (w && t.shape.join(",") !== want.join(",")) throw new TrainMcpError("ModelInvalid", `${file}: tensor "${name}" has shape [${t.shape}], expected [${want}]`);
+    if (m[5] === "A") e.a = t.data;
     else e.b = t.data;
     pairs.set(m[1], e);
   }

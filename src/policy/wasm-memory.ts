@@ -5,18 +5,20 @@
  * the backward pass reads, including each layer's [heads, T, T] attention matrices, so a
  * Qwen-size model (0.5B parameters, 24-28 layers) needs tens of GiB for one 1,000-token rollout
  * however small its LoRA adapters: measured on a Qwen3-0.6B-shaped model, 2 of its layers on one
- * 512-token row took the heap from 0.78 to 2.37 GiB. The estimate below is a lower bound (one
- * rollout, the tensors the backward pass must keep, twice over for the gradients being formed),
- * so what it refuses cannot run; what it lets through may still abort, and `explainWasmAbort`
- * then says why.
+ * 512-token row took the heap from 0.78 to 2.37 GiB. The estimate below is a lower bound for
+ * one rollout of 1,024 tokens (a short tool-use conversation: a system prompt and tools block
+ * alone take hundreds): the weights, the tensors the backward pass must keep, twice over for the
+ * gradients being formed. So what it refuses cannot train on such rollouts; what it lets through
+ * may still run out of memory, and then a clear error says so (backend.ts, main.ts).
  */
 import { TrainMcpError } from "../errors.js";
 import type { ModelConfig } from "./config.js";
+import { weightShapes } from "./weights.js";
 
 /** The wasm backend's heap cap (emscripten's MAXIMUM_MEMORY for tfjs-backend-wasm). */
 export const WASM_HEAP_BYTES = 4 * 2 ** 30;
 
-/** The rollout length the estimate assumes: a short tool-use conversation. */
+/** The rollout length the estimate assumes (or the model's context, if shorter). */
 export const ESTIMATE_ROW_TOKENS = 1024;
 
 export interface TrainingMemory {
@@ -32,14 +34,14 @@ export interface TrainingMemory {
 }
 
 export function parameterCount(c: ModelConfig): number {
-  const D = c.hiddenSize, q = c.numHeads * c.headDim, kv = c.numKvHeads * c.headDim;
-  const perLayer = D * q + 2 * D * kv + q * D + 3 * D * c.intermediateSize + 2 * D + (c.qkvBias ? q + 2 * kv : 0) + (c.qkNorm ? 2 * c.headDim : 0);
-  return c.vocabSize * D * (c.tieWordEmbeddings ? 1 : 2) + c.numLayers * perLayer + D;
+  let n = 0;
+  for (const shape of weightShapes(c).values()) n += shape.reduce((a, s) => a * s, 1);
+  return n;
 }
 
 /** A lower bound of the bytes one training step holds at its peak on the wasm backend. */
 export function trainingMemory(c: ModelConfig, o: { loraRank: number; rowTokens?: number }): TrainingMemory {
-  const T = o.rowTokens ?? ESTIMATE_ROW_TOKENS;
+  const T = Math.min(o.rowTokens ?? ESTIMATE_ROW_TOKENS, c.maxPositions);
   const D = c.hiddenSize, q = c.numHeads * c.headDim, kv = c.numKvHeads * c.headDim;
   const weights = 4 * parameterCount(c);
   // LoRA on all seven projections: A [r, in] and B [out, r] per module

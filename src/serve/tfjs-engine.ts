@@ -6,6 +6,7 @@
  */
 import * as tf from "@tensorflow/tfjs-core";
 import { initBackend } from "../policy/backend.js";
+import { assertWeightsFitWasm } from "../policy/wasm-memory.js";
 import type { ModelConfig } from "../policy/config.js";
 import type { LayerCache } from "../policy/model/attention.js";
 import { causalBias, Transformer, type InferenceWeights } from "../policy/model/transformer.js";
@@ -25,7 +26,7 @@ export class TfjsEngine implements StepEngine {
   ) {}
 
   static async create(config: ModelConfig, weights: NamedWeights): Promise<TfjsEngine> {
-    await initBackend();
+    if ((await initBackend()) === "wasm") assertWeightsFitWasm(config, "--engine tfjs");
     const model = new Transformer(config, weights, false);
     return new TfjsEngine(config, model, model.inference());
   }

@@ -70,6 +70,15 @@ describe("LoRA", () => {
     }
     expect(moved).toBe(2 * 7); // every adapted projection, and only those
     expect(relErr(weights.get("model.layers.0.self_attn.q_proj.weight")!.data, base.get("model.layers.0.self_attn.q_proj.weight")!.data)).toBe(0); // the input is left as it was
+    // tensors of a module the config does not target: refused by both, not folded by one and ignored by the other
+    const narrowed = path.join(out, "narrowed");
+    fs.mkdirSync(narrowed);
+    fs.copyFileSync(path.join(out, "adapter", "adapter_model.safetensors"), path.join(narrowed, "adapter_model.safetensors"));
+    fs.writeFileSync(path.join(narrowed, "adapter_config.json"), JSON.stringify({ ...cfg, target_modules: cfg.target_modules.filter((m: string) => m !== "v_proj") }));
+    expect(() => mergeAdapter(narrowed, config, weights)).toThrow(/unexpected tensor "base_model\.model\.model\.layers\.\d\.self_attn\.v_proj\.lora_[AB]\.weight"/);
+    const fresh = await Transformer.load(dir);
+    expect(() => loadAdapter(narrowed, fresh)).toThrow(/unexpected tensor .*v_proj/);
+    fresh.dispose();
     [tr, model, again, merged].forEach((x) => x.dispose());
   });
 

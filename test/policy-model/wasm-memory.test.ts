@@ -12,12 +12,13 @@ import { initRandomWeights } from "../../src/policy/weights.js";
 import { TrainMcpError } from "../../src/errors.js";
 
 const base = { rms_norm_eps: 1e-6, rope_theta: 1e4, max_position_embeddings: 512, hidden_act: "silu" };
-const qwen25 = resolveConfig({ ...base, model_type: "qwen2", vocab_size: 151936, hidden_size: 896, intermediate_size: 4864, num_hidden_layers: 24, num_attention_heads: 14, num_key_value_heads: 2, tie_word_embeddings: true }, "qwen2.5-0.5b");
+const qwen25 = resolveConfig({ ...base, max_position_embeddings: 32768, model_type: "qwen2", vocab_size: 151936, hidden_size: 896, intermediate_size: 4864, num_hidden_layers: 24, num_attention_heads: 14, num_key_value_heads: 2, tie_word_embeddings: true }, "qwen2.5-0.5b");
 
 describe("wasm memory", () => {
   it.each([
     ["tied, GQA", { model_type: "llama", vocab_size: 300, hidden_size: 64, intermediate_size: 96, num_hidden_layers: 3, num_attention_heads: 4, num_key_value_heads: 2, tie_word_embeddings: true }],
     ["untied, head_dim apart", { model_type: "qwen3", vocab_size: 200, hidden_size: 48, intermediate_size: 80, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 4, head_dim: 16, tie_word_embeddings: false }],
+    ["every bias (attention_bias, mlp_bias)", { model_type: "llama", vocab_size: 90, hidden_size: 32, intermediate_size: 40, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, tie_word_embeddings: false, attention_bias: true, mlp_bias: true }],
     ["qkv biases", { model_type: "qwen2", vocab_size: 100, hidden_size: 32, intermediate_size: 48, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, tie_word_embeddings: true }],
   ])("counts the parameters a model has (%s)", (_, raw) => {
     const c = resolveConfig({ ...base, ...raw }, "t");

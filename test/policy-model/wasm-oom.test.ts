@@ -1,6 +1,7 @@
 /**
- * The wasm matmul on a nearly full heap: XNNPACK cannot pack b, and where it would only have
- * printed a warning and left the product unwritten, the kernel throws the out-of-memory error.
+ * The wasm backend on a nearly full heap: where XNNPACK would only have printed a warning and
+ * left a product unwritten, the matmul throws the out-of-memory error; where tfjs would have
+ * written a kernel's output at offset 0 (over other tensors), the allocation throws.
  * Fills ~3.7 GiB of the wasm heap, so it has a file (a worker) of its own.
  */
 import * as tf from "@tensorflow/tfjs-core";
@@ -46,6 +47,8 @@ describe("wasm matmul out of memory", () => {
     }
     expect(err).toBeInstanceOf(TrainMcpError);
     expect((err as Error).message).toMatch(/^the tfjs wasm backend is out of memory: a \[4, 1024\] x \[1024, 150000\] product needs \d+ MiB more than its heap holds\. The wasm heap stops at 4 GiB/);
+    // any other kernel's output that does not fit throws too (tfjs would have written it at offset 0)
+    expect(() => tf.zeros([150 * MiB])).toThrow(/^the tfjs wasm backend is out of memory: 600 MiB more did not fit\. The wasm heap stops at 4 GiB/);
     // the backend is still usable for what fits
     for (const p of blocks.splice(0)) wasmHeap()._free(p);
     const again = tf.matMul(a, tf.slice(b, [0, 0], [K, 8]));

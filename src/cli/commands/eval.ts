@@ -76,7 +76,7 @@ export function register(program: Command): void {
         const trajectoryFile = f.trajectories ? openOut(f.trajectories) : undefined;
         const templateOf = new Map(scenarios.map((s) => [s.id, templateTag(s)]));
         for (const spec of f.model) {
-          const p = await loadInferencePolicy(spec, { engine: f.engine });
+          const p = await loadInferencePolicy(spec, { engine: f.engine, log: (l) => process.stderr.write(`${l}\n`) });
           const trained = readRolloutSettings(p.dir);
           const maxTurns = f.maxTurns ? int("max-turns", f.maxTurns) : (trained?.max_turns ?? 4);
           // the efficiency reward's turn budget is the turns this model is given

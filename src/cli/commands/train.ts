@@ -211,7 +211,7 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   const onSignal = (sig: NodeJS.Signals) => {
     if (stopSignal) process.exit(sig === "SIGTERM" ? 143 : 130);
     stopSignal = sig;
-    h.log(`interrupted (${sig}): finishing this step, checkpointing, then exiting (Ctrl-C again to quit at once)`);
+    h.log(`interrupted (${sig}): finishing this step, checkpointing, then exiting (the signal again quits at once)`);
     controller.abort();
   };
   process.on("SIGINT", onSignal);

@@ -56,7 +56,12 @@ function transposeLast2(x: tf.TensorInfo, batch: number, rows: number, cols: num
  * and the product's output is never written, so training would go on with garbage.
  */
 function assertHeapRoom(backend: WasmBackendLike, bytes: number, what: string): void {
-  const probe = backend.wasm._malloc(bytes);
+  let probe = 0;
+  try {
+    probe = backend.wasm._malloc(bytes); // backend.ts makes a failed allocation throw; 0 without it
+  } catch {
+    /* reported below */
+  }
   if (probe === 0) throw wasmOutOfMemory(`the tfjs wasm backend is out of memory: ${what} needs ${(bytes / 2 ** 20).toFixed(0)} MiB more than its heap holds`);
   backend.wasm._free(probe);
 }
@@ -88,13 +93,16 @@ function batchMatMul(args: { inputs: tf.NamedTensorInfoMap; backend: unknown; at
   const aOff = backend.dataIdMap.get(aa.dataId).memoryOffset;
   const bOff = backend.dataIdMap.get(bb.dataId).memoryOffset;
   const oOff = backend.dataIdMap.get(out.dataId).memoryOffset;
-  // a failed allocation leaves offset 0 (tfjs does not check); XNNPACK's packed b is padded to its tiles
-  const product = `a [${M}, ${K}] x [${K}, ${N}] product`;
-  if (oOff === 0 || aOff === 0 || bOff === 0) {
-    for (const t of [...temps, out]) backend.disposeData(t.dataId);
-    throw wasmOutOfMemory(`the tfjs wasm backend is out of memory: ${product}'s buffers did not fit`);
+  // last, once the temps and the output hold their memory (a failed allocation of theirs throws,
+  // backend.ts); XNNPACK's packed b is padded to its tiles
+  if (!(batchB === 1 && bb === b && packedCacheable.has(b.dataId))) {
+    try {
+      assertHeapRoom(backend, 4 * (K + 8) * (N + 32) + 256, `a [${M}, ${K}] x [${K}, ${N}] product`);
+    } catch (e) {
+      for (const t of [...temps, out]) backend.disposeData(t.dataId);
+      throw e;
+    }
   }
-  if (!(batchB === 1 && bb === b && packedCacheable.has(b.dataId))) assertHeapRoom(backend, 4 * (K + 8) * (N + 32) + 256, product);
   const aS = shapeBytes([1, M, K]), bS = shapeBytes([1, K, N]);
   const reg = (size: number, offset: number) => {
     const id = backend.dataIdNextNumber++;
