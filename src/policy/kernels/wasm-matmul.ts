@@ -9,12 +9,13 @@
  * through the backend's data map), so disposing them never frees the real buffer.
  */
 import * as tf from "@tensorflow/tfjs-core";
-import { wasmOutOfMemory } from "../wasm-memory.js";
+import { WASM_HEAP_BYTES, wasmOutOfMemory } from "../wasm-memory.js";
 
 interface WasmModule {
   cwrap(name: string, ret: null, args: string[]): (...a: unknown[]) => void;
   _malloc(bytes: number): number;
   _free(pointer: number): void;
+  HEAPU8: Uint8Array;
   tfjs: { registerTensor(id: number, size: number, offset: number): void; disposeData(id: number): void };
 }
 interface WasmBackendLike {
@@ -56,6 +57,8 @@ function transposeLast2(x: tf.TensorInfo, batch: number, rows: number, cols: num
  * and the product's output is never written, so training would go on with garbage.
  */
 function assertHeapRoom(backend: WasmBackendLike, bytes: number, what: string): void {
+  // while the heap can still grow by `bytes`, the allocation cannot fail: no probe (the usual case)
+  if (backend.wasm.HEAPU8.length + bytes + 2 ** 20 <= WASM_HEAP_BYTES) return;
   let probe = 0;
   try {
     probe = backend.wasm._malloc(bytes); // backend.ts makes a failed allocation throw; 0 without it
