@@ -204,19 +204,21 @@ export function writeFileAtomic(file: string, data: Buffer | string): void {
   }
 }
 
-/** Writes float32 tensors as `serializeSafetensors` lays them out, tensor by tensor (no buffer of
- *  the whole file: a checkpoint may pass Node's largest Buffer), to a temp file renamed over `file`. */
-export function writeSafetensors(file: string, tensors: Map<string, FloatTensor>, metadata?: Record<string, string>): void {
+/**
+ * Writes `parts` one after another to a temp file renamed over `file` (no buffer of the whole
+ * file: a checkpoint may pass Node's largest Buffer, and one write returns at most ~2 GiB).
+ * Returns the bytes written.
+ */
+export function writePartsAtomic(file: string, parts: Iterable<Uint8Array>): number {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  let total = 0;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(tmp, "w");
     try {
-      fs.writeSync(fd, safetensorsHeader(tensors, metadata));
-      for (const name of [...tensors.keys()].sort()) {
-        const d = tensors.get(name)!.data;
-        const bytes = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+      for (const bytes of parts) {
         for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, Math.min(bytes.length - done, 2 ** 30));
+        total += bytes.length;
       }
     } finally {
       fs.closeSync(fd);
@@ -226,4 +228,20 @@ export function writeSafetensors(file: string, tensors: Map<string, FloatTensor>
     fs.rmSync(tmp, { force: true });
     throw new TrainMcpError("IoFailed", `cannot write ${file}: ${(e as Error).message}`, true, { cause: e });
   }
+  return total;
+}
+
+/** Writes float32 tensors as `serializeSafetensors` lays them out, tensor by tensor. */
+export function writeSafetensors(file: string, tensors: Map<string, FloatTensor>, metadata?: Record<string, string>): void {
+  const header = safetensorsHeader(tensors, metadata);
+  writePartsAtomic(
+    file,
+    (function* () {
+      yield header;
+      for (const name of [...tensors.keys()].sort()) {
+        const d = tensors.get(name)!.data;
+        yield new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+      }
+    })(),
+  );
 }

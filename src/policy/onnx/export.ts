@@ -5,12 +5,11 @@
  * aligned; tensors under 1 KiB stay inline, as onnx.external_data_helper does), because a protobuf message cannot exceed 2 GiB.
  * Both files are written to temporary names and renamed, so a crash leaves no half model.
  */
-import * as fs from "node:fs";
 import * as path from "node:path";
-import { TrainMcpError } from "../../errors.js";
 import type { ModelConfig } from "../config.js";
 import type { NamedWeights } from "../weights.js";
 import { buildPolicyGraph, prepareGraphWeights } from "./policy-graph.js";
+import { writePartsAtomic } from "../safetensors.js";
 import { encodeModelParts } from "./proto.js";
 
 export interface ExportOnnxOptions {
@@ -25,28 +24,6 @@ export interface ExportOnnxResult {
 }
 
 const INLINE_LIMIT = 1.5 * 2 ** 30;
-
-function writeParts(file: string, parts: Uint8Array[]): number {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  let total = 0;
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const fd = fs.openSync(tmp, "w");
-    try {
-      for (const p of parts) {
-        fs.writeSync(fd, p);
-        total += p.length;
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw new TrainMcpError("IoFailed", `cannot write ${file}: ${(e as Error).message}`, true, { cause: e });
-  }
-  return total;
-}
 
 /** Writes `file` (and `<file>.data` when the weights live outside the protobuf). */
 export function exportOnnx(config: ModelConfig, weights: NamedWeights, file: string, opts: ExportOnnxOptions = {}): ExportOnnxResult {
@@ -71,8 +48,8 @@ export function exportOnnx(config: ModelConfig, weights: NamedWeights, file: str
       t.raw = undefined;
       offset = aligned + raw.length;
     }
-    writeParts(dataFile, parts);
+    writePartsAtomic(dataFile, parts);
   }
-  const bytes = writeParts(file, encodeModelParts(model));
+  const bytes = writePartsAtomic(file, encodeModelParts(model));
   return { file, dataFile, bytes };
 }
