@@ -39,8 +39,9 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (caught) {
     let e = caught;
+    // the wasm module's abort (its heap is spent) says nothing of the cause on its own; the
+    // modules load only then, so other errors stay quick
     if (e instanceof Error && e.message.startsWith("Aborted(")) {
-      // the wasm module's abort (its heap is spent) says nothing of the cause on its own
       const [{ activeBackend }, { explainWasmAbort }] = await Promise.all([import("../policy/backend.js"), import("../policy/wasm-memory.js")]);
       e = explainWasmAbort(e, activeBackend() ?? "");
     }

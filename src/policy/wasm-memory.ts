@@ -59,6 +59,7 @@ const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(bytes < 2 ** 30 ? 2 
 
 const REMEDY =
   "install @tensorflow/tfjs-node and train with --device cpu (native kernels, no heap cap), or @tensorflow/tfjs-node-gpu with --device gpu";
+const REMEDY_SENTENCE = `${REMEDY[0].toUpperCase()}${REMEDY.slice(1)}.`;
 
 /** Throws a usage error (exit code 2) when training `c` on the wasm backend cannot fit its heap. */
 export function assertFitsWasm(c: ModelConfig, o: { loraRank: number; model: string }): void {
@@ -70,7 +71,7 @@ export function assertFitsWasm(c: ModelConfig, o: { loraRank: number; model: str
     `--model ${o.model}: training this ${params}M-parameter model on the tfjs wasm backend needs at least ${gib(m.total)} ` +
       `(weights ${gib(m.weights)}, ${o.loraRank > 0 ? "adapters' gradients and optimizer" : "gradients and optimizer"} ${gib(m.optimizer)}, ` +
       `LM head ${gib(m.lmHead)}, one ${ESTIMATE_ROW_TOKENS}-token rollout's activations ${gib(m.activations)}); ` +
-      `the wasm heap stops at 4 GiB. ${REMEDY[0].toUpperCase()}${REMEDY.slice(1)}.`,
+      `the wasm heap stops at 4 GiB. ${REMEDY_SENTENCE}`,
   );
 }
 
@@ -82,7 +83,7 @@ export function assertWeightsFitWasm(c: ModelConfig, what: string): void {
   throw new TrainMcpError(
     "BackendUnavailable",
     `${what}: this ${(parameterCount(c) / 1e6).toFixed(0)}M-parameter model's weights take ${gib(weights)} as float32, more than the tfjs ` +
-      `wasm backend's 4 GiB heap holds beside a forward pass. ${REMEDY[0].toUpperCase()}${REMEDY.slice(1)}.`,
+      `wasm backend's 4 GiB heap holds beside a forward pass. ${REMEDY_SENTENCE}`,
   );
 }
 

@@ -101,6 +101,11 @@ function readJson(file: string): unknown {
   }
 }
 
+/** The folder holds weights: `model.safetensors` or a sharded `model.safetensors.index.json`. */
+export function hasWeights(dir: string): boolean {
+  return fs.existsSync(path.join(dir, "model.safetensors")) || fs.existsSync(path.join(dir, "model.safetensors.index.json"));
+}
+
 /** A model folder's `config.json`, checked. */
 export function readModelConfig(dir: string): ModelConfig {
   const cfgFile = path.join(dir, "config.json");

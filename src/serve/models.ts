@@ -9,11 +9,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { TrainMcpError } from "../errors.js";
-import { resolveConfig, type ModelConfig } from "../policy/config.js";
+import type { ModelConfig } from "../policy/config.js";
 import { defaultModelDir } from "../policy/default-model/index.js";
 import { mergeAdapter } from "../policy/peft.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
-import { initRandomWeights, loadCheckpoint, type NamedWeights } from "../policy/weights.js";
+import { hasWeights, initRandomWeights, loadCheckpoint, readModelConfig, type NamedWeights } from "../policy/weights.js";
 import { ApiError } from "./api-error.js";
 import { createEngine, type EngineKind, type EngineOptions, type StepEngine } from "./engine.js";
 import { TokenTexts } from "./json-constraint.js";
@@ -41,10 +41,6 @@ export interface LoadModelOptions {
   warn?: (line: string) => void;
 }
 
-function hasWeights(dir: string): boolean {
-  return fs.existsSync(path.join(dir, "model.safetensors")) || fs.existsSync(path.join(dir, "model.safetensors.index.json"));
-}
-
 export class ModelRegistry {
   private readonly models = new Map<string, ServedModel>();
   private tokenTexts: TokenTexts | null = null;
@@ -68,7 +64,7 @@ export class ModelRegistry {
     let weights: NamedWeights;
     let source: string;
     if (isDefault && !hasWeights(dir)) {
-      config = resolveConfig(JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")), path.join(dir, "config.json"));
+      config = readModelConfig(dir);
       const seed = opts.seed ?? 0;
       weights = initRandomWeights(config, seed);
       source = `default model, random init (seed ${seed}): untrained, its output is noise`;

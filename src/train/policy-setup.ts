@@ -18,7 +18,7 @@ import { TfjsSampler } from "../policy/tfjs-sampler.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
 import { Trainable } from "../policy/trainable.js";
 import { assertFitsWasm, assertWeightsFitWasm } from "../policy/wasm-memory.js";
-import { initRandomWeights, loadCheckpoint, readModelConfig, type NamedWeights } from "../policy/weights.js";
+import { hasWeights, initRandomWeights, loadCheckpoint, readModelConfig, type NamedWeights } from "../policy/weights.js";
 
 export interface PolicySetupOptions {
   model: string; // "default" or a folder
@@ -71,9 +71,9 @@ export async function setupPolicy(o: PolicySetupOptions): Promise<PolicySetup> {
   // before the weights load: a model the wasm heap cannot train is refused in a second, not after minutes
   if (backend === "wasm") assertFitsWasm(config, { loraRank: o.lora?.r ?? 0, model: o.model });
   const tokenizer = await ChatTokenizer.fromDir(modelDir);
-  const hasWeights = fs.existsSync(path.join(modelDir, "model.safetensors")) || fs.existsSync(path.join(modelDir, "model.safetensors.index.json"));
+  const withWeights = hasWeights(modelDir);
   let model: Transformer;
-  if (hasWeights) model = await Transformer.load(modelDir);
+  if (withWeights) model = await Transformer.load(modelDir);
   else if (o.model === "default") {
     model = new Transformer(config, initRandomWeights(config, o.seed));
   } else throw new TrainMcpError("ModelInvalid", `${modelDir}: no model.safetensors (or .index.json) in the model folder`);
@@ -84,7 +84,7 @@ export async function setupPolicy(o: PolicySetupOptions): Promise<PolicySetup> {
     lora: o.lora ? { ...o.lora, seed: o.seed } : undefined,
   });
   const sampler = await createSampler(model, tokenizer, o.engine, o.log);
-  return { modelDir, randomInit: !hasWeights, tokenizer, model, trainable, sampler, backend };
+  return { modelDir, randomInit: !withWeights, tokenizer, model, trainable, sampler, backend };
 }
 
 /** The ids that end a generation: the tokenizer's, and the model config's. */
@@ -154,7 +154,6 @@ export async function loadInferencePolicy(spec: string, o: { engine: "auto" | "o
   const dir = spec === "default" ? defaultModelDir() : path.resolve(spec);
   if (!fs.existsSync(dir)) throw new TrainMcpError("ModelInvalid", `--model ${spec}: no such folder`);
   const adapterCfg = path.join(dir, "adapter_config.json");
-  const hasWeights = (d: string) => fs.existsSync(path.join(d, "model.safetensors")) || fs.existsSync(path.join(d, "model.safetensors.index.json"));
   let config: ModelConfig;
   let weights: NamedWeights;
   let tokenizerDir = dir;
