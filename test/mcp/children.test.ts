@@ -1,7 +1,8 @@
 /**
  * Tracked server processes and signals: a process that handles SIGINT itself (train finishing
  * its step) keeps its servers until it exits; one that does not ends by the signal, servers
- * killed first. Either way none outlives it.
+ * killed first; one killed outright (SIGKILL, no exit hook) has its guard end them. None
+ * outlives it.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -22,9 +23,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function start(mode: "handled" | "unhandled") {
   const host = spawn(process.execPath, [HOST, mode], { stdio: ["ignore", "pipe", "inherit"] });
-  const pid = await new Promise<number>((resolve) => host.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+  const [pid, guard] = await new Promise<number[]>((resolve) => host.stdout.once("data", (d: Buffer) => resolve(d.toString().trim().split(" ").map(Number))));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => host.once("exit", (code, signal) => resolve({ code, signal })));
-  return { host, pid, exited };
+  return { host, pid, guard, exited };
 }
 
 describe("tracked children and signals", () => {
@@ -45,5 +46,33 @@ describe("tracked children and signals", () => {
     expect(await exited).toEqual({ code: null, signal: "SIGINT" });
     await sleep(100);
     expect(alive(pid)).toBe(false);
+  });
+
+  it("ends the servers of a process killed with SIGKILL (the guard), and the guard with them", async () => {
+    const { host, pid, guard, exited } = await start("handled");
+    expect(Number.isInteger(guard) && guard > 0).toBe(true);
+    expect(alive(guard)).toBe(true);
+    await sleep(100); // the guard has read the child's pid
+    host.kill("SIGKILL");
+    expect(await exited).toEqual({ code: null, signal: "SIGKILL" });
+    // `sleep 60` ignores its closed stdin: only the guard's signal ends it
+    for (let i = 0; i < 40 && alive(pid); i++) await sleep(50);
+    expect(alive(pid)).toBe(false);
+    for (let i = 0; i < 40 && alive(guard); i++) await sleep(50);
+    expect(alive(guard)).toBe(false);
+  });
+
+  it("spares a server untracked before the process is killed", async () => {
+    const { host, pid, guard, exited } = await start("handled");
+    const said = new Promise<string>((resolve) => host.stdout.once("data", (d: Buffer) => resolve(d.toString().trim())));
+    host.kill("SIGUSR2");
+    expect(await said).toBe("untracked");
+    await sleep(100); // the guard has read the "del" line
+    host.kill("SIGKILL");
+    await exited;
+    for (let i = 0; i < 40 && alive(guard); i++) await sleep(50);
+    expect(alive(guard)).toBe(false);
+    expect(alive(pid)).toBe(true); // the guard killed only what was still listed
+    process.kill(-pid, "SIGKILL");
   });
 });
