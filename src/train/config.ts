@@ -43,6 +43,10 @@ export const TrainConfigSchema = GrpoConfigSchema.extend({
   seed: z.number().int().default(0),
   engine: z.enum(["auto", "ort", "tfjs"]).default("auto").describe("rollout sampler: onnxruntime (fast) or tfjs"),
   device: z.enum(["auto", "cpu", "gpu", "wasm"]).default("auto").describe("training backend device"),
+  gradient_checkpointing: z
+    .preprocess((v) => (v === true ? "on" : v === false ? "off" : v), z.enum(["auto", "on", "off"]))
+    .default("auto")
+    .describe("recompute each layer's activations in the backward pass instead of keeping them (TRL's gradient_checkpointing; true/false read as on/off): less memory for about a third more compute; auto = when the wasm heap cannot hold them"),
   wasm_threads: z.number().int().min(1).max(16).default(1).describe("threads of the tfjs wasm backend (2 is ~1.45x faster on an idle 2-core machine, slower on a busy one)"),
   sft: z.enum(["auto", "on", "off"]).default("auto").describe("supervised warm start on reference solutions: auto = when the model cannot call tools yet (under 20% of held-out rollouts call one)"),
   sft_steps: z.number().int().min(0).default(200),

@@ -123,6 +123,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       seed: cfg.seed,
       device: cfg.device,
       threads: cfg.wasm_threads,
+      gradientCheckpointing: cfg.gradient_checkpointing,
       engine: cfg.engine,
       learningRate: cfg.learning_rate,
       weightDecay: cfg.weight_decay,
@@ -133,7 +134,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     const { trainable, sampler, tokenizer, model } = setup;
     log(
       `model: ${cfg.model === "default" ? "built-in tiny model" : setup.modelDir}${setup.randomInit ? " (random init)" : ""}, ` +
-        `${cfg.lora_rank > 0 ? `LoRA r=${cfg.lora_rank}` : "full fine-tuning"}; backend ${setup.backend}; rollouts on ${sampler.engine}`,
+        `${cfg.lora_rank > 0 ? `LoRA r=${cfg.lora_rank}` : "full fine-tuning"}${model.gradientCheckpointing ? ", gradient checkpointing" : ""}; ` +
+        `backend ${setup.backend}; rollouts on ${sampler.engine}`,
     );
 
     const knownTools = servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name));

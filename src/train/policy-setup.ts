@@ -29,6 +29,8 @@ export interface PolicySetupOptions {
   weightDecay: number;
   maxGradNorm: number;
   lora?: { r: number; alpha: number; dropout: number; targetModules: LoraTarget[] };
+  /** recompute activations in the backward pass: "auto" (default) = when the wasm heap needs it */
+  gradientCheckpointing?: "auto" | "on" | "off";
   /** wasm threads for training (default 1) */
   threads?: number;
   /** a run's checkpoint whose weights replace the folder's (resume, eval of a checkpoint) */
@@ -69,7 +71,10 @@ export async function setupPolicy(o: PolicySetupOptions): Promise<PolicySetup> {
   const backend = await initBackend({ device: o.device, threads: Math.max(1, Math.min(o.threads ?? 1, os.availableParallelism())) });
   const config = readModelConfig(modelDir);
   // before the weights load: a model the wasm heap cannot train is refused in a second, not after minutes
-  if (backend === "wasm") assertFitsWasm(config, { loraRank: o.lora?.r ?? 0, model: o.model });
+  const checkpointing =
+    backend === "wasm"
+      ? assertFitsWasm(config, { loraRank: o.lora?.r ?? 0, model: o.model, checkpointing: o.gradientCheckpointing }).checkpointing
+      : o.gradientCheckpointing === "on";
   const tokenizer = await ChatTokenizer.fromDir(modelDir);
   const withWeights = hasWeights(modelDir);
   let model: Transformer;
@@ -77,6 +82,7 @@ export async function setupPolicy(o: PolicySetupOptions): Promise<PolicySetup> {
   else if (o.model === "default") {
     model = new Transformer(config, initRandomWeights(config, o.seed));
   } else throw new TrainMcpError("ModelInvalid", `${modelDir}: no model.safetensors (or .index.json) in the model folder`);
+  model.gradientCheckpointing = checkpointing;
   const trainable = new Trainable(model, {
     lr: o.learningRate,
     weightDecay: o.weightDecay,

@@ -18,4 +18,12 @@ describe("resolveTrainConfig", () => {
   it("names an unknown field instead of ignoring it", () => {
     expect(() => resolveTrainConfig({}, { server, num_iteration: 2 }, "train.json")).toThrow(/train\.json: .*num_iteration/);
   });
+
+  it("reads gradient_checkpointing as TRL writes it (a boolean) or as auto/on/off, auto by default", () => {
+    expect(resolveTrainConfig({}, { server }).gradient_checkpointing).toBe("auto");
+    expect(resolveTrainConfig({}, { server, gradient_checkpointing: true }).gradient_checkpointing).toBe("on");
+    expect(resolveTrainConfig({}, { server, gradient_checkpointing: false }).gradient_checkpointing).toBe("off");
+    expect(resolveTrainConfig({ gradient_checkpointing: "off" }, { server, gradient_checkpointing: true }).gradient_checkpointing).toBe("off");
+    expect(() => resolveTrainConfig({}, { server, gradient_checkpointing: "yes" }, "train.json")).toThrow(/train\.json: field "gradient_checkpointing"/);
+  });
 });

@@ -27,9 +27,12 @@ describe("the training loop on a tiny model and the real calculator server", () 
       save_steps: 1,
       learning_rate: 1e-3,
       engine: "tfjs",
+      // the trip with each layer's activations recomputed (gradients equal: checkpointing.test.ts)
+      gradient_checkpointing: true,
     });
     const summary = await train({ config, hooks: { log: (l) => logs.push(l) } });
     expect(summary.steps).toBe(2);
+    expect(logs.find((l) => l.startsWith("model: "))).toContain("full fine-tuning, gradient checkpointing;");
     expect(summary.sft_steps).toBe(3);
     expect(summary.heldout_n).toBe(6);
     expect(summary.heldout_before).toBeGreaterThanOrEqual(0);

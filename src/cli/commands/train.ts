@@ -41,6 +41,7 @@ interface TrainFlags {
   device?: string;
   threads?: string;
   sft?: string;
+  gradientCheckpointing?: "auto" | "on" | "off";
   sftSteps?: string;
   evalSteps?: string;
   evalN?: string;
@@ -93,6 +94,9 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--seed <n>", "random seed")
     .addOption(new Option("--engine <e>", "rollout engine").choices(["auto", "ort", "tfjs"]))
     .addOption(new Option("--device <d>", "training device").choices(["auto", "cpu", "gpu", "wasm"]))
+    .addOption(
+      new Option("--gradient-checkpointing <mode>", "recompute activations in the backward pass: less memory, ~1/3 more compute (auto = when the wasm heap needs it)").choices(["auto", "on", "off"]),
+    )
     .option("--threads <n>", "tfjs wasm threads for training (default 1; 2 is faster on an idle 2-core machine)")
     .addOption(new Option("--sft <mode>", "supervised warm start").choices(["auto", "on", "off"]))
     .option("--sft-steps <n>", "warm-start steps at most")
@@ -138,6 +142,7 @@ function flagsToConfig(f: TrainFlags): Record<string, unknown> {
     engine: f.engine,
     device: f.device,
     wasm_threads: num("threads", f.threads),
+    gradient_checkpointing: f.gradientCheckpointing,
     sft: f.sft,
     sft_steps: num("sft-steps", f.sftSteps),
     eval_steps: num("eval-steps", f.evalSteps),

@@ -5,11 +5,17 @@
  */
 import * as tf from "@tensorflow/tfjs-core";
 
-/** A LoRA adapter on one Linear: A [r, in], B [out, r]. */
-export interface LoraPair {
+/** A LoRA adapter's weights on one Linear: A [r, in], B [out, r]. */
+export interface LoraWeights {
+  a: tf.Tensor;
+  b: tf.Tensor;
+  scale: number; // alpha / r
+}
+
+/** A LoRA adapter as the model holds it: trainable A and B. */
+export interface LoraPair extends LoraWeights {
   a: tf.Variable;
   b: tf.Variable;
-  scale: number; // alpha / r
 }
 
 export interface LinearContext {
@@ -17,7 +23,7 @@ export interface LinearContext {
   get(name: string): tf.Tensor;
   has(name: string): boolean;
   /** LoRA adapter for a module prefix ("model.layers.0.self_attn.q_proj"), when active */
-  lora(prefix: string): LoraPair | undefined;
+  lora(prefix: string): LoraWeights | undefined;
   /** applied to the LoRA input during training (seeded dropout); identity otherwise */
   loraDropout(x: tf.Tensor2D): tf.Tensor2D;
   /** inference only: the (LoRA-merged) weight pre-transposed to [in, out], so XNNPACK can reuse
@@ -32,8 +38,8 @@ export function linear(ctx: LinearContext, prefix: string, x: tf.Tensor2D): tf.T
     if (ctx.has(prefix + ".bias")) y = tf.add(y, ctx.get(prefix + ".bias")) as tf.Tensor2D; // [N, out]
     const l = ctx.lora(prefix);
     if (l) {
-      const xa = tf.matMul(ctx.loraDropout(x), l.a, false, true); // [N, r]
-      y = tf.add(y, tf.mul(tf.matMul(xa, l.b, false, true), l.scale)) as tf.Tensor2D; // [N, out]
+      const xa = tf.matMul(ctx.loraDropout(x), l.a as tf.Tensor2D, false, true); // [N, r]
+      y = tf.add(y, tf.mul(tf.matMul(xa, l.b as tf.Tensor2D, false, true), l.scale)) as tf.Tensor2D; // [N, out]
     }
     return y;
   });

@@ -10,9 +10,10 @@ import type { ModelConfig } from "../config.js";
 import { initRandomWeights, loadCheckpoint, mulberry32, validateWeights, type NamedWeights } from "../weights.js";
 import type { LayerCache } from "./attention.js";
 import { block } from "./block.js";
+import { checkpoint } from "./checkpoint.js";
 import { allowPackedCache } from "../kernels/wasm-matmul.js";
 import { logSumExpRows, rmsNorm, ropeTables, type RopeScaling } from "./layers.js";
-import type { LinearContext, LoraPair } from "./linear.js";
+import type { LinearContext, LoraPair, LoraWeights } from "./linear.js";
 
 export const LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] as const;
 export type LoraTarget = (typeof LORA_TARGETS)[number];
@@ -67,6 +68,9 @@ export class Transformer implements LinearContext {
   adaptersEnabled = true;
   /** dropout is active only while training */
   training = false;
+  /** while training, recompute each layer's activations in the backward pass instead of
+   *  keeping them (gradient_checkpointing): less memory for one more forward pass */
+  gradientCheckpointing = false;
   private readonly cos: tf.Tensor2D;
   private readonly sin: tf.Tensor2D;
   private readonly rotate: tf.Tensor2D;
@@ -106,11 +110,22 @@ export class Transformer implements LinearContext {
     return this.adaptersEnabled ? this.loraPairs?.get(prefix) : undefined;
   }
   loraDropout(x: tf.Tensor2D): tf.Tensor2D {
+    const mask = this.dropoutMask(x.shape);
+    return mask ? tf.tidy(() => tf.mul(x, mask) as tf.Tensor2D) : x; // [N, in]
+  }
+
+  /** Restarts the LoRA dropout masks' random stream (enableLora seeds it from the adapters' seed). */
+  seedDropout(seed: number): void {
+    this.dropRand = mulberry32(seed ^ 0x9e3779b9);
+  }
+
+  /** The next inverted-dropout mask for a LoRA input of this shape; null when no dropout applies. */
+  private dropoutMask(shape: number[]): tf.Tensor | null {
     const p = this.loraConfig?.dropout ?? 0;
-    if (!this.training || p <= 0) return x;
-    const n = x.size, keep = new Float32Array(n);
-    for (let i = 0; i < n; i++) keep[i] = this.dropRand() < p ? 0 : 1 / (1 - p); // inverted dropout
-    return tf.tidy(() => tf.mul(x, tf.tensor(keep, x.shape)) as tf.Tensor2D); // [N, in]
+    if (!this.training || p <= 0) return null;
+    const n = shape.reduce((a, d) => a * d, 1), keep = new Float32Array(n);
+    for (let i = 0; i < n; i++) keep[i] = this.dropRand() < p ? 0 : 1 / (1 - p);
+    return tf.tensor(keep, shape);
   }
 
   /** Adds LoRA adapters (A ~ U(±1/sqrt(in)) as PEFT's kaiming_uniform(a=√5), B = 0) and freezes the base. */
@@ -183,12 +198,72 @@ export class Transformer implements LinearContext {
       const sin = tf.reshape(tf.gather(this.sin, pos), [B, T, 1, c.headDim]) as tf.Tensor4D; // [B, T, 1, hd]
       const bias = opts.bias ?? causalBias(T);
       let x = tf.reshape(tf.gather(ctx.get("model.embed_tokens.weight"), tf.reshape(ids, [B * T])), [B * T, c.hiddenSize]) as tf.Tensor2D; // [B*T, D]
+      const recompute = this.gradientCheckpointing && this.training && ctx === this;
       for (let l = 0; l < c.numLayers; l++) {
         const set = opts.cacheOut ? (kv: LayerCache) => void (opts.cacheOut![l] = kv) : undefined;
-        x = block(c, ctx, l, x, B, T, { cos, sin, rotate: this.rotate, bias, cache: opts.cache?.[l] }, set);
+        x = recompute
+          ? this.checkpointedBlock(l, x, B, T, { cos, sin, bias, cache: opts.cache?.[l] }, set)
+          : block(c, ctx, l, x, B, T, { cos, sin, rotate: this.rotate, bias, cache: opts.cache?.[l] }, set);
       }
       return rmsNorm(x, ctx.get("model.norm.weight") as tf.Tensor1D, c.rmsNormEps) as tf.Tensor2D; // [B*T, D]
     });
+  }
+
+  /**
+   * One decoder layer whose activations are recomputed in the backward pass. What gradients flow
+   * to enters as an input: x, the prefix keys/values, this layer's trainable weights or adapters;
+   * the recomputation reads those exact tensors, and replays the forward's dropout masks. A pass
+   * that hands out its keys/values (the shared prefix, whose cache the rows' pass reads) returns
+   * them packed with the output in one flat tensor, a custom gradient's single output, so that
+   * gradients reach the prefix through them too.
+   */
+  private checkpointedBlock(
+    l: number,
+    x: tf.Tensor2D,
+    B: number,
+    T: number,
+    inp: { cos: tf.Tensor4D; sin: tf.Tensor4D; bias: tf.Tensor; cache?: LayerCache },
+    cacheOut?: (c: LayerCache) => void,
+  ): tf.Tensor2D {
+    const p = `model.layers.${l}.`;
+    const weights = [...this.params].filter(([n, v]) => n.startsWith(p) && v.trainable);
+    const adapters = this.adaptersEnabled && this.loraPairs ? [...this.loraPairs].filter(([m]) => m.startsWith(p)) : [];
+    const inputs: tf.Tensor[] = [x, ...(inp.cache ? [inp.cache.k, inp.cache.v] : []), ...weights.map(([, v]) => v), ...adapters.flatMap(([, a]) => [a.a, a.b])];
+    let kvShape: [number, number, number, number] = [0, 0, 0, 0]; // [B, KV, Tk, hd], set by the forward pass
+    const out = checkpoint(
+      (xs, [cos, sin, bias], io) => {
+        let i = 0;
+        const xIn = xs[i++] as tf.Tensor2D; // [B*T, D]
+        const cache = inp.cache ? { k: xs[i++] as tf.Tensor4D, v: xs[i++] as tf.Tensor4D } : undefined; // [B, KV, P, hd]
+        const given = new Map(weights.map(([n]) => [n, xs[i++]]));
+        const lora = new Map<string, LoraWeights>(adapters.map(([m, a]) => [m, { a: xs[i++], b: xs[i++], scale: a.scale }]));
+        let replay = 0;
+        const ctx: LinearContext = {
+          get: (n) => given.get(n) ?? this.get(n),
+          has: (n) => this.has(n),
+          lora: (m) => lora.get(m),
+          loraDropout: (t) => {
+            const mask = io.replayed ? io.replayed[replay++] : this.dropoutMask(t.shape);
+            if (!mask) return t;
+            if (!io.replayed) io.record?.(mask);
+            return tf.mul(t, mask) as tf.Tensor2D;
+          },
+        };
+        let kv: LayerCache | undefined;
+        const y = block(this.config, ctx, l, xIn, B, T, { cos: cos as tf.Tensor4D, sin: sin as tf.Tensor4D, rotate: this.rotate, bias, cache }, cacheOut && ((c) => void (kv = c)));
+        if (!kv) return y;
+        kvShape = kv.k.shape;
+        const packed = tf.concat([tf.reshape(y, [-1]), tf.reshape(kv.k, [-1]), tf.reshape(kv.v, [-1])]); // [B*T*D + 2 * B*KV*Tk*hd]
+        tf.dispose([kv.k, kv.v]); // attention kept them for the caller; the packed copy is what goes out
+        return packed;
+      },
+      inputs,
+      [inp.cos, inp.sin, inp.bias],
+    );
+    if (!cacheOut) return out as tf.Tensor2D;
+    const n = x.shape[0] * x.shape[1], nkv = kvShape.reduce((a, d) => a * d, 1);
+    cacheOut({ k: tf.keep(tf.reshape(tf.slice(out, n, nkv), kvShape)) as tf.Tensor4D, v: tf.keep(tf.reshape(tf.slice(out, n + nkv, nkv), kvShape)) as tf.Tensor4D });
+    return tf.reshape(tf.slice(out, 0, n), x.shape) as tf.Tensor2D; // [B*T, D]
   }
 
   /** The output projection: tied to the embedding or lm_head. h [N, D] → logits [N, V]. */
