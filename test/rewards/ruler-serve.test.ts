@@ -73,6 +73,7 @@ describe("RULER against train-mcp serve", () => {
     expect(err).toBeInstanceOf(TrainMcpError);
     expect(String(err)).toMatch(/gave up after 3 attempt/);
     expect(logs).toHaveLength(2);
-    for (const m of [...logs, String(err)]) expect(m).toMatch(/malformed reply: .*scores\.\d+\.score: score (above 1|below 0)/);
+    // unseeded at temperature 1, a reply can also be a number so long that max_tokens cuts the JSON off (seen once in CI)
+    for (const m of [...logs, String(err)]) expect(m).toMatch(/malformed reply: (.*scores\.\d+\.score: score (above 1|below 0)|reply is not JSON)/);
   });
 });
