@@ -28,6 +28,12 @@ export const JudgeClientSchema = z.object({
   maxDelayMs: z.number().int().nonnegative().default(30_000).describe("cap on one delay; default 30 s"),
   temperature: z.number().min(0).max(2).optional().describe("sampling temperature; endpoint default when absent"),
   maxTokens: z.number().int().positive().optional().describe("cap on the judge's reply tokens"),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("sampling seed sent with each request (attempt k sends seed + k - 1, so a retry is a fresh draw); endpoints that honour it (vLLM, train-mcp serve) then judge reproducibly"),
 });
 export type JudgeClientOptions = z.infer<typeof JudgeClientSchema>;
 export type JudgeClientInput = z.input<typeof JudgeClientSchema>;
@@ -149,6 +155,7 @@ export async function callJudge<T>(cfg: JudgeConfig, call: JudgeCall<T>): Promis
           response_format: { type: "json_schema", json_schema: { name: call.schemaName, schema: call.schema, strict: true } },
           ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
           ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
+          ...(o.seed !== undefined ? { seed: o.seed + attempt - 1 } : {}),
         },
         { signal: call.signal, timeout: o.timeoutMs },
       );

@@ -163,6 +163,15 @@ describe("rulerScore: retries", () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/HTTP 503/);
     expect(lines[1]).toMatch(/HTTP 429/);
+    // no seed configured: none sent, the endpoint's own sampling applies
+    expect(server.requests.map((q) => q.seed)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("sends the configured seed, a fresh one per attempt, so a retry is not the same draw", async () => {
+    server = await startChatServer((req, i) => (i < 2 ? { status: 503, error: "overloaded" } : fairJudge(req, i)));
+    const r = await rulerScore(two(), { judge: judgeCfg(server.url, { seed: 40 }) });
+    expect(r.attempts).toBe(3);
+    expect(server.requests.map((q) => q.seed)).toEqual([40, 41, 42]);
   });
 
   it("retries after a timeout", async () => {
