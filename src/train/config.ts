@@ -19,6 +19,12 @@ export const TrainConfigSchema = GrpoConfigSchema.extend({
     .array(z.string())
     .default(["auto"])
     .describe('scenario files (.jsonl); "auto": the bundled set of each fixture server, else generated (verified)'),
+  generate_train_scenarios: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe("execution-verified training scenarios generated per server beside the scenario files, none asking what a held-out one asks (0 = none)"),
   max_steps: z.number().int().min(0).default(20).describe("GRPO steps"),
   groups_per_step: z.number().int().min(1).default(4).describe("B: scenarios per step (each played num_generations times)"),
   micro_batch_size: z.number().int().min(1).default(16).describe("sequences per forward/backward (gradient accumulation over the rest)"),

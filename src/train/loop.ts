@@ -114,7 +114,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   const servers = await ServerSet.connect(cfg.server, cfg.isolate, o.connect);
   let setup: PolicySetup | undefined;
   try {
-    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log });
+    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios });
     const heldout = cfg.eval_n > 0 ? data.test.slice(0, cfg.eval_n) : data.test;
     log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
 

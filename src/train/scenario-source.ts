@@ -1,7 +1,10 @@
 /**
  * Where a run's scenarios come from: the files given with --scenarios, or "auto": the bundled
  * set of each fixture server (scenarios/<name>.jsonl), and for any other server a set generated
- * on the spot by the execution-verified generator (saved in the run directory).
+ * on the spot by the execution-verified generator (saved in the run directory). On request, more
+ * training tasks are generated per server beside them (`generate_train_scenarios`): fresh tasks
+ * cannot be answered from memory of earlier steps, so what RL rewards is the skill (calling the
+ * tool, copying its result), not the answers of a few hundred tasks. None equals a held-out one.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -10,6 +13,7 @@ import { TrainMcpError } from "../errors.js";
 import { readScenarioFile, writeScenarioFile } from "../scenarios/io.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { generateVerified } from "../scenarios/verified/generate.js";
+import { HeldOutGuard } from "../scenarios/held-out-guard.js";
 import type { ServerSet } from "./servers.js";
 
 export const BUNDLED_SCENARIOS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scenarios");
@@ -23,7 +27,14 @@ export interface ScenarioSplit {
 export async function loadScenarios(
   specs: string[],
   servers: ServerSet,
-  o: { seed: number; runDir: string; log: (line: string) => void; generateN?: number },
+  o: {
+    seed: number;
+    runDir: string;
+    log: (line: string) => void;
+    generateN?: number;
+    /** extra execution-verified training scenarios to generate per server (default 0) */
+    generateTrain?: number;
+  },
 ): Promise<ScenarioSplit> {
   const all: Scenario[] = [];
   const sources: string[] = [];
@@ -50,6 +61,7 @@ export async function loadScenarios(
       sources.push(file);
     }
   }
+  if ((o.generateTrain ?? 0) > 0) all.push(...(await generateTraining(all, servers, { ...o, n: o.generateTrain ?? 0, sources })));
   const seen = new Set<string>();
   for (const s of all) {
     if (seen.has(s.id)) throw new TrainMcpError("ScenarioInvalid", `scenario id "${s.id}" appears twice across ${sources.join(", ")}`);
@@ -60,4 +72,26 @@ export async function loadScenarios(
   const test = playable.filter((s) => s.split === "test");
   if (train.length === 0) throw new TrainMcpError("ScenarioInvalid", `no training scenarios (split "train") in ${sources.join(", ")}`);
   return { train, test, sources };
+}
+
+/** `n` training tasks per server from the verified generator, less any that asks what a held-out
+ *  scenario of `existing` asks; saved in the run directory and named in `sources`. */
+async function generateTraining(
+  existing: Scenario[],
+  servers: ServerSet,
+  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[] },
+): Promise<Scenario[]> {
+  const guard = new HeldOutGuard(existing.filter((s) => s.split === "test"));
+  const out: Scenario[] = [];
+  for (const [i, entry] of servers.entries.entries()) {
+    o.log(`generating ${o.n} execution-verified training scenarios for ${entry.target} ...`);
+    const { scenarios } = await generateVerified(entry.toolbox, { n: o.n, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}` });
+    const kept = scenarios.filter((s) => !guard.leaks(s));
+    const file = path.join(o.runDir, `scenarios-train-${i}.jsonl`);
+    writeScenarioFile(file, kept);
+    o.log(`  kept ${kept.length} (${scenarios.length - kept.length} asked what a held-out scenario asks) in ${file}`);
+    out.push(...kept);
+    o.sources.push(file);
+  }
+  return out;
 }

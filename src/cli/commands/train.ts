@@ -21,6 +21,7 @@ interface TrainFlags {
   out?: string;
   model?: string;
   scenarios?: string[];
+  generateTrainScenarios?: string;
   steps?: string;
   groupsPerStep?: string;
   groupSize?: string;
@@ -74,6 +75,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("-o, --out <dir>", "run directory (default runs/<date>-<time>)")
     .option("--model <dir|default>", 'a Hugging Face model folder, or "default" (the built-in tiny model)')
     .option("--scenarios <file|auto>", "scenario file (.jsonl), repeatable; auto: bundled or generated", collect)
+    .option("--generate-train-scenarios <n>", "also train on N execution-verified scenarios generated per server (none equal to a held-out one)")
     .option("--steps <n>", "GRPO steps (max_steps)")
     .option("--groups-per-step <n>", "scenarios per step (B)")
     .option("--group-size <n>", "rollouts per scenario (G, num_generations)")
@@ -123,6 +125,7 @@ function flagsToConfig(f: TrainFlags): Record<string, unknown> {
     out: f.out ?? f.resume,
     model: f.model,
     scenarios: f.scenarios,
+    generate_train_scenarios: num("generate-train-scenarios", f.generateTrainScenarios),
     max_steps: num("steps", f.steps),
     groups_per_step: num("groups-per-step", f.groupsPerStep),
     num_generations: num("group-size", f.groupSize),
