@@ -10,10 +10,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { TrainMcpError } from "../errors.js";
 import type { ModelConfig } from "../policy/config.js";
-import { defaultModelDir } from "../policy/default-model/index.js";
 import { mergeAdapter } from "../policy/peft.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
-import { hasWeights, initRandomWeights, loadCheckpoint, readModelConfig, type NamedWeights } from "../policy/weights.js";
+import { loadModelFolder, resolveModelFolder } from "../policy/model-folder.js";
+import type { NamedWeights } from "../policy/weights.js";
 import { ApiError } from "./api-error.js";
 import { createEngine, type EngineKind, type EngineOptions, type StepEngine } from "./engine.js";
 import { TokenTexts } from "./json-constraint.js";
@@ -58,23 +58,8 @@ export class ModelRegistry {
   static async load(opts: LoadModelOptions): Promise<ModelRegistry> {
     const warn = opts.warn ?? (() => {});
     const isDefault = opts.model === "default";
-    const dir = isDefault ? defaultModelDir() : path.resolve(opts.model);
-    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ModelInvalid", `--model ${opts.model}: no such folder (expected a Hugging Face checkpoint folder or "default")`);
-    let config: ModelConfig;
-    let weights: NamedWeights;
-    let source: string;
-    if (isDefault && !hasWeights(dir)) {
-      config = readModelConfig(dir);
-      const seed = opts.seed ?? 0;
-      weights = initRandomWeights(config, seed);
-      source = `default model, random init (seed ${seed}): untrained, its output is noise`;
-    } else {
-      ({ config, weights } = await loadCheckpoint(dir));
-      source = dir;
-    }
-    // a training checkpoint of the tiny model may carry no tokenizer: use the embedded one
-    const tokDir = fs.existsSync(path.join(dir, "tokenizer.json")) ? dir : config.modelType === "train-mcp-tiny" ? defaultModelDir() : null;
-    if (!tokDir) throw new TrainMcpError("ModelInvalid", `${dir}: no tokenizer.json (a served model needs its tokenizer)`);
+    const folder = resolveModelFolder(opts.model);
+    const { config, weights, tokenizerDir: tokDir, source } = await loadModelFolder(folder, opts.seed ?? 0);
     let tokenizer: ChatTokenizer;
     try {
       tokenizer = await ChatTokenizer.fromDir(tokDir);
@@ -82,7 +67,7 @@ export class ModelRegistry {
       throw new TrainMcpError("ModelInvalid", (e as Error).message, true, { cause: e });
     }
     if (!tokenizer.template) throw new TrainMcpError("ModelInvalid", `${tokDir}: tokenizer_config.json has no chat_template`);
-    const name = opts.servedModelName ?? (isDefault ? "default" : path.basename(dir));
+    const name = opts.servedModelName ?? (isDefault ? "default" : path.basename(folder.dir));
     const reg = new ModelRegistry(name, config, tokenizer, weights, opts.engine ?? "auto", warn, { prefixCacheBytes: opts.prefixCacheBytes });
     const engine = await createEngine(reg.engineKind, config, weights, warn, reg.engineOptions);
     reg.models.set(name, { name, engine, parent: null, source, created: Math.floor(Date.now() / 1000) });

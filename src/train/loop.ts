@@ -107,11 +107,19 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   const t0 = performance.now();
   const cfg = o.config;
   const { log } = o.hooks;
-  const runDir = RunDir.create(path.resolve(cfg.out ?? path.join("runs", stamp())));
+  const dir = path.resolve(cfg.out ?? path.join("runs", stamp()));
+  const newDir = !fs.existsSync(dir);
+  const runDir = RunDir.create(dir, { resume: o.resume });
   if (!o.resume || !fs.existsSync(runDir.path("config.json"))) runDir.writeJson("config.json", scrubSecrets(cfg));
   log(`run directory: ${runDir.dir}`);
+  // a run that fails before its first rollout (server, model, policy endpoint) leaves no directory behind
+  let started = false;
+  const discardIfUnused = (e: unknown): never => {
+    if (newDir && !started) runDir.discard();
+    throw e;
+  };
 
-  const servers = await ServerSet.connect(cfg.server, cfg.isolate, o.connect);
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, o.connect).catch(discardIfUnused);
   let setup: PolicySetup | undefined;
   try {
     const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios });
@@ -183,6 +191,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       maxConcurrentRollouts: cfg.max_concurrent_rollouts,
       toolTimeoutMs: cfg.tool_timeout_ms,
     };
+    started = true;
     const evals: EvalRecord[] = readEvals(runDir);
     // evaluation is judged by the checks alone: a judge ranks groups, and costs calls
     const evalComponents = components.filter((c) => !c.judge);
@@ -412,6 +421,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     }
     runDir.writeJson("summary.json", summary);
     return summary;
+  } catch (e) {
+    return discardIfUnused(e);
   } finally {
     await setup?.sampler.close().catch(() => undefined);
     await servers.close();

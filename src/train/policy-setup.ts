@@ -18,7 +18,8 @@ import { TfjsSampler } from "../policy/tfjs-sampler.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
 import { Trainable } from "../policy/trainable.js";
 import { assertFitsWasm, assertWeightsFitWasm } from "../policy/wasm-memory.js";
-import { hasWeights, initRandomWeights, loadCheckpoint, readModelConfig, type NamedWeights } from "../policy/weights.js";
+import { loadModelFolder, resolveModelFolder } from "../policy/model-folder.js";
+import { hasWeights, initRandomWeights, readModelConfig, type NamedWeights } from "../policy/weights.js";
 
 export interface PolicySetupOptions {
   model: string; // "default" or a folder
@@ -157,36 +158,14 @@ export interface InferencePolicy {
  * built, so a model too large for the wasm heap is evaluated all the same.
  */
 export async function loadInferencePolicy(spec: string, o: { engine: "auto" | "ort" | "tfjs"; device?: "auto" | "cpu" | "gpu" | "wasm"; seed?: number; log?: (l: string) => void }): Promise<InferencePolicy> {
-  const dir = spec === "default" ? defaultModelDir() : path.resolve(spec);
-  if (!fs.existsSync(dir)) throw new TrainMcpError("ModelInvalid", `--model ${spec}: no such folder`);
-  const adapterCfg = path.join(dir, "adapter_config.json");
-  let config: ModelConfig;
-  let weights: NamedWeights;
-  let tokenizerDir = dir;
+  const folder = resolveModelFolder(spec);
   // tfjs holds the model in the wasm heap: refuse what cannot fit before reading gigabytes
-  const tfjsFits = async (weightsDir: string) => {
-    if ((await initBackend({ device: o.device ?? "auto" })) === "wasm") assertWeightsFitWasm(readModelConfig(weightsDir), `--model ${spec}`);
-  };
-  if (fs.existsSync(adapterCfg) && !fs.existsSync(path.join(dir, "model.safetensors"))) {
-    const base = (JSON.parse(fs.readFileSync(adapterCfg, "utf8")) as { base_model_name_or_path?: string }).base_model_name_or_path;
-    if (!base || !fs.existsSync(base)) throw new TrainMcpError("ModelInvalid", `${adapterCfg}: base model "${base ?? "(none)"}" not found`);
-    if (o.engine === "tfjs") await tfjsFits(base);
-    ({ config, weights } = await loadCheckpoint(base));
-    const { mergeAdapter } = await import("../policy/peft.js");
-    weights = mergeAdapter(dir, config, weights);
-    if (!fs.existsSync(path.join(dir, "tokenizer.json"))) tokenizerDir = base;
-  } else if (hasWeights(dir)) {
-    if (o.engine === "tfjs") await tfjsFits(dir);
-    ({ config, weights } = await loadCheckpoint(dir));
-  } else if (spec === "default") {
-    config = readModelConfig(dir);
-    weights = initRandomWeights(config, o.seed ?? 0);
-  } else throw new TrainMcpError("ModelInvalid", `--model ${spec}: no model.safetensors or adapter_config.json in the folder`);
-  if (!fs.existsSync(path.join(tokenizerDir, "tokenizer.json"))) throw new TrainMcpError("ModelInvalid", `--model ${spec}: ${path.join(tokenizerDir, "tokenizer.json")} is missing`);
+  if (o.engine === "tfjs" && folder.weightsDir && (await initBackend({ device: o.device ?? "auto" })) === "wasm") assertWeightsFitWasm(readModelConfig(folder.weightsDir), `--model ${spec}`);
+  const { config, weights, tokenizerDir } = await loadModelFolder(folder, o.seed ?? 0);
   const tokenizer = await ChatTokenizer.fromDir(tokenizerDir);
   const sampler = await samplerFor(config, tokenizer, o.engine, o.log ?? (() => undefined), () => weights, async () => {
     if ((await initBackend({ device: o.device ?? "auto" })) === "wasm") assertWeightsFitWasm(config, `--model ${spec}`);
     return { model: new Transformer(config, weights, false), owned: true };
   });
-  return { dir, tokenizer, config, sampler };
+  return { dir: folder.dir, tokenizer, config, sampler };
 }

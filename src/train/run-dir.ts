@@ -15,16 +15,32 @@ import type { Trajectory } from "../rollout/trajectory.js";
 /** One eval.jsonl line; the report reads the same schema. */
 export type EvalRecord = EvalLine;
 
+/** Files whose presence means a directory holds a run (an empty checkpoints/ alone does not). */
+const RUN_FILES = ["config.json", "metrics.jsonl", "eval.jsonl", "trajectories.jsonl", "summary.json", "checkpoints/latest.json"];
+
 export class RunDir {
   constructor(readonly dir: string) {}
 
-  static create(dir: string): RunDir {
+  /**
+   * Opens `dir` for a run. A directory that already holds a run is refused unless the run is
+   * resumed: two runs in one directory would share metrics lines, checkpoints and latest.json.
+   */
+  static create(dir: string, o: { resume?: boolean } = {}): RunDir {
+    const held = RUN_FILES.filter((f) => fs.existsSync(path.join(dir, f)));
+    if (!o.resume && held.length > 0) {
+      throw new TrainMcpError("ConfigInvalid", `${dir} already holds a run (${held.join(", ")}): pass --resume ${dir} to continue it, or choose another --out`);
+    }
     try {
       fs.mkdirSync(path.join(dir, "checkpoints"), { recursive: true });
     } catch (e) {
       throw new TrainMcpError("IoFailed", `${dir}: cannot create the run directory: ${(e as Error).message}`);
     }
     return new RunDir(dir);
+  }
+
+  /** Removes the directory: only for one this run created and left with nothing worth keeping. */
+  discard(): void {
+    fs.rmSync(this.dir, { recursive: true, force: true });
   }
 
   path(name: string): string {

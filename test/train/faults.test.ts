@@ -146,10 +146,24 @@ describe("faults and bad input", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
-  it("exits 2 for an unknown model folder", async () => {
-    const r = await cli(tinyRun("/no/such/model", scenarios, path.join(tempDir("m"), "run"), 1));
+  it("exits 2 for an unknown model folder, and leaves no half-made run directory behind", async () => {
+    const out = path.join(tempDir("m"), "run");
+    const r = await cli(tinyRun("/no/such/model", scenarios, out, 1));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--model /no/such/model: no such folder");
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it("exits 2 when --out already holds a run (without --resume), and leaves that run as it was", async () => {
+    const out = path.join(tempDir("taken"), "run");
+    fs.mkdirSync(path.join(out, "checkpoints"), { recursive: true });
+    fs.writeFileSync(path.join(out, "config.json"), '{"seed": 1}\n');
+    fs.writeFileSync(path.join(out, "metrics.jsonl"), '{"step": 1}\n');
+    const r = await cli(tinyRun(model, scenarios, out, 1));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${out} already holds a run (config.json, metrics.jsonl): pass --resume ${out}`);
+    expect(fs.readFileSync(path.join(out, "config.json"), "utf8")).toBe('{"seed": 1}\n');
+    expect(fs.readFileSync(path.join(out, "metrics.jsonl"), "utf8")).toBe('{"step": 1}\n');
   });
 
   it("exits 2 before loading the weights of a model the wasm backend cannot train, naming the memory it needs", async () => {

@@ -8,22 +8,25 @@ import * as path from "node:path";
 import type { Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
 import { exportOnnx } from "../../policy/onnx/export.js";
-import { loadCheckpoint } from "../../policy/weights.js";
+import { loadModelFolder, resolveModelFolder } from "../../policy/model-folder.js";
 
 export function register(program: Command): void {
   program
     .command("export-onnx")
     .description("write a standalone ONNX model (weights as initializers) of a checkpoint folder")
-    .requiredOption("--model <dir>", "Hugging Face model folder (config.json + model.safetensors)")
-    .option("--out <file>", "output file (default: <dir>/model.onnx)")
+    .requiredOption("--model <dir>", 'Hugging Face model folder, a checkpoint (LoRA adapters folded into their base), or "default"')
+    .option("--out <file>", "output file (default: <dir>/model.onnx; default.onnx for the built-in model)")
     .option("--external-data <mode>", "auto | always | never: weights in <out>.data (auto: above 1.5 GiB)", "auto")
     .action(async (opts: { model: string; out?: string; externalData: string }) => {
       const mode = opts.externalData;
       if (mode !== "auto" && mode !== "always" && mode !== "never") {
         throw new TrainMcpError("ConfigInvalid", `--external-data: expected auto, always or never, got "${mode}"`);
       }
-      const { config, weights } = await loadCheckpoint(opts.model);
-      const out = opts.out ?? path.join(opts.model, "model.onnx");
+      const folder = resolveModelFolder(opts.model);
+      if (folder.weightsDir === null) throw new TrainMcpError("ModelInvalid", `--model ${opts.model}: the built-in model has no trained weights here (model.safetensors) to export`);
+      const { config, weights } = await loadModelFolder(folder);
+      // "default" lives inside the package: write beside the caller, not into node_modules
+      const out = opts.out ?? (opts.model === "default" ? path.resolve("default.onnx") : path.join(folder.dir, "model.onnx"));
       const r = exportOnnx(config, weights, out, { externalData: mode });
       process.stdout.write(`wrote ${r.file} (${(r.bytes / 2 ** 20).toFixed(1)} MiB)${r.dataFile ? ` and ${r.dataFile}` : ""}\n`);
     });

@@ -1,0 +1,81 @@
+/**
+ * What `--model` names for the commands that run a model (eval, serve, export-onnx): "default"
+ * (the built-in model), a Hugging Face folder (config.json + safetensors), or a PEFT LoRA adapter
+ * folder, as a LoRA run's checkpoints are, folded into the base model it names. A run directory
+ * is refused with the checkpoint to name instead: its config.json is a run's, not a model's.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { TrainMcpError } from "../errors.js";
+import type { ModelConfig } from "./config.js";
+import { defaultModelDir } from "./default-model/index.js";
+import { mergeAdapter } from "./peft.js";
+import { hasWeights, initRandomWeights, loadCheckpoint, readModelConfig, type NamedWeights } from "./weights.js";
+
+export interface ModelFolder {
+  /** the folder `--model` named (resolved) */
+  dir: string;
+  /** where the full weights are: `dir`, an adapter's base, or null for the built-in model's random init */
+  weightsDir: string | null;
+  /** a PEFT adapter folder folded into `weightsDir` */
+  adapterDir?: string;
+}
+
+/** Resolves `spec` without reading weights; bad input is a usage error naming `flag`. */
+export function resolveModelFolder(spec: string, flag = "--model"): ModelFolder {
+  const dir = spec === "default" ? defaultModelDir() : path.resolve(spec);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ModelInvalid", `${flag} ${spec}: no such folder (expected a Hugging Face model folder, a checkpoint, or "default")`);
+  if (hasWeights(dir)) return { dir, weightsDir: dir };
+  const adapterCfg = path.join(dir, "adapter_config.json");
+  if (fs.existsSync(adapterCfg)) {
+    let base: string | undefined;
+    try {
+      base = (JSON.parse(fs.readFileSync(adapterCfg, "utf8")) as { base_model_name_or_path?: string }).base_model_name_or_path;
+    } catch (e) {
+      throw new TrainMcpError("ModelInvalid", `${adapterCfg}: not JSON (${(e as Error).message})`);
+    }
+    if (!base || !fs.existsSync(base)) throw new TrainMcpError("ModelInvalid", `${adapterCfg}: base model "${base ?? "(none)"}" not found`);
+    return { dir, weightsDir: path.resolve(base), adapterDir: dir };
+  }
+  if (spec === "default") return { dir, weightsDir: null };
+  const checkpoints = path.join(dir, "checkpoints");
+  if (fs.existsSync(checkpoints)) {
+    const steps = fs.readdirSync(checkpoints).filter((f) => /^step-\d+$/.test(f)).sort();
+    const hint = steps.length ? `name one of its checkpoints, e.g. ${path.join(spec, "checkpoints", steps[steps.length - 1])} (the latest)` : "it holds no checkpoint yet";
+    throw new TrainMcpError("ModelInvalid", `${flag} ${spec} is a run directory, not a model: ${hint}`);
+  }
+  throw new TrainMcpError("ModelInvalid", `${flag} ${spec}: no model.safetensors, model.safetensors.index.json or adapter_config.json in the folder`);
+}
+
+export interface LoadedModel {
+  config: ModelConfig;
+  weights: NamedWeights;
+  /** the folder with tokenizer.json: the model's, an adapter's base, or the built-in model's */
+  tokenizerDir: string;
+  /** where the weights came from, in words */
+  source: string;
+}
+
+/** Reads the weights (an adapter folded in) and finds the tokenizer. */
+export async function loadModelFolder(f: ModelFolder, seed = 0): Promise<LoadedModel> {
+  let config: ModelConfig;
+  let weights: NamedWeights;
+  let source: string;
+  if (f.weightsDir === null) {
+    config = readModelConfig(f.dir);
+    weights = initRandomWeights(config, seed);
+    source = `default model, random init (seed ${seed}): untrained, its output is noise`;
+  } else {
+    ({ config, weights } = await loadCheckpoint(f.weightsDir));
+    source = f.dir;
+    if (f.adapterDir) {
+      weights = mergeAdapter(f.adapterDir, config, weights);
+      source = `${f.adapterDir} (LoRA on ${f.weightsDir})`;
+    }
+  }
+  // a training checkpoint of the built-in model may carry no tokenizer: use the embedded one
+  const candidates = [f.dir, f.weightsDir, config.modelType === "train-mcp-tiny" ? defaultModelDir() : null];
+  const tokenizerDir = candidates.find((d): d is string => d !== null && fs.existsSync(path.join(d, "tokenizer.json")));
+  if (!tokenizerDir) throw new TrainMcpError("ModelInvalid", `${f.dir}: no tokenizer.json (the model needs its tokenizer)`);
+  return { config, weights, tokenizerDir, source };
+}

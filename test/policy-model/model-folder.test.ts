@@ -1,0 +1,109 @@
+/**
+ * What --model names for eval, serve and export-onnx: a model folder, a LoRA run's checkpoint
+ * (adapters folded into the base it names, the base's tokenizer when it has none), "default",
+ * and a run directory, refused with the checkpoint to name instead. serve and export-onnx take
+ * a LoRA checkpoint on the real CLI.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { TrainMcpError } from "../../src/errors.js";
+import { defaultModelDir } from "../../src/policy/default-model/index.js";
+import { loadModelFolder, resolveModelFolder } from "../../src/policy/model-folder.js";
+import { mergeAdapter } from "../../src/policy/peft.js";
+import { loadCheckpoint, readModelConfig } from "../../src/policy/weights.js";
+import { makeAdapter } from "../serve/adapter.js";
+import { tempDir, tinyModelDir } from "../train/helpers.js";
+
+const BIN = path.resolve("bin/train-mcp.mjs");
+
+function thrown(f: () => unknown): TrainMcpError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(TrainMcpError);
+    return e as TrainMcpError;
+  }
+  throw new Error("expected an error");
+}
+
+describe("--model folders", () => {
+  let base: string;
+  let adapter: string;
+  beforeAll(async () => {
+    base = tinyModelDir(3);
+    // a LoRA checkpoint as a LoRA run writes it: adapter files, no tokenizer, its base named
+    const defaultAdapter = tempDir("adapter");
+    await makeAdapter(defaultAdapter, readModelConfig(base));
+    adapter = tempDir("lora-ck");
+    fs.copyFileSync(path.join(defaultAdapter, "adapter_model.safetensors"), path.join(adapter, "adapter_model.safetensors"));
+    const cfg = JSON.parse(fs.readFileSync(path.join(defaultAdapter, "adapter_config.json"), "utf8")) as Record<string, unknown>;
+    fs.writeFileSync(path.join(adapter, "adapter_config.json"), JSON.stringify({ ...cfg, base_model_name_or_path: base }));
+  });
+
+  it("folds a LoRA checkpoint into the base it names, with the base's tokenizer", async () => {
+    const folder = resolveModelFolder(adapter);
+    expect(folder).toEqual({ dir: adapter, weightsDir: base, adapterDir: adapter });
+    const loaded = await loadModelFolder(folder);
+    expect(loaded.tokenizerDir).toBe(base);
+    expect(loaded.source).toBe(`${adapter} (LoRA on ${base})`);
+    const plain = await loadCheckpoint(base);
+    const q = "model.layers.0.self_attn.q_proj.weight";
+    expect(loaded.weights.get(q)!.data).toEqual(mergeAdapter(adapter, plain.config, plain.weights).get(q)!.data);
+    expect(loaded.weights.get(q)!.data).not.toEqual(plain.weights.get(q)!.data);
+  });
+
+  it("refuses a run directory, naming its latest checkpoint", () => {
+    const run = tempDir("run");
+    fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ seed: 1, max_steps: 10 }));
+    for (const s of ["step-000005", "step-000010"]) fs.mkdirSync(path.join(run, "checkpoints", s), { recursive: true });
+    const e = thrown(() => resolveModelFolder(run));
+    expect(e.usage).toBe(true);
+    expect(e.message).toBe(`--model ${run} is a run directory, not a model: name one of its checkpoints, e.g. ${path.join(run, "checkpoints", "step-000010")} (the latest)`);
+  });
+
+  it("names what is missing from a folder that is no model, and an adapter whose base is gone", () => {
+    const empty = tempDir("empty");
+    expect(thrown(() => resolveModelFolder(empty)).message).toBe(`--model ${empty}: no model.safetensors, model.safetensors.index.json or adapter_config.json in the folder`);
+    const orphan = tempDir("orphan");
+    fs.writeFileSync(path.join(orphan, "adapter_config.json"), JSON.stringify({ base_model_name_or_path: "/no/such/base" }));
+    expect(thrown(() => resolveModelFolder(orphan)).message).toBe(`${path.join(orphan, "adapter_config.json")}: base model "/no/such/base" not found`);
+  });
+
+  it('"default" is the built-in model with its shipped weights', () => {
+    expect(resolveModelFolder("default")).toEqual({ dir: defaultModelDir(), weightsDir: defaultModelDir() });
+  });
+
+  it("serve --model <LoRA checkpoint> serves the folded model; a run directory exits 2", async () => {
+    const run = tempDir("run-serve");
+    fs.writeFileSync(path.join(run, "config.json"), "{}");
+    fs.mkdirSync(path.join(run, "checkpoints", "step-000003"), { recursive: true });
+    const refused = spawnSync(process.execPath, [BIN, "serve", "--model", run, "--port", "0"], { encoding: "utf8" });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`--model ${run} is a run directory, not a model`);
+
+    const child = spawn(process.execPath, [BIN, "serve", "--model", adapter, "--port", "0", "--quiet", "--engine", "ort"], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const out = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        child.stdout.on("data", (d: Buffer) => {
+          text += d.toString();
+          if (text.split("\n").length > 2) resolve(text);
+        });
+        child.on("exit", (code) => reject(new Error(`serve exited early (${code})`)));
+      });
+      expect(out).toContain(`${path.basename(adapter)}: ${adapter} (LoRA on ${base})`);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+
+  it("export-onnx --model <LoRA checkpoint> writes the folded model", () => {
+    const out = path.join(tempDir("onnx"), "m.onnx");
+    const r = spawnSync(process.execPath, [BIN, "export-onnx", "--model", adapter, "--out", out], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(fs.statSync(out).size).toBeGreaterThan(100_000);
+  });
+});
