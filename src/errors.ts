@@ -10,6 +10,7 @@ export type TrainMcpErrorCode =
   | "ModelInvalid" // a model folder, config.json or checkpoint is unusable
   | "BackendUnavailable" // an optional backend (tfjs-node-gpu, CUDA EP) was asked for and is absent
   | "JudgeFailed" // the judge endpoint failed after its retries
+  | "RolloutFailed" // every rollout of an evaluation failed (policy endpoint or server down)
   | "IoFailed"; // reading or writing a file failed
 
 export class TrainMcpError extends Error {

@@ -6,11 +6,13 @@
  * - by key: a string (or object/array) under a key that names a secret (`api_key`, `apiKey`,
  *   `OPENAI_API_KEY`, `token`, `hf_token`, `secret`, `password`, `Authorization`, `cookie`...) is
  *   replaced by "[redacted]". Numbers and booleans stay: `max_tokens: 512` is not a secret.
- * - by value: substrings that look like credentials (`sk-…`, `hf_…`, `Bearer …`, `ghp_…`) are
- *   replaced in every string, wherever they appear (a tool result can echo an environment).
+ * - by value: substrings that look like credentials (`sk-…`, `hf_…`, `Bearer …`, `ghp_…`, a
+ *   URL's `user:pass@` or `?token=…`) are replaced in every string, wherever they appear (a tool result can echo an environment).
  * The report applies both to config.json and summary.json, and only the value rule to
  * trajectories: there a tool argument named `key` is data (a key-value store's key), not a secret.
  */
+
+import { redactUrlCredentials } from "../mcp/url-credentials.js";
 
 export const REDACTED = "[redacted]";
 
@@ -30,7 +32,7 @@ export function isSecretKey(key: string): boolean {
 }
 
 export function scrubString(s: string): string {
-  let out = s;
+  let out = redactUrlCredentials(s);
   for (const re of SECRET_VALUE) out = out.replace(re, REDACTED);
   return out;
 }

@@ -88,10 +88,15 @@ export class RemotePolicy implements Policy {
 
   /** the endpoint's first listed model: the default name to ask for */
   async firstModel(): Promise<string> {
-    const page = await this.client.models.list();
-    const id = page.data[0]?.id;
+    const id = (await this.listModels())[0];
     if (!id) throw new Error(`${this.options.baseURL}/models lists no model`);
     return id;
+  }
+
+  /** the ids GET /models lists */
+  async listModels(): Promise<string[]> {
+    const page = await this.client.models.list();
+    return page.data.map((m) => m.id);
   }
 
   /**

@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
+import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import { RewardConfigSchema } from "../rewards/defaults.js";
 import { GrpoConfigSchema } from "../rl/config.js";
 
@@ -122,8 +123,10 @@ export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record
 
 const SECRET_KEY = /key|token|secret|password|authorization/i;
 
-/** The config as saved with a run: anything that looks like a secret removed. */
+/** The config as saved with a run: anything that looks like a secret removed, credentials in
+ *  server URLs too. */
 export function scrubSecrets<T>(value: T): T {
+  if (typeof value === "string") return redactUrlCredentials(value) as T;
   if (Array.isArray(value)) return value.map((v) => scrubSecrets(v)) as T;
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};

@@ -3,6 +3,7 @@
  * rewards as training. Success rate = the share of scenarios whose first rollout passed its
  * checks; pass@k = the share with at least one passing rollout among k.
  */
+import { TrainMcpError } from "../errors.js";
 import type { RewardComponent } from "../rewards/types.js";
 import type { Policy } from "../rollout/policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
@@ -57,6 +58,11 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
     onProgress: o.onProgress,
   });
   const groups = played.scored.map((s) => s.group.trajectories);
+  // a policy or server that fails every rollout would read as a 0% model: say what failed instead
+  const all = groups.flat();
+  if (all.every((t) => t.finish === "error")) {
+    throw new TrainMcpError("RolloutFailed", `evaluation: every rollout failed (${all.length} of ${all.length}), the first with: ${all[0]?.error ?? "no message"}`, false);
+  }
   const first = groups.map((g) => g[0]);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   const tagHits = new Map<string, number[]>();

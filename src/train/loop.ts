@@ -19,6 +19,7 @@ import type { Policy } from "../rollout/policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
 import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
+import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import { scrubSecrets, type TrainConfig } from "./config.js";
 import { evaluate, type EvalResult } from "./evaluate.js";
 import { grpoUpdate } from "./grpo-update.js";
@@ -51,8 +52,8 @@ export interface TrainOptions {
 
 export interface TrainSummary {
   run_dir: string;
-  heldout_before: number;
-  heldout_after: number;
+  heldout_before: number | null;
+  heldout_after: number | null;
   heldout_n: number;
   heldout_base?: number;
   /** success before and after RL per scenario template (tag "template:..."), with its count */
@@ -95,6 +96,8 @@ function pick(train: Scenario[], position: number, count: number, seed: number):
  * tasks (answering others from memory) can, and that is RL's to teach.
  */
 const MIN_TOOL_CALLER_SHARE = 0.2;
+/** scenarios the sft "auto" probe plays at least */
+const MIN_PROBE = 32;
 
 /** The reward settings a checkpoint keeps for eval: all but the judge (whose key eval lacks). */
 function withoutJudge({ judge: _judge, ...rest }: TrainConfig["rewards"]): Omit<TrainConfig["rewards"], "judge"> {
@@ -106,7 +109,8 @@ const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 export async function train(o: TrainOptions): Promise<TrainSummary> {
   const t0 = performance.now();
   const cfg = o.config;
-  const { log } = o.hooks;
+  // log lines name server targets: a URL's credentials stay out of them
+  const log = (line: string) => o.hooks.log(redactUrlCredentials(line));
   const dir = path.resolve(cfg.out ?? path.join("runs", stamp()));
   const newDir = !fs.existsSync(dir);
   const runDir = RunDir.create(dir, { resume: o.resume });
@@ -125,6 +129,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios });
     const heldout = cfg.eval_n > 0 ? data.test.slice(0, cfg.eval_n) : data.test;
     log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
+    if (heldout.length === 0) log(`warning: no held-out scenarios (split "test") in ${data.sources.join(", ")}: success before and after RL cannot be measured`);
 
     setup = await setupPolicy({
       model: cfg.model,
@@ -143,7 +148,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     log(
       `model: ${cfg.model === "default" ? "built-in tiny model" : setup.modelDir}${setup.randomInit ? " (random init)" : ""}, ` +
         `${cfg.lora_rank > 0 ? `LoRA r=${cfg.lora_rank}` : "full fine-tuning"}${model.gradientCheckpointing ? ", gradient checkpointing" : ""}; ` +
-        `backend ${setup.backend}; rollouts on ${sampler.engine}`,
+        `backend ${setup.backend}; rollouts on ${cfg.policy_url ? `${cfg.policy_url} (remote policy)` : sampler.engine}`,
     );
 
     const knownTools = servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name));
@@ -208,7 +213,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         normalizeRewards: cfg.rewards.normalize,
         onProgress: (d, t) => o.hooks.progress?.(`eval ${label}`, d, t),
       });
-      const rec: EvalRecord = { step, label, split: "test", n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, per_tag: r.per_tag, time: new Date().toISOString() };
+      const rec: EvalRecord = { step, label, split: scenarios.every((x) => x.split === "test") ? "test" : "test+train", n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, per_tag: r.per_tag, time: new Date().toISOString() };
       if (r.pass_at_k !== undefined) Object.assign(rec, { pass_at_k: r.pass_at_k, k: r.k });
       runDir.append("eval.jsonl", [rec]);
       runDir.appendTrajectories(r.trajectories, { step, phase: "eval", label });
@@ -235,13 +240,16 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     if (!state.sftDone && !(remote && cfg.lora_rank === 0)) {
       let needSft = cfg.sft === "on";
       if (cfg.sft === "auto") {
-        const probe = await runEval("base", 0);
-        base = probe.success_rate;
+        // a few held-out rollouts (--eval-n 1) would decide the warm start by chance: probe at
+        // least MIN_PROBE scenarios, topped up from the rest of the held-out set, then training
+        const probeSet = heldout.length >= MIN_PROBE ? heldout : [...heldout, ...data.test.slice(heldout.length), ...data.train].slice(0, MIN_PROBE);
+        const probe = await runEval("base", 0, probeSet);
+        if (probeSet === heldout) base = probe.success_rate;
         const callers = probe.trajectories.filter((t) => t.toolCalls.some((c) => !c.error?.startsWith("parse:"))).length;
         needSft = callers / Math.max(1, probe.trajectories.length) < MIN_TOOL_CALLER_SHARE;
         log(needSft ? `the model calls tools in ${callers} of ${probe.trajectories.length} held-out rollouts: supervised warm start first` : "the model already calls tools: no warm start");
         // no warm start: the weights RL starts from are the ones just measured
-        if (!needSft || cfg.sft_steps === 0) {
+        if (probeSet === heldout && (!needSft || cfg.sft_steps === 0)) {
           const rec: EvalRecord = { ...evals[evals.length - 1], label: "before" };
           runDir.append("eval.jsonl", [rec]);
           evals.push(rec);
@@ -292,8 +300,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     }
 
     // 2. held-out success before RL
-    const beforeRecord = evals.find((e) => e.label === "before") ?? (await runEval("before", state.step));
-    const heldoutBefore = beforeRecord.success_rate;
+    const beforeRecord = heldout.length === 0 ? undefined : (evals.find((e) => e.label === "before") ?? (await runEval("before", state.step)));
 
     // 3. GRPO
     let interrupted = false;
@@ -398,14 +405,15 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     if (state.step > 0 || sftSteps > 0) checkpoint();
 
     // 4. held-out success after RL
-    const after = interrupted ? undefined : await runEval("after", state.step);
+    const after = interrupted || heldout.length === 0 ? undefined : await runEval("after", state.step);
     const summary: TrainSummary = {
       run_dir: runDir.dir,
-      heldout_before: round(heldoutBefore),
-      heldout_after: round(after?.success_rate ?? NaN),
+      // null: not measured (no held-out set; an interrupted run has no "after")
+      heldout_before: beforeRecord ? round(beforeRecord.success_rate) : null,
+      heldout_after: after ? round(after.success_rate) : null,
       heldout_n: heldout.length,
       ...(base !== undefined ? { heldout_base: round(base) } : {}),
-      ...(after ? { heldout_by_template: byTemplate(heldout, beforeRecord.per_tag ?? {}, after.per_tag) } : {}),
+      ...(after && beforeRecord ? { heldout_by_template: byTemplate(heldout, beforeRecord.per_tag ?? {}, after.per_tag) } : {}),
       steps: state.step,
       sft_steps: sftSteps,
       wall_s: round((performance.now() - t0) / 1000, 1),

@@ -9,6 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ChatTokenizer } from "../policy/tokenizer.js";
 import type { Transformer } from "../policy/model/transformer.js";
+import { TrainMcpError } from "../errors.js";
+import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import { saveAdapter } from "../policy/peft.js";
 import { RemotePolicy } from "../rollout/remote-policy.js";
 import { endOfTurnIds } from "./policy-setup.js";
@@ -45,7 +47,18 @@ export class RemoteLearner {
       // the ids that end a turn, as the local sampler's
       trainer: { codec: tokenizer, endTexts: endOfTurnIds(tokenizer, trainee.config).map((id) => tokenizer.decode([id])) },
     });
-    if (!o.model) policy.model = await policy.firstModel();
+    // a wrong URL or model name would fail every rollout: find out now, and say which flag
+    const where = redactUrlCredentials(o.baseURL);
+    if (!URL.canParse(o.baseURL)) throw new TrainMcpError("ConfigInvalid", `--policy-url ${where}: not a URL (expected e.g. http://127.0.0.1:8000/v1)`);
+    let served: string[];
+    try {
+      served = await policy.listModels();
+    } catch (e) {
+      throw new TrainMcpError("ConfigInvalid", `--policy-url ${where}: cannot list its models (GET /models: ${(e as Error).message}); is an OpenAI-compatible server running there?`, true, { cause: e });
+    }
+    if (served.length === 0) throw new TrainMcpError("ConfigInvalid", `--policy-url ${where}: GET /models lists no model`);
+    if (o.model && !served.includes(o.model)) throw new TrainMcpError("ConfigInvalid", `--policy-model ${o.model}: ${where} does not serve it (it serves ${served.join(", ")})`);
+    policy.model = o.model ?? served[0];
     return new RemoteLearner(policy, o);
   }
 

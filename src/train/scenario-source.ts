@@ -34,6 +34,8 @@ export async function loadScenarios(
     generateN?: number;
     /** extra execution-verified training scenarios to generate per server (default 0) */
     generateTrain?: number;
+    /** refuse a set with no training scenarios (default true; eval needs none) */
+    requireTrain?: boolean;
   },
 ): Promise<ScenarioSplit> {
   const all: Scenario[] = [];
@@ -70,7 +72,7 @@ export async function loadScenarios(
   const playable = servers.playable(all);
   const train = playable.filter((s) => s.split === "train");
   const test = playable.filter((s) => s.split === "test");
-  if (train.length === 0) throw new TrainMcpError("ScenarioInvalid", `no training scenarios (split "train") in ${sources.join(", ")}`);
+  if (train.length === 0 && o.requireTrain !== false) throw new TrainMcpError("ScenarioInvalid", `no training scenarios (split "train") in ${sources.join(", ")}`);
   return { train, test, sources };
 }
 

@@ -94,6 +94,32 @@ describe("train-mcp eval", () => {
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 
+  it("exits 2 naming a number flag out of its range, before a server starts", async () => {
+    for (const [flag, value, want] of [
+      ["--k", "0", "--k expects a whole number of at least 1, got \"0\""],
+      ["--n", "0", "--n expects a whole number of at least 1, got \"0\""],
+      ["--max-turns", "0", "--max-turns expects a whole number of at least 1, got \"0\""],
+      ["--max-tokens-per-turn", "0", "--max-tokens-per-turn expects a whole number of at least 1, got \"0\""],
+      ["--temperature", "-1", "--temperature expects a number of at least 0, got \"-1\""],
+      ["--temperature", "abc", "--temperature expects a number of at least 0, got \"abc\""],
+    ]) {
+      const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, flag, value]);
+      expect(r.code, `${flag} ${value}`).toBe(2);
+      expect(r.stderr.trim()).toBe(`train-mcp: ${want}`);
+    }
+  });
+
+  it("evaluates a file of held-out scenarios alone, and exits 2 for a split the file lacks", async () => {
+    const heldOutOnly = path.join(tempDir("held-out-only"), "test.jsonl");
+    fs.writeFileSync(heldOutOnly, fs.readFileSync(scenarios, "utf8").split("\n").filter((l) => l.includes('"split":"test"')).join("\n") + "\n");
+    const ok = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", heldOutOnly, "--n", "2", "--max-tokens-per-turn", "8", "--json"]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout.trim()).n).toBe(2);
+    const none = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", heldOutOnly, "--split", "train"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`no scenarios in split "train" of ${heldOutOnly}; try --split all`);
+  });
+
   it("exits 2 naming --trajectories when its file cannot be written", async () => {
     const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--trajectories", "/no/such/dir/out.jsonl"]);
     expect(r.code).toBe(2);

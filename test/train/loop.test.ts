@@ -79,4 +79,47 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(JSON.parse(fs.readFileSync(path.join(out, "summary.json"), "utf8")).heldout_n).toBe(6);
     expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8")).max_steps).toBe(2);
   });
+
+  const small = (out: string, scenarios: string, over: Record<string, unknown>) =>
+    resolveTrainConfig({
+      server: ["fixture:calculator"],
+      model: tinyModelDir(),
+      scenarios: [scenarios],
+      out,
+      seed: 3,
+      max_steps: 1,
+      groups_per_step: 2,
+      num_generations: 2,
+      max_turns: 2,
+      max_tokens_per_turn: 8,
+      engine: "tfjs",
+      ...over,
+    });
+
+  it("decides the warm start on at least 32 scenarios, not on the few --eval-n keeps", async () => {
+    const out = path.join(tempDir("probe"), "run");
+    // 1 held-out scenario kept of 3: the probe tops up with the other 2 and 27 training ones
+    const summary = await train({ config: small(out, calculatorScenarios(40, 3), { eval_n: 1, sft: "auto", sft_steps: 1, sft_batch_size: 2 }), hooks: { log: () => undefined } });
+    expect(summary.heldout_n).toBe(1);
+    const evals = readJsonl(path.join(out, "eval.jsonl"));
+    expect(evals.map((e) => [e.label, e.n, e.split])).toEqual([
+      ["base", 32, "test+train"],
+      ["before", 1, "test"],
+      ["after", 1, "test"],
+    ]);
+  });
+
+  it("trains without a held-out set, saying that success cannot be measured, and reports it as not measured", async () => {
+    const out = path.join(tempDir("no-test"), "run");
+    const logs: string[] = [];
+    const summary = await train({ config: small(out, calculatorScenarios(6, 0), { sft: "off" }), hooks: { log: (l) => logs.push(l) } });
+    expect(summary.steps).toBe(1);
+    expect(summary.heldout_n).toBe(0);
+    expect(summary.heldout_before).toBeNull();
+    expect(summary.heldout_after).toBeNull();
+    expect(logs.some((l) => l.startsWith('warning: no held-out scenarios (split "test")'))).toBe(true);
+    expect(fs.existsSync(path.join(out, "eval.jsonl"))).toBe(false);
+    expect(logs.filter((l) => l.startsWith("report:"))).toEqual([]); // the report is built all the same
+    expect(fs.existsSync(path.join(out, "report.html"))).toBe(true);
+  });
 });

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TrainMcpError } from "../../src/errors.js";
 import { startServer, type RunningServer } from "../../src/serve/server.js";
 import { resolveTrainConfig } from "../../src/train/config.js";
 import { train } from "../../src/train/loop.js";
@@ -88,6 +89,34 @@ describe("train with a remote policy", () => {
     expect(after.filter((m) => ours(2).test(m))).toHaveLength(0);
     expect(after).toContain("run-0000beef-step-000002-other-1");
     expect(after).toContain("tiny-base");
+  });
+
+  it("refuses a model the endpoint does not serve, an endpoint that does not answer, and no URL, before any rollout, naming the flag", async () => {
+    const base = {
+      server: ["fixture:calculator"],
+      model: modelDir,
+      scenarios: [calculatorScenarios(4, 2)],
+      sft: "off" as const,
+      max_steps: 1,
+      lora_rank: 2,
+    };
+    const attempt = async (over: { policy_url: string; policy_model?: string }) => {
+      const out = path.join(tempDir("remote-bad"), "run");
+      const e = await train({ config: resolveTrainConfig({ ...base, ...over, out }), hooks: { log: () => undefined } }).then(
+        () => new Error("trained"),
+        (x: Error) => x,
+      );
+      expect(fs.existsSync(out)).toBe(false); // nothing half-made is left behind
+      return e;
+    };
+    const wrong = await attempt({ policy_url: server.url, policy_model: "no-such-model" });
+    // (the adapters the first test left loaded are listed too)
+    expect(wrong.message).toMatch(new RegExp(`^--policy-model no-such-model: ${server.url.replace(/[.]/g, "\\.")} does not serve it \\(it serves tiny-base`));
+    expect((wrong as TrainMcpError).usage).toBe(true);
+    const down = await attempt({ policy_url: "http://127.0.0.1:9/v1" });
+    expect(down.message).toMatch(/^--policy-url http:\/\/127\.0\.0\.1:9\/v1: cannot list its models \(GET \/models: Connection error\.\)/);
+    const notUrl = await attempt({ policy_url: "localhost-8000" });
+    expect(notUrl.message).toBe("--policy-url localhost-8000: not a URL (expected e.g. http://127.0.0.1:8000/v1)");
   });
 
   it("refuses full fine-tuning with a remote policy, which could not take the updates", () => {

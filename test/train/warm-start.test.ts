@@ -1,7 +1,8 @@
 /**
  * sft "auto": the loop first measures the model on the held-out set; a model that cannot call
  * tools yet gets the supervised warm start; without one (a model that calls tools, or no
- * warm-start steps allowed) that measurement is the "before".
+ * warm-start steps allowed) that measurement is the "before". The probe plays at least 32
+ * scenarios (loop.test.ts), topped up from training ones when the held-out set is smaller.
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -37,7 +38,11 @@ describe("the supervised warm start on auto", () => {
 
   it("with no warm-start steps allowed, the base measurement is the 'before' (not measured twice)", async () => {
     const out = path.join(tempDir("ws"), "run");
-    const summary = await train({ config: resolveTrainConfig({ ...common, sft_steps: 0, model: tinyModelDir(2), out, engine: "tfjs" }), hooks: { log: () => undefined } });
+    // a held-out set of 32, the least the probe plays: the probe is the held-out set itself
+    const summary = await train({
+      config: resolveTrainConfig({ ...common, scenarios: [calculatorScenarios(8, 32)], max_tokens_per_turn: 16, sft_steps: 0, model: tinyModelDir(2), out, engine: "tfjs" }),
+      hooks: { log: () => undefined },
+    });
     expect(summary.sft_steps).toBe(0);
     const evals = readJsonl(path.join(out, "eval.jsonl"));
     expect(evals.map((e) => e.label)).toEqual(["base", "before", "after"]);
@@ -45,7 +50,7 @@ describe("the supervised warm start on auto", () => {
     expect(evals[1].mean_reward).toBe(evals[0].mean_reward);
     // one evaluation's rollouts, not two
     const evalRollouts = readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "eval");
-    expect(evalRollouts.filter((t) => t.label === "base")).toHaveLength(8);
+    expect(evalRollouts.filter((t) => t.label === "base")).toHaveLength(32);
     expect(evalRollouts.filter((t) => t.label === "before")).toHaveLength(0);
   });
 });

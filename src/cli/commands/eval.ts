@@ -45,11 +45,21 @@ export function register(program: Command): void {
     .option("--json", "one JSON object per model on stdout")
     .option("--trajectories <file>", "write every rollout (JSONL, with its model and scenario's template) to this file");
   addConnectOptions(cmd).action(async (f: EvalFlags) => {
-      const int = (name: string, v: string) => {
+      // every number is checked before a server starts or a model loads
+      const int = (name: string, v: string, min: number) => {
         const n = Number(v);
-        if (!Number.isInteger(n) || n < 0) throw new TrainMcpError("ConfigInvalid", `--${name} expects a whole number, got "${v}"`);
+        if (v.trim() === "" || !Number.isInteger(n) || n < min) throw new TrainMcpError("ConfigInvalid", `--${name} expects a whole number of at least ${min}, got "${v}"`);
         return n;
       };
+      const k = int("k", f.k, 1);
+      const n = f.n !== undefined ? int("n", f.n, 1) : undefined;
+      const seed = int("seed", f.seed, 0);
+      const temperature = Number(f.temperature);
+      if (f.temperature.trim() === "" || !Number.isFinite(temperature) || temperature < 0) throw new TrainMcpError("ConfigInvalid", `--temperature expects a number of at least 0, got "${f.temperature}"`);
+      const maxTurnsFlag = f.maxTurns !== undefined ? int("max-turns", f.maxTurns, 1) : undefined;
+      const maxTokensFlag = f.maxTokensPerTurn !== undefined ? int("max-tokens-per-turn", f.maxTokensPerTurn, 1) : undefined;
+      const { redactUrlCredentials } = await import("../../mcp/url-credentials.js");
+      const logLine = (l: string) => process.stderr.write(`${redactUrlCredentials(l)}\n`);
       const { ServerSet } = await import("../../train/servers.js");
       const { loadScenarios } = await import("../../train/scenario-source.js");
       const { loadInferencePolicy } = await import("../../train/policy-setup.js");
@@ -60,9 +70,10 @@ export function register(program: Command): void {
       const servers = await ServerSet.connect(f.server, "auto", connectArgs({ ...f, server: f.server[0] }).options);
       try {
         const os = await import("node:os");
-        const data = await loadScenarios(f.scenarios?.length ? f.scenarios : ["auto"], servers, { seed: int("seed", f.seed), runDir: os.tmpdir(), log: (l) => process.stderr.write(`${l}\n`) });
+        const data = await loadScenarios(f.scenarios?.length ? f.scenarios : ["auto"], servers, { seed, runDir: os.tmpdir(), log: logLine, requireTrain: false });
         let scenarios = f.split === "train" ? data.train : f.split === "all" ? [...data.train, ...data.test] : data.test;
-        if (f.n) scenarios = scenarios.slice(0, int("n", f.n));
+        if (n !== undefined) scenarios = scenarios.slice(0, n);
+        if (scenarios.length === 0) throw new TrainMcpError("ScenarioInvalid", `no scenarios in split "${f.split}" of ${data.sources.join(", ")}; try --split all`);
         const { readRolloutSettings } = await import("../../train/checkpoint.js");
         const rows: Array<Record<string, unknown>> = [];
         const { openSync, writeSync, closeSync } = await import("node:fs");
@@ -76,20 +87,20 @@ export function register(program: Command): void {
         const trajectoryFile = f.trajectories ? openOut(f.trajectories) : undefined;
         const templateOf = new Map(scenarios.map((s) => [s.id, templateTag(s)]));
         for (const spec of f.model) {
-          const p = await loadInferencePolicy(spec, { engine: f.engine, log: (l) => process.stderr.write(`${l}\n`) });
+          const p = await loadInferencePolicy(spec, { engine: f.engine, log: logLine });
           const trained = readRolloutSettings(p.dir);
-          const maxTurns = f.maxTurns ? int("max-turns", f.maxTurns) : (trained?.max_turns ?? 4);
+          const maxTurns = maxTurnsFlag ?? trained?.max_turns ?? 4;
           // the efficiency reward's turn budget is the turns this model is given
           // and its rewards are the run's (train_mcp.json) where the checkpoint has them
           const run = { hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns, knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) };
           const components = trained?.rewards ? rewardsFromConfig(trained.rewards, run) : defaultRewards(run);
           try {
             const r = await evaluate(scenarios, new LocalPolicy({ codec: p.tokenizer, sampler: p.sampler, maxContextTokens: p.config.maxPositions }), servers, {
-              k: int("k", f.k) || 1,
-              temperature: Number(f.temperature),
-              seed: int("seed", f.seed),
+              k,
+              temperature,
+              seed,
               maxTurns,
-              maxTokensPerTurn: f.maxTokensPerTurn ? int("max-tokens-per-turn", f.maxTokensPerTurn) : (trained?.max_tokens_per_turn ?? 96),
+              maxTokensPerTurn: maxTokensFlag ?? trained?.max_tokens_per_turn ?? 96,
               systemPrompt: f.systemPrompt ?? trained?.system_prompt,
               maxConcurrentRollouts: 64,
               toolTimeoutMs: 15_000,

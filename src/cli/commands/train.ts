@@ -245,7 +245,7 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   }
 }
 
-const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "n/a");
+const pct = (x: number | null) => (x !== null && Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "n/a");
 
 /** Where held-out success moved: one row per scenario template, the most common first ("" for one template). */
 export function templateTable(byTemplate: NonNullable<TrainSummary["heldout_by_template"]>): string {

@@ -1,0 +1,57 @@
+/**
+ * An evaluation in which every rollout fails (an endpoint that refuses the model, a server that
+ * is down) is an error naming the first failure, not a 0% model; one that fails only some
+ * rollouts still scores (a failed rollout is data).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TrainMcpError } from "../../src/errors.js";
+import { defaultRewards } from "../../src/rewards/defaults.js";
+import { RemotePolicy } from "../../src/rollout/remote-policy.js";
+import { readScenarioFile } from "../../src/scenarios/io.js";
+import { evaluate } from "../../src/train/evaluate.js";
+import { ServerSet } from "../../src/train/servers.js";
+import { startChatServer, type ChatServer } from "../helpers/chat-server.js";
+
+describe("evaluate with failing rollouts", () => {
+  let servers: ServerSet;
+  let endpoint: ChatServer;
+  const scenarios = readScenarioFile("scenarios/calculator.jsonl").filter((s) => s.split === "test").slice(0, 3);
+  beforeAll(async () => {
+    servers = await ServerSet.connect(["fixture:calculator"], "auto");
+    // refuses the first scenario's requests only; answers the rest with a plain (wrong) answer
+    endpoint = await startChatServer((req) =>
+      req.model === "gone" || JSON.stringify(req.messages).includes(JSON.stringify(scenarios[0].task))
+        ? { status: 404, error: `The model \`${req.model}\` does not exist.` }
+        : { content: "42" },
+    );
+  });
+  afterAll(async () => {
+    await servers?.close();
+    await endpoint?.close();
+  });
+  const run = (model: string) =>
+    evaluate(scenarios, new RemotePolicy({ baseURL: endpoint.url, model, maxRetries: 0 }), servers, {
+      k: 1,
+      temperature: 0,
+      seed: 1,
+      maxTurns: 2,
+      maxTokensPerTurn: 16,
+      // one rollout at a time: a policy call that fails fails the rollouts batched into it
+      maxConcurrentRollouts: 1,
+      toolTimeoutMs: 5000,
+      components: defaultRewards({ hasExpectations: true }),
+    });
+
+  it("throws, naming the first failure, when every rollout fails", async () => {
+    const e = await run("gone").then(() => undefined, (x: unknown) => x);
+    expect(e).toBeInstanceOf(TrainMcpError);
+    expect((e as TrainMcpError).usage).toBe(false);
+    expect((e as Error).message).toBe("evaluation: every rollout failed (3 of 3), the first with: policy: 404 The model `gone` does not exist.");
+  });
+
+  it("scores an evaluation in which only some rollouts fail", async () => {
+    const r = await run("test-model");
+    expect(r.trajectories.map((t) => t.finish)).toEqual(["error", "answer", "answer"]);
+    expect(r.n).toBe(3);
+  });
+});
