@@ -12,7 +12,8 @@ import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import { RewardConfigSchema } from "../rewards/defaults.js";
 import { GrpoConfigSchema } from "../rl/config.js";
 
-export const TrainConfigSchema = GrpoConfigSchema.extend({
+/** The run config's fields (before the cross-field checks). */
+const TrainConfigFields = GrpoConfigSchema.extend({
   server: z.array(z.string().min(1)).min(1).describe("MCP targets (URL, command line, stdio:..., fixture:NAME); several train together"),
   out: z.string().optional().describe("run directory; default runs/<date>-<time>"),
   model: z.string().default("default").describe('"default" (the built-in tiny model) or a Hugging Face model folder'),
@@ -76,16 +77,16 @@ export const TrainConfigSchema = GrpoConfigSchema.extend({
     rubric: true,
     dangerous: { tools: [], args: [] },
   }),
+}).strict();
+
+export const TrainConfigSchema = TrainConfigFields.superRefine((cfg, ctx) => {
+  // the KL term's reference is the base model with the adapters off; full fine-tuning keeps no copy of it
+  if (cfg.beta !== 0 && cfg.lora_rank === 0)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["beta"], message: `beta = ${cfg.beta} needs a reference model: set lora_rank > 0 (full fine-tuning keeps no reference weights), or beta 0` });
+  // a remote server takes the trainer's updates only as adapters (POST /v1/load_lora_adapter)
+  if (cfg.policy_url && cfg.max_steps > 0 && cfg.lora_rank === 0)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["policy_url"], message: "training with a remote policy needs lora_rank > 0: the server loads the trainer's LoRA adapters after each update" });
 })
-  .strict()
-  .superRefine((cfg, ctx) => {
-    // the KL term's reference is the base model with the adapters off; full fine-tuning keeps no copy of it
-    if (cfg.beta !== 0 && cfg.lora_rank === 0)
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["beta"], message: `beta = ${cfg.beta} needs a reference model: set lora_rank > 0 (full fine-tuning keeps no reference weights), or beta 0` });
-    // a remote server takes the trainer's updates only as adapters (POST /v1/load_lora_adapter)
-    if (cfg.policy_url && cfg.max_steps > 0 && cfg.lora_rank === 0)
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["policy_url"], message: "training with a remote policy needs lora_rank > 0: the server loads the trainer's LoRA adapters after each update" });
-  })
   // what a rollout can generate at most: dr_grpo's divisor unless one is given
   .transform((cfg) => ({ ...cfg, max_completion_length: cfg.max_completion_length ?? cfg.max_turns * cfg.max_tokens_per_turn }));
 export type TrainConfig = z.infer<typeof TrainConfigSchema>;
@@ -108,17 +109,47 @@ export function readConfigFile(file: string): Record<string, unknown> {
   }
 }
 
-/** flag ?? file ?? default, validated once; `where` names the source in errors. */
-export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record<string, unknown>, where = "config"): TrainConfig {
+/**
+ * flag ?? file ?? default, validated once. Errors name where the bad value came from: the flag
+ * that set it (`flagNames`: field -> flag), else `where` (the config file) and the field.
+ */
+export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record<string, unknown>, where = "config", flagNames: Record<string, string> = {}): TrainConfig {
   const merged: Record<string, unknown> = { ...(file ?? {}) };
   for (const [k, v] of Object.entries(flags)) if (v !== undefined) merged[k] = v;
   const parsed = TrainConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const field = issue.path.join(".") || "(root)";
-    throw new TrainMcpError("ConfigInvalid", `${where}: field "${field}": ${issue.message}`);
+    if (issue.code === "unrecognized_keys") {
+      const unknown = issue.keys.map((k) => {
+        const near = closest(k, Object.keys(TrainConfigFields.shape));
+        return `"${k}"${near ? ` (did you mean "${near}"?)` : ""}`;
+      });
+      throw new TrainMcpError("ConfigInvalid", `${where}: unknown field ${unknown.join(", ")}`);
+    }
+    const field = issue.path.join(".");
+    const flag = flagNames[String(issue.path[0])];
+    throw new TrainMcpError("ConfigInvalid", flag ? `${flag} (${field}): ${issue.message}` : `${where}: field "${field || "(top level)"}": ${issue.message}`);
   }
   return parsed.data;
+}
+
+/** The known name nearest to `name` by edit distance, if it is near enough to be a typo. */
+function closest(name: string, known: string[]): string | undefined {
+  const distance = (a: string, b: string) => {
+    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row;
+    }
+    return prev[b.length];
+  };
+  let best: { name: string; d: number } | undefined;
+  for (const k of known) {
+    const d = distance(name, k);
+    if (!best || d < best.d) best = { name: k, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
 }
 
 const SECRET_KEY = /key|token|secret|password|authorization/i;

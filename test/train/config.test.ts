@@ -1,4 +1,5 @@
 /** The run config's cross-field rules: what needs what, and what is derived from what. */
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { resolveTrainConfig } from "../../src/train/config.js";
 
@@ -25,5 +26,19 @@ describe("resolveTrainConfig", () => {
     expect(resolveTrainConfig({}, { server, gradient_checkpointing: false }).gradient_checkpointing).toBe("off");
     expect(resolveTrainConfig({ gradient_checkpointing: "off" }, { server, gradient_checkpointing: true }).gradient_checkpointing).toBe("off");
     expect(() => resolveTrainConfig({}, { server, gradient_checkpointing: "yes" }, "train.json")).toThrow(/train\.json: field "gradient_checkpointing"/);
+  });
+
+  it("names an unknown field with the nearest known one, and a bad value by the flag that set it", () => {
+    expect(() => resolveTrainConfig({}, { server, max_step: 3 }, "train.json")).toThrow('train.json: unknown field "max_step" (did you mean "max_steps"?)');
+    expect(() => resolveTrainConfig({}, { server, colour: "red" }, "train.json")).toThrow(/^train\.json: unknown field "colour"$/);
+    expect(() => resolveTrainConfig({ max_steps: -1 }, { server }, "train.json", { max_steps: "--steps" })).toThrow(/^--steps \(max_steps\): Too small/);
+    // the same bad value from the file names the file and field
+    expect(() => resolveTrainConfig({}, { server, max_steps: -1 }, "train.json", {})).toThrow(/^train\.json: field "max_steps": Too small/);
+  });
+
+  it("train-mcp names the flag the user typed", () => {
+    const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--server", "fixture:calculator", "--group-size", "1"], { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("train-mcp: --group-size (num_generations): Too small: expected number to be >=2\n");
   });
 });

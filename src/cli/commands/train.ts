@@ -119,42 +119,51 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
   return cmd;
 }
 
+/** Each config field a flag sets, with the flag's name (errors name the flag the user typed). */
+function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unknown, kind?: "number"]> {
+  return [
+    ["server", "--server", f.server],
+    ["out", "--out", f.out ?? f.resume],
+    ["model", "--model", f.model],
+    ["scenarios", "--scenarios", f.scenarios],
+    ["generate_train_scenarios", "--generate-train-scenarios", f.generateTrainScenarios, "number"],
+    ["max_steps", "--steps", f.steps, "number"],
+    ["groups_per_step", "--groups-per-step", f.groupsPerStep, "number"],
+    ["num_generations", "--group-size", f.groupSize, "number"],
+    ["learning_rate", "--lr", f.lr, "number"],
+    ["loss_type", "--loss-type", f.lossType],
+    ["epsilon", "--epsilon", f.epsilon, "number"],
+    ["epsilon_high", "--epsilon-high", f.epsilonHigh, "number"],
+    ["beta", "--beta", f.beta, "number"],
+    ["rft_coef", "--rft-coef", f.rftCoef, "number"],
+    ["max_turns", "--max-turns", f.maxTurns, "number"],
+    ["max_tokens_per_turn", "--max-tokens-per-turn", f.maxTokensPerTurn, "number"],
+    ["system_prompt", "--system-prompt", f.systemPrompt],
+    ["isolate", "--isolate", f.isolate],
+    ["temperature", "--temperature", f.temperature, "number"],
+    ["lora_rank", "--lora-rank", f.loraRank, "number"],
+    ["seed", "--seed", f.seed, "number"],
+    ["engine", "--engine", f.engine],
+    ["device", "--device", f.device],
+    ["wasm_threads", "--threads", f.threads, "number"],
+    ["gradient_checkpointing", "--gradient-checkpointing", f.gradientCheckpointing],
+    ["sft", "--sft", f.sft],
+    ["sft_steps", "--sft-steps", f.sftSteps, "number"],
+    ["eval_steps", "--eval-steps", f.evalSteps, "number"],
+    ["eval_n", "--eval-n", f.evalN, "number"],
+    ["save_steps", "--save-steps", f.saveSteps, "number"],
+    ["policy_url", "--policy-url", f.policyUrl],
+    ["policy_model", "--policy-model", f.policyModel],
+  ];
+}
+
 function flagsToConfig(f: TrainFlags): Record<string, unknown> {
-  const c: Record<string, unknown> = {
-    server: f.server,
-    out: f.out ?? f.resume,
-    model: f.model,
-    scenarios: f.scenarios,
-    generate_train_scenarios: num("generate-train-scenarios", f.generateTrainScenarios),
-    max_steps: num("steps", f.steps),
-    groups_per_step: num("groups-per-step", f.groupsPerStep),
-    num_generations: num("group-size", f.groupSize),
-    learning_rate: num("lr", f.lr),
-    loss_type: f.lossType,
-    epsilon: num("epsilon", f.epsilon),
-    epsilon_high: num("epsilon-high", f.epsilonHigh),
-    beta: num("beta", f.beta),
-    rft_coef: num("rft-coef", f.rftCoef),
-    max_turns: num("max-turns", f.maxTurns),
-    max_tokens_per_turn: num("max-tokens-per-turn", f.maxTokensPerTurn),
-    system_prompt: f.systemPrompt,
-    isolate: f.isolate,
-    temperature: num("temperature", f.temperature),
-    lora_rank: num("lora-rank", f.loraRank),
-    seed: num("seed", f.seed),
-    engine: f.engine,
-    device: f.device,
-    wasm_threads: num("threads", f.threads),
-    gradient_checkpointing: f.gradientCheckpointing,
-    sft: f.sft,
-    sft_steps: num("sft-steps", f.sftSteps),
-    eval_steps: num("eval-steps", f.evalSteps),
-    eval_n: num("eval-n", f.evalN),
-    save_steps: num("save-steps", f.saveSteps),
-    policy_url: f.policyUrl,
-    policy_model: f.policyModel,
-  };
-  return c;
+  return Object.fromEntries(flagFields(f).map(([field, flag, raw, kind]) => [field, kind === "number" ? num(flag.slice(2), raw as string | undefined) : raw]));
+}
+
+/** config field -> the flag that set it, for the fields the user set by flag */
+function flagNames(f: TrainFlags): Record<string, string> {
+  return Object.fromEntries(flagFields(f).flatMap(([field, flag, raw]) => (raw === undefined ? [] : [[field, flag]])));
 }
 
 function connectOptions(f: TrainFlags) {
@@ -210,7 +219,7 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
     const rewards = (base.rewards as Record<string, unknown> | undefined) ?? {};
     base.rewards = { ...rewards, dangerous: parseDangerousPatterns(f.dangerousTools) };
   }
-  const config: TrainConfig = resolveTrainConfig(flagCfg, base, f.config ?? "flags");
+  const config: TrainConfig = resolveTrainConfig(flagCfg, base, f.config ?? (f.resume ? `${f.resume}/config.json` : "config"), flagNames(f));
   const judgeKey = config.rewards.judge ? process.env[config.rewards.judge.apiKeyEnv] : undefined;
   const { hooks: h, stop } = hooks(f);
   const controller = new AbortController();
