@@ -29,7 +29,7 @@ export function addConnectOptions(cmd: Command): Command {
     .option("-e, --env <K=V>", "environment variable for a stdio server (repeatable)", collect)
     .option("--cwd <dir>", "working directory of a stdio server")
     .option("-H, --header <'K: V'>", "extra HTTP header, e.g. 'Authorization: Bearer …' (repeatable)", collect)
-    .option("--timeout <ms>", "per-call timeout in milliseconds (default 30000)")
+    .option("--timeout <ms>", "per-call and connect timeout in milliseconds (default 30000)")
     .option("--server-log <file>", "file for the stdio server's stderr (default: a file in the temp dir)")
     .addOption(
       new Option("--inherit-env <mode>", "environment a stdio server inherits: safe (PATH, HOME, locale…), all, none")

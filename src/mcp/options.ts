@@ -25,7 +25,7 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /** hard ceiling per call in ms even with progress; default 4 × timeoutMs */
   maxTotalTimeoutMs?: number;
-  /** timeout of the initialize handshake in ms; default 30 000 */
+  /** timeout of the initialize handshake in ms; default: timeoutMs (30 000) */
   connectTimeoutMs?: number;
   /** file stdio servers' stderr is appended to; default <tmpdir>/train-mcp/server-<pid>.log */
   serverLog?: string;
@@ -80,7 +80,7 @@ export function resolveOptions(o: ConnectOptions = {}): ResolvedOptions {
     headers: { ...(o.headers ?? {}) },
     timeoutMs,
     maxTotalTimeoutMs: Math.max(timeoutMs, positiveInt("maxTotalTimeoutMs", o.maxTotalTimeoutMs, 4 * timeoutMs)),
-    connectTimeoutMs: positiveInt("connectTimeoutMs", o.connectTimeoutMs, 30_000),
+    connectTimeoutMs: positiveInt("connectTimeoutMs", o.connectTimeoutMs, timeoutMs),
     serverLog: o.serverLog ?? join(tmpdir(), "train-mcp", `server-${process.pid}.log`),
     maxConcurrency: positiveInt("maxConcurrency", o.maxConcurrency, 8),
     maxOutputChars: positiveInt("maxOutputChars", o.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),

@@ -100,8 +100,10 @@ export async function sampleTrajectories(runDir: string, options: SampleOptions 
       level: "info",
       file,
       message:
-        `showing ${stats.embedded} of ${stats.total} trajectories: all ${stats.pinned} of the before/after evaluations, ` +
-        `the rest sampled evenly over ${stats.steps} training steps (${stats.stepsEmbedded} represented)`,
+        stats.embedded === 0
+          ? `no trajectories embedded (at most 0 asked for) of the ${stats.total} in ${file}`
+          : `showing ${stats.embedded} of ${stats.total} trajectories: all ${stats.pinned} of the before/after evaluations, ` +
+            `the rest sampled evenly over ${stats.steps} training steps (${stats.stepsEmbedded} represented)`,
     });
   }
   return { trajectories, stats, notes };
@@ -110,6 +112,8 @@ export async function sampleTrajectories(runDir: string, options: SampleOptions 
 /** The line numbers to embed: pinned first, then round-robin over steps within the budgets. */
 export function choose(entries: Entry[], maxCount: number, maxChars: number): Set<number> {
   const chosen = new Set<number>();
+  // 0 asks for no trajectories at all, the pinned evaluations' too
+  if (maxCount === 0) return chosen;
   for (const e of entries) if (e.pinned) chosen.add(e.line);
   let count = Math.max(0, maxCount - chosen.size);
   let chars = maxChars;

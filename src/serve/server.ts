@@ -216,7 +216,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       log(`unloaded LoRA adapter "${body.lora_name}"`);
       return sendText(res, 200, `Success: LoRA adapter '${body.lora_name}' removed successfully.`);
     }
-    throw new ApiError(404, `no route ${method} ${p}`, "not_found_error");
+    throw new ApiError(404, `no route ${method} ${p || "/"} (the API is under /v1: /v1/models, /v1/chat/completions)`, "not_found_error");
   }
 
   const addr = server.address() as AddressInfo;

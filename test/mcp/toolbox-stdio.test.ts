@@ -263,6 +263,14 @@ describe("start-up", () => {
     expect(err?.message).toMatch(/no reply to initialize within 500 ms/);
     expect(err?.message).not.toMatch(/SIGTERM|killed/);
   });
+
+  it("waits for initialize as long as the per-call timeout (--timeout) when no connect timeout is given", async () => {
+    const err = await connect(`${JSON.stringify(process.execPath)} -e "setTimeout(() => {}, 60000)"`, { timeoutMs: 700 }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(/no reply to initialize within 700 ms/);
+  });
 });
 
 describe("servers with small mistakes", () => {

@@ -124,6 +124,11 @@ describe("sampling trajectories", () => {
 
     const tiny = await sampleTrajectories(run.dir, { maxChars: 10 });
     expect(tiny.trajectories.map((t) => t.id).sort()).toEqual(pinnedIds().sort());
+
+    // 0: none at all, the before/after evaluations' too
+    const none = await sampleTrajectories(run.dir, { maxTrajectories: 0 });
+    expect(none.trajectories).toEqual([]);
+    expect(none.notes.map((n) => n.message)).toContain(`no trajectories embedded (at most 0 asked for) of the ${s.stats.total} in trajectories.jsonl`);
   });
 
   it("orders indices van der Corput style", () => {

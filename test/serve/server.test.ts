@@ -57,6 +57,10 @@ describe("serve", () => {
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toEqual(["default"]);
     expect((models.data[0] as unknown as { root: string }).root).toBe(untrained);
+    // the root is no route: the 404 says where the API is
+    const root = await fetch(server.url.replace(/\/v1$/, "/"));
+    expect(root.status).toBe(404);
+    expect(((await root.json()) as { error: { message: string } }).error.message).toBe("no route GET / (the API is under /v1: /v1/models, /v1/chat/completions)");
   });
 
   it("answers a chat with tools in the OpenAI shape, with usage", async () => {

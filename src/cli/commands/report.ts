@@ -21,7 +21,7 @@ export function register(program: Command): void {
     .description("build the self-contained HTML report of a run directory")
     .argument("<run-dir>", "the run directory (holds metrics.jsonl, eval.jsonl, trajectories.jsonl...)")
     .option("--out <file>", "where to write the report (default <run-dir>/report.html)")
-    .option("--max-trajectories <n>", "most trajectories embedded in the page", String(DEFAULT_MAX_TRAJECTORIES))
+    .option("--max-trajectories <n>", "most trajectories embedded in the page (the before/after evaluations' always are, unless 0: none)", String(DEFAULT_MAX_TRAJECTORIES))
     .option("--json", "print one JSON object {path, trajectories, bytes, notes}")
     .action(async (runDir: string, flags: ReportFlags) => {
       const max = Number(flags.maxTrajectories);
