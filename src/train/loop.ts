@@ -27,7 +27,7 @@ import { playAndScore } from "./play.js";
 import { RemoteLearner } from "./remote-learner.js";
 import { setupPolicy, type PolicySetup } from "./policy-setup.js";
 import { RunDir, type EvalRecord } from "./run-dir.js";
-import { loadScenarios } from "./scenario-source.js";
+import { loadScenarios, takeAcrossServers } from "./scenario-source.js";
 import { ServerSet } from "./servers.js";
 import { collectDemonstrations, sftStep } from "./sft.js";
 
@@ -127,7 +127,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   let setup: PolicySetup | undefined;
   try {
     const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios });
-    const heldout = cfg.eval_n > 0 ? data.test.slice(0, cfg.eval_n) : data.test;
+    const heldout = cfg.eval_n > 0 ? takeAcrossServers(data.test, cfg.eval_n) : data.test;
     log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
     if (heldout.length === 0) log(`warning: no held-out scenarios (split "test") in ${data.sources.join(", ")}: success before and after RL cannot be measured`);
 
@@ -242,7 +242,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       if (cfg.sft === "auto") {
         // a few held-out rollouts (--eval-n 1) would decide the warm start by chance: probe at
         // least MIN_PROBE scenarios, topped up from the rest of the held-out set, then training
-        const probeSet = heldout.length >= MIN_PROBE ? heldout : [...heldout, ...data.test.slice(heldout.length), ...data.train].slice(0, MIN_PROBE);
+        const probeSet = heldout.length >= MIN_PROBE ? heldout : [...heldout, ...data.test.filter((x) => !heldout.includes(x)), ...data.train].slice(0, MIN_PROBE);
         const probe = await runEval("base", 0, probeSet);
         if (probeSet === heldout) base = probe.success_rate;
         const callers = probe.trajectories.filter((t) => t.toolCalls.some((c) => !c.error?.startsWith("parse:"))).length;

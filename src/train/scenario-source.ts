@@ -97,3 +97,19 @@ async function generateTraining(
   }
   return out;
 }
+
+/** The first `n` scenarios taken in turn from each server's (in order), so a cut-down held-out
+ *  set of several servers holds each of them, not only the first one's. */
+export function takeAcrossServers(scenarios: readonly Scenario[], n: number): Scenario[] {
+  const queues = new Map<string, Scenario[]>();
+  for (const s of scenarios) {
+    const key = s.server ?? "";
+    const q = queues.get(key);
+    if (q) q.push(s);
+    else queues.set(key, [s]);
+  }
+  const out: Scenario[] = [];
+  for (let i = 0; out.length < Math.min(n, scenarios.length); i++)
+    for (const q of queues.values()) if (i < q.length && out.length < n) out.push(q[i]);
+  return out;
+}

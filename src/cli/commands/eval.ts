@@ -61,7 +61,7 @@ export function register(program: Command): void {
       const { redactUrlCredentials } = await import("../../mcp/url-credentials.js");
       const logLine = (l: string) => process.stderr.write(`${redactUrlCredentials(l)}\n`);
       const { ServerSet } = await import("../../train/servers.js");
-      const { loadScenarios } = await import("../../train/scenario-source.js");
+      const { loadScenarios, takeAcrossServers } = await import("../../train/scenario-source.js");
       const { loadInferencePolicy } = await import("../../train/policy-setup.js");
       const { evaluate } = await import("../../train/evaluate.js");
       const { LocalPolicy } = await import("../../rollout/local-policy.js");
@@ -72,7 +72,7 @@ export function register(program: Command): void {
         const os = await import("node:os");
         const data = await loadScenarios(f.scenarios?.length ? f.scenarios : ["auto"], servers, { seed, runDir: os.tmpdir(), log: logLine, requireTrain: false });
         let scenarios = f.split === "train" ? data.train : f.split === "all" ? [...data.train, ...data.test] : data.test;
-        if (n !== undefined) scenarios = scenarios.slice(0, n);
+        if (n !== undefined) scenarios = takeAcrossServers(scenarios, n);
         if (scenarios.length === 0) throw new TrainMcpError("ScenarioInvalid", `no scenarios in split "${f.split}" of ${data.sources.join(", ")}; try --split all`);
         const { readRolloutSettings } = await import("../../train/checkpoint.js");
         const rows: Array<Record<string, unknown>> = [];
