@@ -136,6 +136,18 @@ describe("LLM generator", () => {
     }
   });
 
+  it("an endpoint that never answered (nothing listening) is a usage error at once, not retried for a minute", async () => {
+    // a port that was just listening and is now closed
+    const gone = await startChatServer(() => ({ content: "{}" }));
+    await gone.close();
+    const e = await generateWithLlm(calc.tools, { ...base, retryDelayMs: 60_000, baseUrl: gone.url, n: 4 }).then(
+      () => undefined,
+      (x: unknown) => x as { message: string; usage: boolean },
+    );
+    expect(e?.usage).toBe(true);
+    expect(e?.message).toMatch(new RegExp(`^--llm-base-url ${gone.url.replace(/[.]/g, "\\.")}: cannot connect \\(connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+\\); nothing written$`));
+  });
+
   it("through the CLI: success writes the file; persistent failure writes nothing; the key is never printed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "scen-llm-"));
     const ok = await startChatServer((_req, i) => ({ content: reply(i * 10, 6) }));

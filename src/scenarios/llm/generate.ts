@@ -13,6 +13,7 @@
 import OpenAI from "openai";
 import { TrainMcpError } from "../../errors.js";
 import type { ToolSpec } from "../../mcp/types.js";
+import { redactUrlCredentials } from "../../mcp/url-credentials.js";
 import { NearDuplicateFilter } from "../dedupe.js";
 import { ScenarioSchema, type Expected, type Scenario } from "../schema.js";
 import { Rng } from "../verified/rng.js";
@@ -83,6 +84,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
   let transientFailures = 0;
   let lastError = "";
   let received = 0;
+  let answered = false; // some request got a reply
   let lastInvalid = ""; // the zod issue of the last invalid task, for the final message
 
   while (accepted.length < n) {
@@ -105,6 +107,10 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
         log(`provider does not support response_format json_schema (${errorLine(e)}); using JSON mode`);
         continue;
       }
+      // nothing ever answered there: a wrong URL or a server not started, not a blip to wait out
+      if (e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIConnectionTimeoutError) && !answered) {
+        throw new TrainMcpError("ConfigInvalid", `--llm-base-url ${redactUrlCredentials(options.baseUrl)}: cannot connect (${rootCause(e)}); nothing written`, true, { cause: e });
+      }
       if (isTransient(e)) {
         lastError = errorLine(e);
         const delay = (options.retryDelayMs ?? 1000) * 2 ** Math.min(transientFailures++, 5);
@@ -114,6 +120,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
       }
       throw new TrainMcpError("JudgeFailed", `LLM generator: ${options.baseUrl} refused the request: ${errorLine(e)}`, false, { cause: e });
     }
+    answered = true;
     const tasks = parseReply(content);
     if (!tasks) {
       rejected.invalid++;
@@ -224,6 +231,13 @@ function isTransient(e: unknown): boolean {
   if (e instanceof OpenAI.APIConnectionError) return true;
   const s = status(e);
   return s === 408 || s === 409 || s === 429 || (s !== undefined && s >= 500);
+}
+
+/** The innermost cause of a failed fetch, where the system's reason is ("connect ECONNREFUSED 127.0.0.1:9"). */
+function rootCause(e: Error): string {
+  let inner: unknown = e;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  return inner instanceof Error ? inner.message : e.message;
 }
 
 function errorLine(e: unknown): string {
