@@ -69,7 +69,8 @@ export class RunDir {
     );
   }
 
-  /** Rewrites a JSONL file keeping only lines whose step is <= `step` (resume drops later ones). */
+  /** Rewrites a JSONL file keeping only lines whose step is <= `step` (resume drops later ones)
+   *  and that are not the final "after" evaluation (a resumed run measures its own). */
   truncateAfterStep(name: "metrics.jsonl" | "eval.jsonl" | "trajectories.jsonl", step: number): void {
     const file = this.path(name);
     if (!fs.existsSync(file)) return;
@@ -79,8 +80,8 @@ export class RunDir {
       .filter((line) => {
         if (!line.trim()) return false;
         try {
-          const v = JSON.parse(line) as { step?: number };
-          return (v.step ?? 0) <= step;
+          const v = JSON.parse(line) as { step?: number; label?: string };
+          return (v.step ?? 0) <= step && v.label !== "after";
         } catch {
           return false; // a line cut by a kill
         }

@@ -122,4 +122,18 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(logs.filter((l) => l.startsWith("report:"))).toEqual([]); // the report is built all the same
     expect(fs.existsSync(path.join(out, "report.html"))).toBe(true);
   });
+
+  it("a finished run resumed for more steps measures its own 'after', in place of the earlier one", async () => {
+    const out = path.join(tempDir("resume-after"), "run");
+    const scenarios = calculatorScenarios(6, 2);
+    await train({ config: small(out, scenarios, { sft: "off" }), hooks: { log: () => undefined } });
+    const resumed = await train({ config: small(out, scenarios, { sft: "off", max_steps: 2 }), resume: true, hooks: { log: () => undefined } });
+    expect(resumed.steps).toBe(2);
+    expect(readJsonl(path.join(out, "eval.jsonl")).map((e) => [e.label, e.step])).toEqual([
+      ["before", 0],
+      ["after", 2],
+    ]);
+    const evalRollouts = readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "eval");
+    expect(evalRollouts.map((t) => `${t.label}@${t.step}`)).toEqual(["before@0", "before@0", "after@2", "after@2"]);
+  });
 });
