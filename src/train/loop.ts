@@ -247,7 +247,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         if (probeSet === heldout) base = probe.success_rate;
         const callers = probe.trajectories.filter((t) => t.toolCalls.some((c) => !c.error?.startsWith("parse:"))).length;
         needSft = callers / Math.max(1, probe.trajectories.length) < MIN_TOOL_CALLER_SHARE;
-        log(needSft ? `the model calls tools in ${callers} of ${probe.trajectories.length} held-out rollouts: supervised warm start first` : "the model already calls tools: no warm start");
+        log(needSft ? `the model calls tools in ${callers} of ${probe.trajectories.length} probe rollouts: supervised warm start first` : "the model already calls tools: no warm start");
         // no warm start: the weights RL starts from are the ones just measured
         if (probeSet === heldout && (!needSft || cfg.sft_steps === 0)) {
           const rec: EvalRecord = { ...evals[evals.length - 1], label: "before" };
