@@ -50,8 +50,9 @@ export function resolveModelFolder(spec: string, flag = "--model"): ModelFolder 
 export interface LoadedModel {
   config: ModelConfig;
   weights: NamedWeights;
-  /** the folder with tokenizer.json: the model's, an adapter's base, or the built-in model's */
-  tokenizerDir: string;
+  /** the folder with tokenizer.json: the model's, an adapter's base, or the built-in model's;
+   *  null when none has one (export needs none; `tokenizerDirOf` says what is missing) */
+  tokenizerDir: string | null;
   /** where the weights came from, in words */
   source: string;
 }
@@ -75,7 +76,12 @@ export async function loadModelFolder(f: ModelFolder, seed = 0): Promise<LoadedM
   }
   // a training checkpoint of the built-in model may carry no tokenizer: use the embedded one
   const candidates = [f.dir, f.weightsDir, config.modelType === "train-mcp-tiny" ? defaultModelDir() : null];
-  const tokenizerDir = candidates.find((d): d is string => d !== null && fs.existsSync(path.join(d, "tokenizer.json")));
-  if (!tokenizerDir) throw new TrainMcpError("ModelInvalid", `${f.dir}: no tokenizer.json (the model needs its tokenizer)`);
+  const tokenizerDir = candidates.find((d): d is string => d !== null && fs.existsSync(path.join(d, "tokenizer.json"))) ?? null;
   return { config, weights, tokenizerDir, source };
+}
+
+/** The tokenizer folder of a model that is to run (eval, serve). */
+export function tokenizerDirOf(m: LoadedModel, f: ModelFolder): string {
+  if (!m.tokenizerDir) throw new TrainMcpError("ModelInvalid", `${f.dir}: no tokenizer.json (a model that runs needs its tokenizer)`);
+  return m.tokenizerDir;
 }

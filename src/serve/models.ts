@@ -12,7 +12,7 @@ import { TrainMcpError } from "../errors.js";
 import type { ModelConfig } from "../policy/config.js";
 import { mergeAdapter } from "../policy/peft.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
-import { loadModelFolder, resolveModelFolder } from "../policy/model-folder.js";
+import { loadModelFolder, resolveModelFolder, tokenizerDirOf } from "../policy/model-folder.js";
 import type { NamedWeights } from "../policy/weights.js";
 import { ApiError } from "./api-error.js";
 import { createEngine, type EngineKind, type EngineOptions, type StepEngine } from "./engine.js";
@@ -59,7 +59,9 @@ export class ModelRegistry {
     const warn = opts.warn ?? (() => {});
     const isDefault = opts.model === "default";
     const folder = resolveModelFolder(opts.model);
-    const { config, weights, tokenizerDir: tokDir, source } = await loadModelFolder(folder, opts.seed ?? 0);
+    const loaded = await loadModelFolder(folder, opts.seed ?? 0);
+    const { config, weights, source } = loaded;
+    const tokDir = tokenizerDirOf(loaded, folder);
     let tokenizer: ChatTokenizer;
     try {
       tokenizer = await ChatTokenizer.fromDir(tokDir);

@@ -18,7 +18,7 @@ import { TfjsSampler } from "../policy/tfjs-sampler.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
 import { Trainable } from "../policy/trainable.js";
 import { assertFitsWasm, assertWeightsFitWasm } from "../policy/wasm-memory.js";
-import { loadModelFolder, resolveModelFolder } from "../policy/model-folder.js";
+import { loadModelFolder, resolveModelFolder, tokenizerDirOf } from "../policy/model-folder.js";
 import { hasWeights, initRandomWeights, readModelConfig, type NamedWeights } from "../policy/weights.js";
 
 export interface PolicySetupOptions {
@@ -161,8 +161,9 @@ export async function loadInferencePolicy(spec: string, o: { engine: "auto" | "o
   const folder = resolveModelFolder(spec);
   // tfjs holds the model in the wasm heap: refuse what cannot fit before reading gigabytes
   if (o.engine === "tfjs" && folder.weightsDir && (await initBackend({ device: o.device ?? "auto" })) === "wasm") assertWeightsFitWasm(readModelConfig(folder.weightsDir), `--model ${spec}`);
-  const { config, weights, tokenizerDir } = await loadModelFolder(folder, o.seed ?? 0);
-  const tokenizer = await ChatTokenizer.fromDir(tokenizerDir);
+  const loaded = await loadModelFolder(folder, o.seed ?? 0);
+  const { config, weights } = loaded;
+  const tokenizer = await ChatTokenizer.fromDir(tokenizerDirOf(loaded, folder));
   const sampler = await samplerFor(config, tokenizer, o.engine, o.log ?? (() => undefined), () => weights, async () => {
     if ((await initBackend({ device: o.device ?? "auto" })) === "wasm") assertWeightsFitWasm(config, `--model ${spec}`);
     return { model: new Transformer(config, weights, false), owned: true };
