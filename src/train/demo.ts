@@ -12,6 +12,11 @@ export const DEMO_CONFIG: TrainConfigInput = {
   server: ["fixture:calculator"],
   model: "default",
   scenarios: ["auto"],
+  // 3000 fresh verified training tasks beside the bundled 300 (those asking a held-out question
+  // dropped: ~2,670 kept): replayed for 40 steps, 300 tasks are partly learned by heart; fresh
+  // ones reward calling the tool and copying its result. Held-out 65/65/66% over seeds 1-3,
+  // against 63/62% on the bundled 300 alone
+  generate_train_scenarios: 3000,
   seed: 1,
   // the demo is meant for an otherwise idle machine: two wasm threads train ~1.45x faster
   wasm_threads: 2,
