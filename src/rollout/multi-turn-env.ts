@@ -42,6 +42,10 @@ export abstract class MultiTurnEnv<E extends Episode> {
       }
       await Promise.all(
         live.map(async (ep, k) => {
+          if (turns[k].error !== undefined) {
+            this.fail(ep, `policy: ${turns[k].error}`);
+            return;
+          }
           ep.turns++;
           if (turns[k].logprobs) ep.turnLogprobs.push(turns[k].logprobs!);
           try {

@@ -25,6 +25,9 @@ export interface PolicyTurn {
   toolCalls?: Array<{ name: string; arguments: string }>;
   /** per-token log-probs the endpoint reported (remote policies; local ones keep them in the ledger) */
   logprobs?: number[];
+  /** this conversation's request failed (a remote policy answers each one apart): its episode
+   *  ends as an error, the others of the batch go on */
+  error?: string;
 }
 
 export interface TurnOptions {

@@ -52,45 +52,43 @@ export class RemotePolicy implements Policy {
 
   async turn(conversations: PolicyConversation[], opts: TurnOptions): Promise<PolicyTurn[]> {
     return Promise.all(
-      conversations.map(async (c, i): Promise<PolicyTurn> => {
-        const reply = await this.client.chat.completions.create({
-          model: this.model,
-          messages: c.messages as OpenAI.Chat.ChatCompletionMessageParam[],
-          tools: c.tools.length ? c.tools : undefined,
-          max_tokens: opts.maxTokens,
-          temperature: opts.temperature,
-          top_p: opts.topP,
-          seed: opts.seed + i,
-          // the sampler's log-probs, for a remote learner's importance ratio
-          logprobs: true,
-        });
-        const choice = reply.choices[0];
-        if (!choice) throw new Error(`${this.options.baseURL}: reply has no choices`);
-        const toolCalls = (choice.message.tool_calls ?? []).flatMap((t) =>
-          t.type === "function" ? [{ name: t.function.name, arguments: t.function.arguments }] : [],
-        );
-        const logprobs = choice.logprobs?.content?.map((t) => t.logprob);
-        const content = choice.message.content ?? "";
-        const thought = reasoningOf(choice.message);
-        // a thought cut off by max_tokens was never closed
-        const cut = choice.finish_reason === "length" && content === "" && toolCalls.length === 0;
-        return {
-          // a server with a reasoning parser returns the thought apart: put it back where the model
-          // wrote it, so the trainer scores what was generated (Qwen3's layout)
-          text: thought ? (cut ? `<think>\n${thought}` : `<think>\n${thought}\n</think>\n\n${content}`) : content,
-          finish: choice.finish_reason === "length" ? "length" : "stop",
-          toolCalls: toolCalls.length ? toolCalls : undefined,
-          logprobs: logprobs?.length ? logprobs : undefined,
-        };
-      }),
+      // each request stands alone: one refused (a prompt over the context length) fails only its own rollout
+      conversations.map((c, i): Promise<PolicyTurn> =>
+        this.turnOne(c, opts, i).catch((e: unknown) => ({ text: "", finish: "stop" as const, error: (e as Error).message })),
+      ),
     );
   }
 
-  /** the endpoint's first listed model: the default name to ask for */
-  async firstModel(): Promise<string> {
-    const id = (await this.listModels())[0];
-    if (!id) throw new Error(`${this.options.baseURL}/models lists no model`);
-    return id;
+  private async turnOne(c: PolicyConversation, opts: TurnOptions, i: number): Promise<PolicyTurn> {
+    const reply = await this.client.chat.completions.create({
+      model: this.model,
+      messages: c.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+      tools: c.tools.length ? c.tools : undefined,
+      max_tokens: opts.maxTokens,
+      temperature: opts.temperature,
+      top_p: opts.topP,
+      seed: opts.seed + i,
+      // the sampler's log-probs, for a remote learner's importance ratio
+      logprobs: true,
+    });
+    const choice = reply.choices[0];
+    if (!choice) throw new Error(`${this.options.baseURL}: reply has no choices`);
+    const toolCalls = (choice.message.tool_calls ?? []).flatMap((t) =>
+      t.type === "function" ? [{ name: t.function.name, arguments: t.function.arguments }] : [],
+    );
+    const logprobs = choice.logprobs?.content?.map((t) => t.logprob);
+    const content = choice.message.content ?? "";
+    const thought = reasoningOf(choice.message);
+    // a thought cut off by max_tokens was never closed
+    const cut = choice.finish_reason === "length" && content === "" && toolCalls.length === 0;
+    return {
+      // a server with a reasoning parser returns the thought apart: put it back where the model
+      // wrote it, so the trainer scores what was generated (Qwen3's layout)
+      text: thought ? (cut ? `<think>\n${thought}` : `<think>\n${thought}\n</think>\n\n${content}`) : content,
+      finish: choice.finish_reason === "length" ? "length" : "stop",
+      toolCalls: toolCalls.length ? toolCalls : undefined,
+      logprobs: logprobs?.length ? logprobs : undefined,
+    };
   }
 
   /** the ids GET /models lists */

@@ -1,7 +1,7 @@
 /**
  * An evaluation in which every rollout fails (an endpoint that refuses the model, a server that
  * is down) is an error naming the first failure, not a 0% model; one that fails only some
- * rollouts still scores (a failed rollout is data).
+ * rollouts still scores (a failed rollout is data), also when they were batched with the others.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TrainMcpError } from "../../src/errors.js";
@@ -36,8 +36,8 @@ describe("evaluate with failing rollouts", () => {
       seed: 1,
       maxTurns: 2,
       maxTokensPerTurn: 16,
-      // one rollout at a time: a policy call that fails fails the rollouts batched into it
-      maxConcurrentRollouts: 1,
+      // all three in one batch: a refused request fails its own rollout only
+      maxConcurrentRollouts: 4,
       toolTimeoutMs: 5000,
       components: defaultRewards({ hasExpectations: true }),
     });
