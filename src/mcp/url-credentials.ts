@@ -7,7 +7,9 @@
 const REDACTED = "[redacted]";
 
 const USER_INFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
-const SECRET_PARAM = /([?&][a-z0-9_.-]*(?:token|key|secret|passw(?:or)?d|auth|sig|signature|credential|session)[a-z0-9_.-]*=)[^&#\s"'<>]+/gi;
+// whole parameter names, or their last word after a separator (access_token, X-Amz-Signature):
+// `keyword=`, `design=` or `author=` are not secrets
+const SECRET_PARAM = /([?&](?:[a-z0-9._-]*[_.-])?(?:token|key|apikey|secret|passw(?:or)?d|pwd|auth|sig|signature|credential|session|sessionid)=)[^&#\s"'<>]+/gi;
 
 /** `s` with every URL credential in it replaced by "[redacted]" (any text: a URL, a log line). */
 export function redactUrlCredentials(s: string): string {

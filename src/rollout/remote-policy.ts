@@ -8,6 +8,7 @@
  */
 import OpenAI from "openai";
 import type { OpenAiTool } from "../mcp/types.js";
+import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import type { Policy, PolicyConversation, PolicyTurn, TurnOptions } from "./policy.js";
 import { tokenizeConversation, type TokenRecord } from "./retokenize.js";
 import type { ChatCodec } from "./token-ledger.js";
@@ -72,7 +73,7 @@ export class RemotePolicy implements Policy {
       logprobs: true,
     });
     const choice = reply.choices[0];
-    if (!choice) throw new Error(`${this.options.baseURL}: reply has no choices`);
+    if (!choice) throw new Error(`${redactUrlCredentials(this.options.baseURL)}: reply has no choices`);
     const toolCalls = (choice.message.tool_calls ?? []).flatMap((t) =>
       t.type === "function" ? [{ name: t.function.name, arguments: t.function.arguments }] : [],
     );

@@ -120,9 +120,11 @@ export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (issue.code === "unrecognized_keys") {
+      const prefix = issue.path.length ? `${issue.path.join(".")}.` : "";
       const unknown = issue.keys.map((k) => {
-        const near = closest(k, Object.keys(TrainConfigFields.shape));
-        return `"${k}"${near ? ` (did you mean "${near}"?)` : ""}`;
+        // nearest names are offered for top-level fields, the ones a typo usually hits
+        const near = prefix ? undefined : closest(k, Object.keys(TrainConfigFields.shape));
+        return `"${prefix}${k}"${near ? ` (did you mean "${near}"?)` : ""}`;
       });
       throw new TrainMcpError("ConfigInvalid", `${where}: unknown field ${unknown.join(", ")}`);
     }

@@ -70,6 +70,13 @@ function stamp(): string {
   return new Date().toISOString().replace(/[:T]/g, "-").replace(/\..+$/, "");
 }
 
+/** `base`, or `base-2`, `base-3`... when runs started in the same second already took it. */
+function freshRunPath(base: string): string {
+  let p = base;
+  for (let i = 2; fs.existsSync(p); i++) p = `${base}-${i}`;
+  return p;
+}
+
 /** A seeded permutation of 0..n-1 for each pass over the data (deterministic, resumable). */
 function dataOrder(n: number, seed: number, epoch: number): number[] {
   const rng = new Rng(seed, 1000 + epoch);
@@ -111,7 +118,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   const cfg = o.config;
   // log lines name server targets: a URL's credentials stay out of them
   const log = (line: string) => o.hooks.log(redactUrlCredentials(line));
-  const dir = path.resolve(cfg.out ?? path.join("runs", stamp()));
+  const dir = path.resolve(cfg.out ?? freshRunPath(path.join("runs", stamp())));
   const newDir = !fs.existsSync(dir);
   const runDir = RunDir.create(dir, { resume: o.resume });
   if (!o.resume || !fs.existsSync(runDir.path("config.json"))) runDir.writeJson("config.json", scrubSecrets(cfg));
@@ -119,7 +126,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   // a run that fails before its first rollout (server, model, policy endpoint) leaves no directory behind
   let started = false;
   const discardIfUnused = (e: unknown): never => {
-    if (newDir && !started) runDir.discard();
+    if (!o.resume && !started) runDir.discard(newDir);
     throw e;
   };
 
@@ -180,7 +187,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
 
     // a remote policy plays the rollouts; with LoRA, the server loads the adapters after each update
     const remote = cfg.policy_url
-      ? await RemoteLearner.connect({ baseURL: cfg.policy_url, model: cfg.policy_model, apiKey: o.policyApiKey, tokenizer, trainee: model, baseModelDir: setup.modelDir, runDir: runDir.dir })
+      ? await RemoteLearner.connect({ baseURL: cfg.policy_url, model: cfg.policy_model, apiKey: o.policyApiKey, tokenizer, trainee: model, baseModelDir: setup.modelDir, runDir: runDir.dir, log })
       : undefined;
     const refreshPolicy = async () => {
       await sampler.refresh();
@@ -218,7 +225,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       runDir.append("eval.jsonl", [rec]);
       runDir.appendTrajectories(r.trajectories, { step, phase: "eval", label });
       evals.push(rec);
-      log(`held-out ${label}: success ${(r.success_rate * 100).toFixed(1)}% of ${r.n} (mean reward ${r.mean_reward.toFixed(3)}, ${((performance.now() - te) / 1000).toFixed(1)} s)`);
+      log(`${rec.split === "test" ? "held-out" : "probe (held-out + training)"} ${label}: success ${(r.success_rate * 100).toFixed(1)}% of ${r.n} (mean reward ${r.mean_reward.toFixed(3)}, ${((performance.now() - te) / 1000).toFixed(1)} s)`);
       return r;
     };
     const checkpoint = () => {
@@ -393,7 +400,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
           `loss ${fmt(record["loss/total"])} kl ${fmt(record["kl/mean"])} clip ${fmt(record["clip/region"])} ` +
           `zero-var ${record["groups/zero_variance"] ?? 0} (${fmt(record["time/step"], 1)} s)`,
       );
-      if (cfg.eval_steps > 0 && step % cfg.eval_steps === 0 && step < cfg.max_steps) {
+      if (cfg.eval_steps > 0 && heldout.length > 0 && step % cfg.eval_steps === 0 && step < cfg.max_steps) {
         const r = await runEval("periodic", step);
         if (state.bestSuccess === null || r.success_rate > state.bestSuccess) {
           state.bestSuccess = r.success_rate;

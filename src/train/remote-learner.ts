@@ -5,6 +5,7 @@
  * next rollouts play the updated policy.
  */
 import { createHash } from "node:crypto";
+import OpenAI from "openai";
 import fs from "node:fs";
 import path from "node:path";
 import type { ChatTokenizer } from "../policy/tokenizer.js";
@@ -28,6 +29,7 @@ export interface RemoteLearnerOptions {
   /** adapters are written under <runDir>/policy-adapters/ and named after the run: its folder's
    *  name and a hash of its path, so runs sharing a server tell their adapters apart */
   runDir: string;
+  log?: (line: string) => void;
 }
 
 export class RemoteLearner {
@@ -54,10 +56,16 @@ export class RemoteLearner {
     try {
       served = await policy.listModels();
     } catch (e) {
+      // an endpoint that answers but has no GET /models (some proxies) can still play a named model
+      if (o.model && e instanceof OpenAI.APIError && e.status !== undefined) {
+        o.log?.(`warning: --policy-url ${where}: GET /models failed (${e.message}); asking for --policy-model ${o.model} unchecked`);
+        policy.model = o.model;
+        return new RemoteLearner(policy, o);
+      }
       throw new TrainMcpError("ConfigInvalid", `--policy-url ${where}: cannot list its models (GET /models: ${(e as Error).message}); is an OpenAI-compatible server running there?`, true, { cause: e });
     }
-    if (served.length === 0) throw new TrainMcpError("ConfigInvalid", `--policy-url ${where}: GET /models lists no model`);
-    if (o.model && !served.includes(o.model)) throw new TrainMcpError("ConfigInvalid", `--policy-model ${o.model}: ${where} does not serve it (it serves ${served.join(", ")})`);
+    if (served.length === 0 && !o.model) throw new TrainMcpError("ConfigInvalid", `--policy-url ${where}: GET /models lists no model; name one with --policy-model`);
+    if (o.model && served.length > 0 && !served.includes(o.model)) throw new TrainMcpError("ConfigInvalid", `--policy-model ${o.model}: ${where} does not serve it (it serves ${served.join(", ")})`);
     policy.model = o.model ?? served[0];
     return new RemoteLearner(policy, o);
   }

@@ -38,9 +38,19 @@ export class RunDir {
     return new RunDir(dir);
   }
 
-  /** Removes the directory: only for one this run created and left with nothing worth keeping. */
-  discard(): void {
-    fs.rmSync(this.dir, { recursive: true, force: true });
+  /**
+   * Undoes a run that failed before its first rollout: the whole directory when this run created
+   * it, else only what it wrote there (config.json, generated scenarios, an empty checkpoints/),
+   * so that the same command can be run again.
+   */
+  discard(createdHere: boolean): void {
+    if (createdHere) {
+      fs.rmSync(this.dir, { recursive: true, force: true });
+      return;
+    }
+    for (const f of fs.readdirSync(this.dir)) if (f === "config.json" || /^scenarios-.*\.jsonl$/.test(f)) fs.rmSync(this.path(f), { force: true });
+    const ck = this.path("checkpoints");
+    if (fs.existsSync(ck) && fs.readdirSync(ck).length === 0) fs.rmdirSync(ck);
   }
 
   path(name: string): string {

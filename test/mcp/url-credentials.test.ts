@@ -19,7 +19,9 @@ describe("redactUrlCredentials", () => {
   });
 
   it("leaves URLs without credentials, email addresses and commands as they are", () => {
-    for (const s of ["http://127.0.0.1:8000/mcp?page=2", "node server.js --port 3000", "mail bob@example.com", "fixture:calculator"]) expect(redactUrlCredentials(s)).toBe(s);
+    for (const s of ["http://127.0.0.1:8000/mcp?page=2", "node server.js --port 3000", "mail bob@example.com", "fixture:calculator", "https://h.example/mcp?design=1&author=ann&keyword=x&monkey=2"])
+      expect(redactUrlCredentials(s)).toBe(s);
+    expect(redactUrlCredentials("https://h.example/s?X-Amz-Security-Token=abc&apikey=k&key=v")).toBe("https://h.example/s?X-Amz-Security-Token=[redacted]&apikey=[redacted]&key=[redacted]");
   });
 
   it("is applied to the config saved with a run and to what a report shows", () => {

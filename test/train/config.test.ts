@@ -1,5 +1,8 @@
 /** The run config's cross-field rules: what needs what, and what is derived from what. */
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveTrainConfig } from "../../src/train/config.js";
 
@@ -31,9 +34,18 @@ describe("resolveTrainConfig", () => {
   it("names an unknown field with the nearest known one, and a bad value by the flag that set it", () => {
     expect(() => resolveTrainConfig({}, { server, max_step: 3 }, "train.json")).toThrow('train.json: unknown field "max_step" (did you mean "max_steps"?)');
     expect(() => resolveTrainConfig({}, { server, colour: "red" }, "train.json")).toThrow(/^train\.json: unknown field "colour"$/);
+    expect(() => resolveTrainConfig({}, { server, rewards: { sucess: 1 } }, "train.json")).toThrow(/^train\.json: unknown field "rewards\.sucess"$/);
     expect(() => resolveTrainConfig({ max_steps: -1 }, { server }, "train.json", { max_steps: "--steps" })).toThrow(/^--steps \(max_steps\): Too small/);
     // the same bad value from the file names the file and field
     expect(() => resolveTrainConfig({}, { server, max_steps: -1 }, "train.json", {})).toThrow(/^train\.json: field "max_steps": Too small/);
+  });
+
+  it("a resume whose saved server URL lost its credentials asks for the URL again (exit 2)", () => {
+    const run = fs.mkdtempSync(path.join(os.tmpdir(), "train-mcp-redacted-"));
+    fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: ["https://[redacted]@mcp.example.com/mcp?token=[redacted]"], max_steps: 2 }));
+    const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--resume", run], { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`train-mcp: ${run}/config.json keeps https://[redacted]@mcp.example.com/mcp?token=[redacted] without its credentials: pass --server with the full URL again to resume\n`);
   });
 
   it("train-mcp names the flag the user typed", () => {

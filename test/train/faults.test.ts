@@ -152,6 +152,12 @@ describe("faults and bad input", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--model /no/such/model: no such folder");
     expect(fs.existsSync(out)).toBe(false);
+    // an --out that existed (empty) beforehand is left as it was, so the same command can run again
+    const made = tempDir("made-before");
+    const again = await cli(tinyRun("/no/such/model", scenarios, made, 1));
+    expect(again.code).toBe(2);
+    expect(fs.readdirSync(made)).toEqual([]);
+    expect((await cli(tinyRun("/no/such/model", scenarios, made, 1))).stderr).toContain("no such folder");
   });
 
   it("exits 2 when --out already holds a run (without --resume), and leaves that run as it was", async () => {

@@ -91,7 +91,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
     if (requests >= maxRequests) {
       throw new TrainMcpError(
         "JudgeFailed",
-        `LLM generator: only ${accepted.length} of ${n} valid, distinct tasks after ${requests} requests to ${options.baseUrl} (${received} tasks received; rejected: ${rejected.invalid} invalid${lastInvalid ? ` [${lastInvalid}]` : ""}, ${rejected.duplicate} near-duplicate, ${rejected.namesTool} naming a tool)${lastError ? ` (last error: ${lastError})` : ""}; nothing written`,
+        `LLM generator: only ${accepted.length} of ${n} valid, distinct tasks after ${requests} requests to ${redactUrlCredentials(options.baseUrl)} (${received} tasks received; rejected: ${rejected.invalid} invalid${lastInvalid ? ` [${lastInvalid}]` : ""}, ${rejected.duplicate} near-duplicate, ${rejected.namesTool} naming a tool)${lastError ? ` (last error: ${lastError})` : ""}; nothing written`,
         false,
       );
     }
@@ -108,6 +108,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
         continue;
       }
       // nothing ever answered there: a wrong URL or a server not started, not a blip to wait out
+      if (status(e) !== undefined) answered = true; // an HTTP error is an answer: something is there
       if (e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIConnectionTimeoutError) && !answered) {
         throw new TrainMcpError("ConfigInvalid", `--llm-base-url ${redactUrlCredentials(options.baseUrl)}: cannot connect (${rootCause(e)}); nothing written`, true, { cause: e });
       }
@@ -118,7 +119,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
         await new Promise((r) => setTimeout(r, delay));
         continue;
       }
-      throw new TrainMcpError("JudgeFailed", `LLM generator: ${options.baseUrl} refused the request: ${errorLine(e)}`, false, { cause: e });
+      throw new TrainMcpError("JudgeFailed", `LLM generator: ${redactUrlCredentials(options.baseUrl)} refused the request: ${errorLine(e)}`, false, { cause: e });
     }
     answered = true;
     const tasks = parseReply(content);
