@@ -25,6 +25,8 @@ export const TrainerStateSchema = z.object({
   bestStep: z.number().int().nullable(),
   lora: z.boolean(),
   time: z.string(),
+  /** seconds the run has taken up to this checkpoint, over all its processes (absent before v0.1 checkpoints kept it) */
+  wall_s: z.number().optional(),
 });
 export type TrainerState = z.infer<typeof TrainerStateSchema>;
 

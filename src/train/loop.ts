@@ -171,6 +171,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     let state: TrainerState = { step: 0, sftDone: false, dataPosition: 0, rngCounter: 0, bestSuccess: null, bestStep: null, lora: cfg.lora_rank > 0, time: new Date().toISOString() };
     const ckDir = runDir.path("checkpoints");
     let restored = false;
+    let priorWall = 0;
     if (o.resume) {
       const latest = latestCheckpoint(ckDir);
       if (latest) {
@@ -179,6 +180,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         await restoreWeights(latest, model, ck.state.lora, cfg.seed);
         trainable.loadOptimizerState(ck.optimizer);
         state = ck.state;
+        priorWall = ck.state.wall_s ?? 0;
         await sampler.refresh();
         for (const f of ["metrics.jsonl", "trajectories.jsonl", "eval.jsonl"] as const) runDir.truncateAfterStep(f, state.step);
         log(`resumed from ${path.basename(latest)} (step ${state.step})`);
@@ -230,6 +232,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     };
     const checkpoint = () => {
       state.time = new Date().toISOString();
+      state.wall_s = round(priorWall + (performance.now() - t0) / 1000, 1);
       saveTrainingCheckpoint(ckDir, {
         model,
         optimizer: trainable.optimizerState(),
@@ -423,7 +426,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       ...(after && beforeRecord ? { heldout_by_template: byTemplate(heldout, beforeRecord.per_tag ?? {}, after.per_tag) } : {}),
       steps: state.step,
       sft_steps: sftSteps,
-      wall_s: round((performance.now() - t0) / 1000, 1),
+      // a resumed run counts the time its earlier processes took up to the checkpoint it continued from
+      wall_s: round(priorWall + (performance.now() - t0) / 1000, 1),
       engine: sampler.engine,
       interrupted,
     };

@@ -128,8 +128,14 @@ describe("the training loop on a tiny model and the real calculator server", () 
     const out = path.join(tempDir("resume-after"), "run");
     const scenarios = calculatorScenarios(6, 2);
     await train({ config: small(out, scenarios, { sft: "off" }), hooks: { log: () => undefined } });
+    const ckWall = readCheckpointState(path.join(out, "checkpoints", "step-000001")).state.wall_s!;
+    expect(ckWall).toBeGreaterThan(0);
+    const t0 = performance.now();
     const resumed = await train({ config: small(out, scenarios, { sft: "off", max_steps: 2 }), resume: true, hooks: { log: () => undefined } });
+    const thisProcess = (performance.now() - t0) / 1000;
     expect(resumed.steps).toBe(2);
+    // the run's wall time counts the first process's, up to its checkpoint
+    expect(resumed.wall_s).toBeGreaterThanOrEqual(thisProcess + ckWall / 2);
     expect(readJsonl(path.join(out, "eval.jsonl")).map((e) => [e.label, e.step])).toEqual([
       ["before", 0],
       ["after", 2],
