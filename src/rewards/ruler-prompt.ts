@@ -16,6 +16,7 @@
 import { z } from "zod";
 import { parseJsonLoose } from "../scenarios/check.js";
 import type { ChatMessage } from "../rollout/trajectory.js";
+import { sortKeys } from "../scenarios/sort-keys.js";
 
 /** The default rubric, in the spirit of ART's: success first, efficiency next, partial credit, gaps proportional. */
 export const DEFAULT_RUBRIC = [
@@ -33,17 +34,6 @@ export type CanonicalMessage = {
   name?: string;
 };
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v !== null && typeof v === "object") {
-    return Object.fromEntries(
-      Object.keys(v as Record<string, unknown>)
-        .sort()
-        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
-    );
-  }
-  return v;
-}
 
 function canonicalArguments(text: string): unknown {
   try {

@@ -9,26 +9,17 @@
  * numbers, and a different number asks a different question.
  */
 import type { Scenario } from "./schema.js";
+import { sortKeys } from "./sort-keys.js";
 
 const normalizeText = (task: string) => task.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 
-/** JSON with object keys sorted, so argument order does not matter */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object")
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  return JSON.stringify(value) ?? "null";
-}
 
 function keysOf(s: Scenario): string[] {
   const text = normalizeText(s.task);
   const keys = text ? [`text:${text}`] : [];
   const calls = s.reference?.calls;
-  if (calls && calls.length > 0) keys.push(`calls:${canonical(calls.map((c) => [c.name, c.arguments]))}`);
-  if (s.expected && s.expected.length > 0) keys.push(`expected:${canonical(s.expected)}`);
+  if (calls && calls.length > 0) keys.push(`calls:${JSON.stringify(sortKeys(calls.map((c) => [c.name, c.arguments])))}`);
+  if (s.expected && s.expected.length > 0) keys.push(`expected:${JSON.stringify(sortKeys(s.expected))}`);
   return keys;
 }
 

@@ -27,6 +27,7 @@ import type { BuiltDraft, Recipe, RecipeContext, Split } from "./recipe.js";
 import { applicableFixtureRecipes } from "./registry.js";
 import { Rng } from "./rng.js";
 import { synthesizeArgs } from "./schema-values.js";
+import { sortKeys } from "../sort-keys.js";
 
 export interface VerifiedOptions {
   /** how many scenarios */
@@ -193,11 +194,6 @@ function dedupeKey(b: BuiltDraft): { calls: string; task: string; expected: stri
   };
 }
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, sortKeys(x)]));
-  return v;
-}
 
 function selectRecipes(tools: readonly ToolSpec[], useFixtures: boolean): Recipe[] {
   const specific = useFixtures ? applicableFixtureRecipes(tools) : [];
