@@ -7,6 +7,7 @@
  * spawns without a shell).
  */
 import { TrainMcpError } from "../errors.js";
+import { redactUrlCredentials } from "./url-credentials.js";
 
 export type TargetSpec =
   | { kind: "http"; url: string }
@@ -35,12 +36,13 @@ export function parseTarget(target: string): TargetSpec {
 }
 
 /** One spelling per target, for matching a scenario's `server` to a run's servers: "stdio:node
- *  a.mjs", "node  a.mjs" and "node 'a.mjs'" are the same server; a target that does not parse
- *  is its own trimmed text. */
+ *  a.mjs", "node  a.mjs" and "node 'a.mjs'" are the same server, and so are a URL and the same URL
+ *  with its credentials redacted (as scenario files keep it); a target that does not parse is its
+ *  own trimmed text. */
 export function targetKey(target: string): string {
   try {
     const t = parseTarget(target);
-    return t.kind === "http" ? t.url : t.kind === "fixture" ? `fixture:${t.name}` : JSON.stringify([t.command, ...t.args]);
+    return t.kind === "http" ? redactUrlCredentials(t.url) : t.kind === "fixture" ? `fixture:${t.name}` : JSON.stringify([t.command, ...t.args]);
   } catch {
     return target.trim();
   }

@@ -3,7 +3,10 @@
  * user-info part and secret-named query parameters are replaced, the rest of the URL is kept.
  */
 import { describe, expect, it } from "vitest";
+import { connect } from "../../src/mcp/connect.js";
+import { targetKey } from "../../src/mcp/target.js";
 import { redactUrlCredentials } from "../../src/mcp/url-credentials.js";
+import { generateVerified } from "../../src/scenarios/verified/generate.js";
 import { scrubSecrets as scrubForReport } from "../../src/report/scrub.js";
 import { scrubSecrets as scrubConfig } from "../../src/train/config.js";
 
@@ -28,5 +31,24 @@ describe("redactUrlCredentials", () => {
     const config = { server: ["https://alice:pw@mcp.example.com/mcp?token=abc"], seed: 1 };
     expect(scrubConfig(config)).toEqual({ server: ["https://[redacted]@mcp.example.com/mcp?token=[redacted]"], seed: 1 });
     expect(scrubForReport(config)).toEqual({ server: ["https://[redacted]@mcp.example.com/mcp?token=[redacted]"], seed: 1 });
+  });
+
+  it("is applied to the server a generated scenario names, which still matches the URL as typed", async () => {
+    const typed = "https://alice:pw@mcp.example.com/mcp?token=abc&region=eu";
+    const toolbox = await connect("fixture:calculator");
+    try {
+      const { scenarios } = await generateVerified(toolbox, { n: 6, seed: 1, server: typed });
+      expect(scenarios).toHaveLength(6);
+      for (const s of scenarios) {
+        expect(s.server).toBe("https://[redacted]@mcp.example.com/mcp?token=[redacted]&region=eu");
+        expect(targetKey(s.server!)).toBe(targetKey(typed));
+      }
+      expect(JSON.stringify(scenarios)).not.toMatch(/pw|abc/);
+    } finally {
+      await toolbox.close();
+    }
+    // another host, path or ordinary parameter is another server
+    expect(targetKey("https://[redacted]@mcp.example.com/mcp?token=[redacted]&region=us")).not.toBe(targetKey(typed));
+    expect(targetKey("https://other.example.com/mcp?token=abc&region=eu")).not.toBe(targetKey(typed));
   });
 });

@@ -167,7 +167,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
       difficulty: t.difficulty,
       split: testIdx.has(i) ? "test" : "train",
       tags: ["generator:llm", ...(t.tags ?? []).slice(0, 5)],
-      ...(options.server ? { server: options.server } : {}),
+      ...(options.server ? { server: redactUrlCredentials(options.server) } : {}),
       ...(expectedOf(t) ? { expected: [expectedOf(t)] } : {}),
     }),
   );

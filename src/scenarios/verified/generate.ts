@@ -18,6 +18,7 @@
  */
 import { TrainMcpError } from "../../errors.js";
 import type { Toolbox, ToolResult, ToolSpec } from "../../mcp/types.js";
+import { redactUrlCredentials } from "../../mcp/url-credentials.js";
 import { checkExpected } from "../check.js";
 import { replayScenario } from "../replay.js";
 import { ScenarioSchema, type ReferenceCall, type Scenario } from "../schema.js";
@@ -168,7 +169,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
           ...(c.built.calls.length > 1 ? ["multi-step"] : []),
           ...(c.built.tags ?? []),
         ],
-        ...(options.server ? { server: options.server } : {}),
+        // scenario files get shared; a URL's credentials stay on the command line (targetKey matches either)
+        ...(options.server ? { server: redactUrlCredentials(options.server) } : {}),
         expected: c.built.expected,
         reference: { calls: c.built.calls, answer: c.built.answer },
       }),
