@@ -30,7 +30,7 @@ export function addConnectOptions(cmd: Command): Command {
     .option("--cwd <dir>", "working directory of a stdio server")
     .option("-H, --header <'K: V'>", "extra HTTP header, e.g. 'Authorization: Bearer …' (repeatable)", collect)
     .option("--timeout <ms>", "per-call and connect timeout in milliseconds (default 30000)")
-    .option("--server-log <file>", "file for the stdio server's stderr (default: a file in the temp dir)")
+    .option("--server-log <file>", "file for the stdio server's stderr (default: a temp file, removed on success; train copies it to <run>/server.log)")
     .addOption(
       new Option("--inherit-env <mode>", "environment a stdio server inherits: safe (PATH, HOME, locale…), all, none")
         .choices(["safe", "all", "none"])

@@ -2,10 +2,9 @@
  * ConnectOptions: every knob of `connect()`, each with its default documented here. Resolved
  * once into ResolvedOptions so nothing below reads `process.env` or re-derives defaults.
  */
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { DEFAULT_MAX_OUTPUT_CHARS } from "./normalize.js";
+import { DEFAULT_SERVER_LOG } from "./server-log.js";
 
 export interface ConnectOptions {
   /** extra environment variables for stdio servers (`--env K=V`); they win over inherited ones */
@@ -27,7 +26,7 @@ export interface ConnectOptions {
   maxTotalTimeoutMs?: number;
   /** timeout of the initialize handshake in ms; default: timeoutMs (30 000) */
   connectTimeoutMs?: number;
-  /** file stdio servers' stderr is appended to; default <tmpdir>/train-mcp/server-<pid>.log */
+  /** file stdio servers' stderr is appended to; default <tmpdir>/train-mcp/server-<pid>.log, removed at a clean exit */
   serverLog?: string;
   /** most calls in flight at once per toolbox (each isolated toolbox has its own); default 8 */
   maxConcurrency?: number;
@@ -81,7 +80,7 @@ export function resolveOptions(o: ConnectOptions = {}): ResolvedOptions {
     timeoutMs,
     maxTotalTimeoutMs: Math.max(timeoutMs, positiveInt("maxTotalTimeoutMs", o.maxTotalTimeoutMs, 4 * timeoutMs)),
     connectTimeoutMs: positiveInt("connectTimeoutMs", o.connectTimeoutMs, timeoutMs),
-    serverLog: o.serverLog ?? join(tmpdir(), "train-mcp", `server-${process.pid}.log`),
+    serverLog: o.serverLog ?? DEFAULT_SERVER_LOG,
     maxConcurrency: positiveInt("maxConcurrency", o.maxConcurrency, 8),
     maxOutputChars: positiveInt("maxOutputChars", o.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
     templateDir: o.templateDir,

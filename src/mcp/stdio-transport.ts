@@ -16,6 +16,7 @@ import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { trackChild, untrackChild } from "./children.js";
+import { DEFAULT_SERVER_LOG, removeDefaultServerLogOnCleanExit } from "./server-log.js";
 
 export interface StdioTransportParams {
   command: string;
@@ -67,6 +68,7 @@ export class StdioTransport implements Transport {
     if (this.child) throw new Error("StdioTransport already started");
     const { command, args, env, cwd, logPath } = this.params;
     mkdirSync(dirname(logPath), { recursive: true });
+    if (logPath === DEFAULT_SERVER_LOG) removeDefaultServerLogOnCleanExit();
     this.log = createWriteStream(logPath, { flags: "a" });
     this.log.on("error", () => {}); // a broken log must never break the session
     this.log.write(`--- ${new Date().toISOString()} start: ${[command, ...args].join(" ")}\n`);

@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ConnectOptions } from "../mcp/connect.js";
+import { defaultServerLogSize, keepServerLog } from "../mcp/server-log.js";
 import { Rng } from "../policy/sampling.js";
 import { rewardMetrics } from "../rewards/combine.js";
 import { rewardsFromConfig } from "../rewards/defaults.js";
@@ -130,6 +131,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     throw e;
   };
 
+  // stdio servers' stderr, kept with the run unless --server-log put it elsewhere
+  const serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
   const servers = await ServerSet.connect(cfg.server, cfg.isolate, o.connect).catch(discardIfUnused);
   let setup: PolicySetup | undefined;
   try {
@@ -445,6 +448,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   } finally {
     await setup?.sampler.close().catch(() => undefined);
     await servers.close();
+    if (serverLogFrom !== undefined && (started || o.resume)) keepServerLog(runDir.path("server.log"), serverLogFrom);
   }
 }
 

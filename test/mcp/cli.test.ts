@@ -5,6 +5,9 @@
  * always one line on stderr and never a stack trace.
  */
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverything, stdioTarget, type HttpServer } from "../servers/launch.js";
 
@@ -15,8 +18,12 @@ interface Run {
 }
 
 function cli(...args: string[]): Promise<Run> {
+  return cliWith({}, ...args);
+}
+
+function cliWith(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["bin/train-mcp.mjs", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["bin/train-mcp.mjs", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -103,6 +110,20 @@ describe.concurrent("train-mcp CLI", () => {
     expect(crash.code).toBe(2);
     oneCleanLine(crash.stderr);
     expect(crash.stderr).toContain("server exited with code 3; stderr: boom: bad config");
+  });
+
+  it("removes its stdio server log at a clean exit and keeps the one a failure names", async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "server-log-"));
+    const logs = () => (fs.existsSync(path.join(tmp, "train-mcp")) ? fs.readdirSync(path.join(tmp, "train-mcp")) : []);
+    const ok = await cliWith({ TMPDIR: tmp }, "call", "--server", "fixture:calculator", "calculate", '{"expression":"1+1"}');
+    expect(ok.code).toBe(0);
+    expect(logs()).toEqual([]);
+    const crash = await cliWith({ TMPDIR: tmp }, "tools", "-s", `${process.execPath} -e "console.error('boom'); process.exit(3)"`);
+    expect(crash.code).toBe(2);
+    const named = /log: (\S+)/.exec(crash.stderr)?.[1];
+    expect(logs()).toHaveLength(1);
+    expect(named).toBe(path.join(tmp, "train-mcp", logs()[0]));
+    expect(fs.readFileSync(named!, "utf8")).toContain("boom");
   });
 
   it("routes no arguments to the demo and a bare --server, --config or --resume to train", async () => {

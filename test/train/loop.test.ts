@@ -76,6 +76,8 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(readRolloutSettings(latest)).toMatchObject({ max_turns: 2, max_tokens_per_turn: 24, rewards: { normalize: true, rubric: true } });
     expect(fs.readdirSync(path.join(out, "checkpoints")).filter((e) => e.startsWith(".tmp"))).toEqual([]);
     expect(fs.existsSync(path.join(out, "report.html"))).toBe(true);
+    // the calculator's stderr is kept with the run: this run's start lines only
+    expect(fs.readFileSync(path.join(out, "server.log"), "utf8").match(/^--- .* start: /gm)).toHaveLength(1);
     expect(JSON.parse(fs.readFileSync(path.join(out, "summary.json"), "utf8")).heldout_n).toBe(6);
     expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8")).max_steps).toBe(2);
   });

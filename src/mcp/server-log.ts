@@ -1,0 +1,40 @@
+/**
+ * Where stdio servers' stderr goes when `--server-log` is not given: one file per process in the
+ * temp dir. It is removed when the process exits with code 0 — a failure keeps it, since error
+ * messages name it — so runs do not pile logs up in /tmp; a training run keeps its copy in the
+ * run directory (`keepServerLog`).
+ */
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const DEFAULT_SERVER_LOG = join(tmpdir(), "train-mcp", `server-${process.pid}.log`);
+
+let removalArmed = false;
+
+/** Called by the stdio transport when it opens the default log. */
+export function removeDefaultServerLogOnCleanExit(): void {
+  if (removalArmed) return;
+  removalArmed = true;
+  process.on("exit", (code) => {
+    if (code === 0) rmSync(DEFAULT_SERVER_LOG, { force: true });
+  });
+}
+
+/** The default log's size now: what a later `keepServerLog` starts from. */
+export function defaultServerLogSize(): number {
+  return existsSync(DEFAULT_SERVER_LOG) ? statSync(DEFAULT_SERVER_LOG).size : 0;
+}
+
+/** Appends what the default log gained since byte `from` to `dest`, e.g. `<run>/server.log`. */
+export function keepServerLog(dest: string, from = 0): boolean {
+  if (!existsSync(DEFAULT_SERVER_LOG)) return false;
+  try {
+    const gained = readFileSync(DEFAULT_SERVER_LOG).subarray(from);
+    if (gained.length === 0) return false;
+    appendFileSync(dest, gained);
+    return true;
+  } catch {
+    return false; // a log that cannot be copied never fails the run
+  }
+}
