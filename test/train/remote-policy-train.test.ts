@@ -6,6 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TrainMcpError } from "../../src/errors.js";
@@ -117,6 +119,58 @@ describe("train with a remote policy", () => {
     expect(down.message).toMatch(/^--policy-url http:\/\/127\.0\.0\.1:9\/v1: cannot list its models \(GET \/models: Connection error\.\)/);
     const notUrl = await attempt({ policy_url: "localhost-8000" });
     expect(notUrl.message).toBe("--policy-url localhost-8000: not a URL (expected e.g. http://127.0.0.1:8000/v1)");
+  });
+
+  it("plays a named --policy-model, with a warning, behind a proxy whose GET /models fails; without the name it refuses", async () => {
+    // a real proxy in front of serve that answers 404 to GET /models and forwards the rest
+    const upstream = new URL(server.url);
+    const proxy = http.createServer((req, res) => {
+      if (req.method === "GET" && req.url?.endsWith("/models")) {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "no such route", type: "not_found" } }));
+        return;
+      }
+      const forward = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      req.pipe(forward);
+    });
+    await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
+    try {
+      const base = {
+        server: ["fixture:calculator"],
+        model: modelDir,
+        scenarios: [calculatorScenarios(4, 2)],
+        sft: "off" as const,
+        max_steps: 1,
+        groups_per_step: 1,
+        num_generations: 2,
+        max_turns: 1,
+        max_tokens_per_turn: 8,
+        eval_n: 1,
+        lora_rank: 2,
+        policy_url: proxyUrl,
+      };
+      const logs: string[] = [];
+      const out = path.join(tempDir("remote-proxy"), "run");
+      const summary = await train({ config: resolveTrainConfig({ ...base, policy_model: "tiny-base", out }), hooks: { log: (l) => logs.push(l) } });
+      expect(summary.steps).toBe(1);
+      expect(logs).toContain(`warning: --policy-url ${proxyUrl}: GET /models failed (404 no such route); asking for --policy-model tiny-base unchecked`);
+      const played = readJsonl(path.join(out, "trajectories.jsonl")).filter((r) => r.phase === "grpo");
+      expect(played).toHaveLength(2);
+      for (const t of played) expect(t.finish).not.toBe("error");
+
+      const unnamed = path.join(tempDir("remote-proxy"), "run");
+      const e = await train({ config: resolveTrainConfig({ ...base, out: unnamed }), hooks: { log: () => undefined } }).then(
+        () => new Error("trained"),
+        (x: Error) => x,
+      );
+      expect(e.message).toMatch(/^--policy-url http:\/\/127\.0\.0\.1:\d+\/v1: cannot list its models \(GET \/models: 404 no such route\)/);
+      expect(fs.existsSync(unnamed)).toBe(false);
+    } finally {
+      await new Promise((ok) => proxy.close(ok));
+    }
   });
 
   it("refuses full fine-tuning with a remote policy, which could not take the updates", () => {
