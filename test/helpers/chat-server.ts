@@ -19,7 +19,9 @@ export interface ChatRequest {
 export type ChatReply =
   | { content: string; finishReason?: string }
   | { status: number; error: string }
-  | { hangMs: number };
+  | { hangMs: number }
+  /** the connection is cut without a reply (a proxy restarting, a server crashing) */
+  | { drop: true };
 
 export type ChatHandler = (request: ChatRequest, index: number) => ChatReply | Promise<ChatReply>;
 
@@ -57,6 +59,10 @@ export async function startChatServer(handler: ChatHandler): Promise<ChatServer>
     requests.push(body);
     headers.push(req.headers);
     const reply = await handler(body, index);
+    if ("drop" in reply) {
+      req.socket.destroy();
+      return;
+    }
     if ("hangMs" in reply) {
       await new Promise((r) => setTimeout(r, reply.hangMs));
       if (!res.writableEnded) send(504, { error: { message: "hung" } });

@@ -136,6 +136,20 @@ describe("LLM generator", () => {
     }
   });
 
+  it("a cut connection after the endpoint has answered is a blip: retried, not a usage error", async () => {
+    const server = await startChatServer((_req, i) => (i === 1 ? { drop: true } : { content: reply(i * 10, 4) }));
+    const lines: string[] = [];
+    try {
+      const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 8, batchSize: 4, log: (l) => lines.push(l) });
+      expect(r.scenarios).toHaveLength(8);
+      expect(server.requests).toHaveLength(3);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^request 2 failed \(.*\); retrying in 5 ms$/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("an endpoint that never answered (nothing listening) is a usage error at once, not retried for a minute", async () => {
     // a port that was just listening and is now closed
     const gone = await startChatServer(() => ({ content: "{}" }));
