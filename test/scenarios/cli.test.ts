@@ -102,7 +102,7 @@ describe("train-mcp scenarios", () => {
     const file = join(dir, "never.jsonl");
     const r = await run(["scenarios", "generate", "--server", "fixture:calculator", "--n", "0", "--out", file]);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("--n expects an integer ≥ 1");
+    expect(r.err).toContain("--n expects a whole number of at least 1");
     const r2 = await run(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--out", file]);
     expect(r2.code).toBe(2);
     expect(r2.err).toContain("--llm-base-url");

@@ -18,7 +18,7 @@ describe("train-mcp serve (CLI)", () => {
   it("exits 2 naming --prefix-cache-mib when it is not a size", () => {
     const r = spawnSync(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--prefix-cache-mib", "-5"], { encoding: "utf8" });
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('--prefix-cache-mib: expected an integer in [0, 1048576], got "-5"');
+    expect(r.stderr).toContain('--prefix-cache-mib expects a whole number from 0 to 1048576, got "-5"');
   });
 
   it("sizes the prefix store with --prefix-cache-mib, and turns it off at 0", async () => {

@@ -5,6 +5,7 @@
  */
 import { Option, type Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
+import { intFlag, numberFlag } from "../number-flags.js";
 import { addConnectOptions, connectArgs, type TargetFlags } from "../target-options.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -46,18 +47,12 @@ export function register(program: Command): void {
     .option("--trajectories <file>", "write every rollout (JSONL, with its model and scenario's template) to this file");
   addConnectOptions(cmd).action(async (f: EvalFlags) => {
       // every number is checked before a server starts or a model loads
-      const int = (name: string, v: string, min: number) => {
-        const n = Number(v);
-        if (v.trim() === "" || !Number.isInteger(n) || n < min) throw new TrainMcpError("ConfigInvalid", `--${name} expects a whole number of at least ${min}, got "${v}"`);
-        return n;
-      };
-      const k = int("k", f.k, 1);
-      const n = f.n !== undefined ? int("n", f.n, 1) : undefined;
-      const seed = int("seed", f.seed, 0);
-      const temperature = Number(f.temperature);
-      if (f.temperature.trim() === "" || !Number.isFinite(temperature) || temperature < 0) throw new TrainMcpError("ConfigInvalid", `--temperature expects a number of at least 0, got "${f.temperature}"`);
-      const maxTurnsFlag = f.maxTurns !== undefined ? int("max-turns", f.maxTurns, 1) : undefined;
-      const maxTokensFlag = f.maxTokensPerTurn !== undefined ? int("max-tokens-per-turn", f.maxTokensPerTurn, 1) : undefined;
+      const k = intFlag("--k", f.k, 1);
+      const n = f.n !== undefined ? intFlag("--n", f.n, 1) : undefined;
+      const seed = intFlag("--seed", f.seed, 0);
+      const temperature = numberFlag("--temperature", f.temperature, 0);
+      const maxTurnsFlag = f.maxTurns !== undefined ? intFlag("--max-turns", f.maxTurns, 1) : undefined;
+      const maxTokensFlag = f.maxTokensPerTurn !== undefined ? intFlag("--max-tokens-per-turn", f.maxTokensPerTurn, 1) : undefined;
       const { redactUrlCredentials } = await import("../../mcp/url-credentials.js");
       const logLine = (l: string) => process.stderr.write(`${redactUrlCredentials(l)}\n`);
       const { ServerSet } = await import("../../train/servers.js");

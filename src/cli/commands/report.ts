@@ -5,7 +5,7 @@
  * run directory exits with code 2.
  */
 import type { Command } from "commander";
-import { TrainMcpError } from "../../errors.js";
+import { intFlag } from "../number-flags.js";
 import { buildReport } from "../../report/build-report.js";
 import { DEFAULT_MAX_TRAJECTORIES } from "../../report/sample.js";
 
@@ -24,10 +24,7 @@ export function register(program: Command): void {
     .option("--max-trajectories <n>", "most trajectories embedded in the page (the before/after evaluations' always are, unless 0: none)", String(DEFAULT_MAX_TRAJECTORIES))
     .option("--json", "print one JSON object {path, trajectories, bytes, notes}")
     .action(async (runDir: string, flags: ReportFlags) => {
-      const max = Number(flags.maxTrajectories);
-      if (!Number.isInteger(max) || max < 0) {
-        throw new TrainMcpError("ConfigInvalid", `--max-trajectories expects an integer ≥ 0, got "${flags.maxTrajectories}"`);
-      }
+      const max = intFlag("--max-trajectories", flags.maxTrajectories, 0);
       const result = await buildReport(runDir, { out: flags.out, maxTrajectories: max });
       if (flags.json) {
         process.stdout.write(JSON.stringify(result) + "\n");

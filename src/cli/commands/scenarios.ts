@@ -11,6 +11,7 @@
 import { Option, type Command } from "commander";
 import cliProgress from "cli-progress";
 import { TrainMcpError } from "../../errors.js";
+import { intFlag, numberFlag } from "../number-flags.js";
 import { connect } from "../../mcp/connect.js";
 import type { Toolbox } from "../../mcp/types.js";
 import { formatProblem, parseScenarioText, readScenarioFile, writeScenarioFile } from "../../scenarios/io.js";
@@ -34,18 +35,6 @@ interface GenerateFlags extends TargetFlags {
   verify: boolean;
   stateful?: boolean;
   idPrefix?: string;
-}
-
-function intFlag(name: string, v: string, min: number): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new TrainMcpError("ConfigInvalid", `${name} expects an integer ≥ ${min}, got "${v}"`);
-  return n;
-}
-
-function fractionFlag(name: string, v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new TrainMcpError("ConfigInvalid", `${name} expects a number within 0..1, got "${v}"`);
-  return n;
 }
 
 function progressBar(label: string): { update: (done: number, total: number) => void; stop: () => void } {
@@ -86,7 +75,7 @@ export function register(program: Command): void {
     .option("--llm-max-requests <k>", "llm: requests allowed in all, retries included (default 2 × batches + 4)")
     .action(async (flags: GenerateFlags) => {
       const n = intFlag("--n", flags.n, 1);
-      const testFraction = fractionFlag("--test-fraction", flags.testFraction);
+      const testFraction = numberFlag("--test-fraction", flags.testFraction, 0, 1);
       const { target, options } = connectArgs(flags);
       const fixture = /^fixture:(.+)$/.exec(target.trim())?.[1];
       const toolbox = await connect(target, options);

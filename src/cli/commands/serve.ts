@@ -7,6 +7,7 @@
 import * as path from "node:path";
 import type { Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
+import { intFlag } from "../number-flags.js";
 import { startServer } from "../../serve/server.js";
 
 interface ServeFlags {
@@ -23,12 +24,6 @@ interface ServeFlags {
   enablePrefixCaching: boolean;
   prefixCacheMib: string;
   quiet?: boolean;
-}
-
-function int(flag: string, v: string, min: number, max: number): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new TrainMcpError("ConfigInvalid", `${flag}: expected an integer in [${min}, ${max}], got "${v}"`);
-  return n;
 }
 
 /** `NAME=DIR` or `DIR` (named after the folder). */
@@ -61,18 +56,18 @@ export function register(program: Command): void {
       const reasoningParser = flags.reasoningParser;
       if (reasoningParser !== undefined && reasoningParser !== "qwen3" && reasoningParser !== "deepseek_r1")
         throw new TrainMcpError("ConfigInvalid", `--reasoning-parser: expected qwen3 or deepseek_r1, got "${reasoningParser}"`);
-      const prefixCacheMib = int("--prefix-cache-mib", flags.prefixCacheMib, 0, 1 << 20);
+      const prefixCacheMib = intFlag("--prefix-cache-mib", flags.prefixCacheMib, 0, 1 << 20);
       const log = flags.quiet ? () => {} : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
       const server = await startServer({
         model: flags.model,
-        port: int("--port", flags.port, 0, 65535),
+        port: intFlag("--port", flags.port, 0, 65535),
         host: flags.host,
         engine,
         adapters: flags.adapter.map(parseAdapterFlag),
         apiKey: flags.apiKey,
         servedModelName: flags.servedModelName,
-        seed: int("--seed", flags.seed, 0, 2 ** 31 - 1),
-        maxBatch: int("--max-batch", flags.maxBatch, 1, 256),
+        seed: intFlag("--seed", flags.seed, 0, 2 ** 31 - 1),
+        maxBatch: intFlag("--max-batch", flags.maxBatch, 1, 256),
         reasoningParser,
         prefixCacheBytes: flags.enablePrefixCaching ? prefixCacheMib * 2 ** 20 : 0,
         log,

@@ -7,6 +7,7 @@
 import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { TrainMcpError } from "../../errors.js";
+import { numberFlag } from "../number-flags.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
 import { parseEnvAndHeaders } from "../target-options.js";
 import { readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
@@ -60,12 +61,8 @@ interface TrainFlags {
   jsonl?: boolean;
 }
 
-function num(flag: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n)) throw new TrainMcpError("ConfigInvalid", `--${flag} expects a number, got "${v}"`);
-  return n;
-}
+// ranges are the config schema's to check, naming the field too
+const num = (flag: string, v: string | undefined): number | undefined => (v === undefined ? undefined : numberFlag(flag, v));
 
 function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
   const server = "-s, --server <target>";
@@ -158,7 +155,7 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
 }
 
 function flagsToConfig(f: TrainFlags): Record<string, unknown> {
-  return Object.fromEntries(flagFields(f).map(([field, flag, raw, kind]) => [field, kind === "number" ? num(flag.slice(2), raw as string | undefined) : raw]));
+  return Object.fromEntries(flagFields(f).map(([field, flag, raw, kind]) => [field, kind === "number" ? num(flag, raw as string | undefined) : raw]));
 }
 
 /** config field -> the flag that set it, for the fields the user set by flag */
