@@ -38,13 +38,17 @@ export function resolveModelFolder(spec: string, flag = "--model"): ModelFolder 
     return { dir, weightsDir: path.resolve(base), adapterDir: dir };
   }
   if (spec === "default") return { dir, weightsDir: null };
-  const checkpoints = path.join(dir, "checkpoints");
-  if (fs.existsSync(checkpoints)) {
-    const steps = fs.readdirSync(checkpoints).filter((f) => /^step-\d+$/.test(f)).sort();
-    const hint = steps.length ? `name one of its checkpoints, e.g. ${path.join(spec, "checkpoints", steps[steps.length - 1])} (the latest)` : "it holds no checkpoint yet";
-    throw new TrainMcpError("ModelInvalid", `${flag} ${spec} is a run directory, not a model: ${hint}`);
-  }
+  refuseRunDirectory(spec, flag);
   throw new TrainMcpError("ModelInvalid", `${flag} ${spec}: no model.safetensors, model.safetensors.index.json or adapter_config.json in the folder`);
+}
+
+/** A usage error naming the latest checkpoint when `spec` is a run directory (it has checkpoints/). */
+export function refuseRunDirectory(spec: string, flag = "--model"): void {
+  const checkpoints = path.join(path.resolve(spec), "checkpoints");
+  if (!fs.existsSync(checkpoints)) return;
+  const steps = fs.readdirSync(checkpoints).filter((f) => /^step-\d+$/.test(f)).sort();
+  const hint = steps.length ? `name one of its checkpoints, e.g. ${path.join(spec, "checkpoints", steps[steps.length - 1])} (the latest)` : "it holds no checkpoint yet";
+  throw new TrainMcpError("ModelInvalid", `${flag} ${spec} is a run directory, not a model: ${hint}`);
 }
 
 export interface LoadedModel {

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
 import { TrainMcpError } from "../errors.js";
+import { runOfCheckpoint } from "../train/run-dir.js";
 import { readJsonl, formatZodIssue, type JsonlProblem } from "./jsonl.js";
 import {
   EvalLineSchema,
@@ -44,6 +45,11 @@ const MAX_LISTED_PROBLEMS = 10;
 export function assertRunDir(runDir: string): void {
   if (!existsSync(runDir)) throw new TrainMcpError("IoFailed", `run directory not found: ${runDir}`);
   if (!statSync(runDir).isDirectory()) throw new TrainMcpError("IoFailed", `not a directory: ${runDir} (expected a run directory)`);
+  // a checkpoint or model folder has a config.json too, a model's
+  if (["model.safetensors", "model.safetensors.index.json", "adapter_config.json"].some((f) => existsSync(join(runDir, f)))) {
+    const run = runOfCheckpoint(runDir);
+    throw new TrainMcpError("IoFailed", run ? `${runDir} is a checkpoint, not a run directory: report its run, ${run}` : `${runDir} is a model folder, not a run directory`);
+  }
   const runFiles = [RUN_FILES.config, RUN_FILES.metrics, RUN_FILES.eval, RUN_FILES.trajectories, RUN_FILES.summary];
   if (!runFiles.some((f) => existsSync(join(runDir, f)))) {
     throw new TrainMcpError("IoFailed", `${runDir} is not a run directory: none of ${runFiles.join(", ")} found in it`);

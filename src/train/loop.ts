@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { ConnectOptions } from "../mcp/connect.js";
 import { defaultServerLogSize, keepServerLog } from "../mcp/server-log.js";
+import { resumeChanges } from "./resume-changes.js";
 import { Rng } from "../policy/sampling.js";
 import { rewardMetrics } from "../rewards/combine.js";
 import { rewardsFromConfig } from "../rewards/defaults.js";
@@ -122,8 +123,11 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   const dir = path.resolve(cfg.out ?? freshRunPath(path.join("runs", stamp())));
   const newDir = !fs.existsSync(dir);
   const runDir = RunDir.create(dir, { resume: o.resume });
-  if (!o.resume || !fs.existsSync(runDir.path("config.json"))) runDir.writeJson("config.json", scrubSecrets(cfg));
+  const saved = o.resume ? runDir.readJson<Record<string, unknown>>("config.json") : undefined;
+  const changed = saved ? resumeChanges(saved, cfg, runDir.path("config.json")) : [];
+  if (!saved || changed.length > 0) runDir.writeJson("config.json", scrubSecrets(cfg));
   log(`run directory: ${runDir.dir}`);
+  if (changed.length > 0) log(`resumed with changes (saved in config.json): ${changed.join(", ")}`);
   // a run that fails before its first rollout (server, model, policy endpoint) leaves no directory behind
   let started = false;
   const discardIfUnused = (e: unknown): never => {

@@ -99,3 +99,12 @@ export class RunDir {
     writeFileAtomic(file, kept.length ? kept.join("\n") + "\n" : "");
   }
 }
+
+/** The run directory a checkpoint folder (`<run>/checkpoints/step-N`) belongs to, else undefined. */
+export function runOfCheckpoint(dir: string): string | undefined {
+  const abs = path.resolve(dir);
+  const parent = path.dirname(abs);
+  if (!/^step-\d+$/.test(path.basename(abs)) || path.basename(parent) !== "checkpoints") return undefined;
+  const run = path.dirname(parent);
+  return fs.existsSync(path.join(run, "config.json")) ? run : undefined;
+}

@@ -160,6 +160,25 @@ describe("faults and bad input", () => {
     expect((await cli(tinyRun("/no/such/model", scenarios, made, 1))).stderr).toContain("no such folder");
   });
 
+  it("exits 2 naming the run when a checkpoint is given where a run directory is wanted, and the reverse", async () => {
+    const run = path.join(tempDir("where"), "run");
+    const step = path.join(run, "checkpoints", "step-000003");
+    fs.mkdirSync(step, { recursive: true });
+    for (const f of fs.readdirSync(model)) fs.copyFileSync(path.join(model, f), path.join(step, f));
+    fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: ["fixture:calculator"], model }));
+    const expectUsage = (r: Run, line: string) => {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`train-mcp: ${line}\n`);
+    };
+    expectUsage(await cli(["train", "--resume", step]), `--resume ${step} is a checkpoint: resume its run directory, ${run} (it continues from the newest checkpoint)`);
+    expectUsage(await cli(["train", "--resume", path.join(run, "nope")]), `--resume ${path.join(run, "nope")}: no such run directory`);
+    expectUsage(await cli(["report", step]), `${step} is a checkpoint, not a run directory: report its run, ${run}`);
+    expect(fs.existsSync(path.join(step, "report.html"))).toBe(false);
+    expectUsage(await cli(["report", model]), `${model} is a model folder, not a run directory`);
+    const out = path.join(tempDir("from-run"), "run");
+    expectUsage(await cli(tinyRun(run, scenarios, out, 1)), `--model ${run} is a run directory, not a model: name one of its checkpoints, e.g. ${step} (the latest)`);
+  });
+
   it("exits 2 when --out already holds a run (without --resume), and leaves that run as it was", async () => {
     const out = path.join(tempDir("taken"), "run");
     fs.mkdirSync(path.join(out, "checkpoints"), { recursive: true });

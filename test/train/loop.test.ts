@@ -82,10 +82,11 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8")).max_steps).toBe(2);
   });
 
+  let model: string | undefined; // one folder, so a resume names the model its run was started with
   const small = (out: string, scenarios: string, over: Record<string, unknown>) =>
     resolveTrainConfig({
       server: ["fixture:calculator"],
-      model: tinyModelDir(),
+      model: (model ??= tinyModelDir()),
       scenarios: [scenarios],
       out,
       seed: 3,
@@ -132,10 +133,23 @@ describe("the training loop on a tiny model and the real calculator server", () 
     await train({ config: small(out, scenarios, { sft: "off" }), hooks: { log: () => undefined } });
     const ckWall = readCheckpointState(path.join(out, "checkpoints", "step-000001")).state.wall_s!;
     expect(ckWall).toBeGreaterThan(0);
+    // what defines the run stays: another server or seed is refused before anything runs
+    const refused = async (over: Record<string, unknown>) =>
+      train({ config: small(out, scenarios, { sft: "off", max_steps: 2, ...over }), resume: true, hooks: { log: () => undefined } }).then(
+        () => "trained",
+        (e: Error) => e.message,
+      );
+    expect(await refused({ server: ["fixture:knowledge"] })).toMatch(/^--server \(server\): \["fixture:knowledge"\] differs from \["fixture:calculator"\] in .*config\.json; a resumed run keeps what defines it/);
+    expect(await refused({ seed: 4 })).toMatch(/^--seed \(seed\): 4 differs from 3 in /);
+    expect(readCheckpointState(path.join(out, "checkpoints", "step-000001")).state.step).toBe(1);
     const t0 = performance.now();
-    const resumed = await train({ config: small(out, scenarios, { sft: "off", max_steps: 2 }), resume: true, hooks: { log: () => undefined } });
+    const logs: string[] = [];
+    const resumed = await train({ config: small(out, scenarios, { sft: "off", max_steps: 2, learning_rate: 5e-4 }), resume: true, hooks: { log: (l) => logs.push(l) } });
     const thisProcess = (performance.now() - t0) / 1000;
     expect(resumed.steps).toBe(2);
+    // other settings may change: named in the log, and config.json says what the run now uses
+    expect(logs.filter((l) => l.startsWith("resumed with"))).toEqual(["resumed with changes (saved in config.json): learning_rate 0.000001 → 0.0005, max_steps 1 → 2"]);
+    expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))).toMatchObject({ max_steps: 2, learning_rate: 5e-4 });
     // the run's wall time counts the first process's, up to its checkpoint
     expect(resumed.wall_s).toBeGreaterThanOrEqual(thisProcess + ckWall / 2);
     expect(readJsonl(path.join(out, "eval.jsonl")).map((e) => [e.label, e.step])).toEqual([

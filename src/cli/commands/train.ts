@@ -4,6 +4,8 @@
  * config (src/train/config.ts), resolved as flag ?? --config file ?? default. API keys are read
  * from the environment here, once, and passed down; they never enter the config.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { TrainMcpError } from "../../errors.js";
@@ -12,6 +14,7 @@ import { parseDangerousPatterns } from "../../rewards/dangerous.js";
 import { parseEnvAndHeaders } from "../target-options.js";
 import { readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
 import { DEMO_CONFIG } from "../../train/demo.js";
+import { runOfCheckpoint } from "../../train/run-dir.js";
 import type { TrainHooks, TrainSummary } from "../../train/loop.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -203,7 +206,16 @@ function hooks(f: TrainFlags): { hooks: TrainHooks; stop(): void } {
   };
 }
 
+/** `--resume` names a run directory: not a checkpoint in it, not a folder that is not there. */
+function checkResumeDir(dir: string): void {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ConfigInvalid", `--resume ${dir}: no such run directory`);
+  const run = runOfCheckpoint(dir);
+  if (run) throw new TrainMcpError("ConfigInvalid", `--resume ${dir} is a checkpoint: resume its run directory, ${run} (it continues from the newest checkpoint)`);
+  if (!fs.existsSync(path.join(dir, "config.json"))) throw new TrainMcpError("ConfigInvalid", `--resume ${dir}: not a run directory (no config.json in it)`);
+}
+
 async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}): Promise<TrainSummary> {
+  if (f.resume) checkResumeDir(f.resume);
   const file = f.config ? readConfigFile(f.config) : f.resume ? readConfigFile(`${f.resume}/config.json`) : undefined;
   const flagCfg = flagsToConfig(f);
   const base: Record<string, unknown> = { ...preset, ...(file ?? {}) };

@@ -1,0 +1,54 @@
+/**
+ * What a `--resume` may change. A resumed run continues the one in its directory, so what
+ * defines that run — its servers, scenarios, model, adapters, seed, and how held-out success is
+ * measured — must stay as it was, or "before RL" and "after RL" would describe different things.
+ * The rest (more steps, another learning rate, checkpoint cadence...) may change; each change is
+ * named in the log and config.json is rewritten, so the run directory says what it ran with.
+ */
+import { TrainMcpError } from "../errors.js";
+import { targetKey } from "../mcp/target.js";
+import { scrubSecrets, type TrainConfig } from "./config.js";
+
+/** fields that define the run; `flag` is how a user would have set them */
+const FIXED: Record<string, string> = {
+  server: "--server",
+  model: "--model",
+  scenarios: "--scenarios",
+  generate_train_scenarios: "--generate-train-scenarios",
+  seed: "--seed",
+  lora_rank: "--lora-rank",
+  lora_alpha: "lora_alpha",
+  lora_target_modules: "lora_target_modules",
+  eval_n: "--eval-n",
+  eval_k: "eval_k",
+  max_turns: "--max-turns",
+  max_tokens_per_turn: "--max-tokens-per-turn",
+  system_prompt: "system_prompt",
+  policy_model: "--policy-model",
+};
+
+const show = (v: unknown) => (v === undefined ? "(unset)" : JSON.stringify(v));
+
+/** Compares the config a resume asks for with the one saved in the run directory: throws a usage
+ *  error for a change to a field that defines the run, returns the other changes as log text. */
+export function resumeChanges(saved: Record<string, unknown>, cfg: TrainConfig, where: string): string[] {
+  const now = JSON.parse(JSON.stringify(scrubSecrets(cfg))) as Record<string, unknown>;
+  const changes: string[] = [];
+  for (const key of Object.keys(now)) {
+    if (key === "out" || !(key in saved)) continue; // a field this version added is no change
+    const before = saved[key];
+    const after = now[key];
+    const same =
+      key === "server"
+        ? Array.isArray(before) && before.length === cfg.server.length && before.every((t, i) => targetKey(String(t)) === targetKey(cfg.server[i]))
+        : JSON.stringify(before) === JSON.stringify(after);
+    if (same) continue;
+    if (key in FIXED)
+      throw new TrainMcpError(
+        "ConfigInvalid",
+        `${FIXED[key]} (${key}): ${show(after)} differs from ${show(before)} in ${where}; a resumed run keeps what defines it — start a new run (another --out) to change it`,
+      );
+    changes.push(`${key} ${show(before)} → ${show(after)}`);
+  }
+  return changes;
+}
