@@ -98,6 +98,22 @@ export function splitReasoning(text: string, loneClose = true): { reasoning: str
 
 type ToolCallPiece = { text: string; at: number } | { bodyStart: number; bodyEnd: number; closed: boolean };
 
+/** The first `tag` at or after `from` that is not inside a JSON string of a call body: a string
+ *  argument may hold "</tool_call>" (a constrained decoder allows any string). Where the quotes
+ *  never balance (broken JSON), the first occurrence at all. */
+function tagOutsideStrings(t: string, tag: string, from: number): number {
+  let inString = false;
+  for (let i = from; i < t.length; i++) {
+    const c = t[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === tag[0] && t.startsWith(tag, i)) return i;
+  }
+  return inString ? t.indexOf(tag, from) : -1;
+}
+
 /** The pieces of one visible part, in order: the text between <tool_call> blocks (stray closing
  *  tags still in it) and each block's body. A block ends at its </tool_call>, or unclosed at the
  *  next <tool_call> or the end of the part. */
@@ -108,8 +124,8 @@ function* toolCallPieces(t: string): Generator<ToolCallPiece> {
     yield { text: t.slice(pos, open < 0 ? t.length : open), at: pos };
     if (open < 0) return;
     const bodyStart = open + TOOL_CALL_OPEN.length;
-    const close = t.indexOf(TOOL_CALL_CLOSE, bodyStart);
-    const nextOpen = t.indexOf(TOOL_CALL_OPEN, bodyStart);
+    const close = tagOutsideStrings(t, TOOL_CALL_CLOSE, bodyStart);
+    const nextOpen = tagOutsideStrings(t, TOOL_CALL_OPEN, bodyStart);
     const closed = close >= 0 && (nextOpen < 0 || close < nextOpen);
     const bodyEnd = closed ? close : nextOpen >= 0 ? nextOpen : t.length;
     yield { bodyStart, bodyEnd, closed };

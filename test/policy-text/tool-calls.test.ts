@@ -99,6 +99,20 @@ describe("parseToolCalls", () => {
     expect(stray.errors).toEqual([{ index: 0, kind: "stray_close", message: "</tool_call> without <tool_call>", offset: 6 }]);
   });
 
+  it("reads tags inside a JSON string argument as text, not as the end of the call", () => {
+    const args = { note: "a </tool_call> and a <tool_call> in a string", n: 5 };
+    const out = parseToolCalls(`before ${formatToolCall("f", args)} after`);
+    expect(out.errors).toEqual([]);
+    expect(out.calls).toEqual([{ name: "f", arguments: args }]);
+    expect(out.content).toBe("before  after");
+    expect(withoutToolCalls(`x${formatToolCall("f", args)}y`)).toBe("xy");
+    // broken JSON whose quotes never balance still ends at the first closing tag
+    const broken = parseToolCalls('<tool_call>\n{"name": "f", "arguments": {"x": "abc}\n</tool_call> then text');
+    expect(broken.calls).toEqual([]);
+    expect(broken.errors.map((e) => e.kind)).toEqual(["invalid_json"]);
+    expect(broken.content).toBe("then text");
+  });
+
   it("keeps a __proto__ key as data", () => {
     const out = parseToolCalls('<tool_call>{"name": "f", "arguments": {"__proto__": {"x": 1}}}</tool_call>');
     expect(Object.getPrototypeOf(out.calls[0].arguments)).toBe(Object.prototype);
