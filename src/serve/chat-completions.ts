@@ -83,9 +83,11 @@ function responseSchema(req: ChatCompletionRequest): SchemaNode | null {
   }
 }
 
-/** One call object `{"name": ..., "arguments": {...}}` to one of the tools (or the named one); a
- *  tool whose parameters use keywords outside the supported subset gets any-object arguments, and
- *  so does every tool not marked `strict` when `strictOnly` (tool_choice auto). */
+/** One call object `{"name": ..., "arguments": {...}}` to one of the tools (or the named one). Its
+ *  arguments follow the tool's parameters, keywords outside the decoder's subset left unenforced;
+ *  a tool without parameters takes none (as OpenAI reads it). Parameters the decoder cannot follow
+ *  at all (allOf, not, recursive $refs) give any-object arguments, and so does every tool not
+ *  marked `strict` when `strictOnly` (tool_choice auto). */
 function toolCallNode(tools: NonNullable<ChatCompletionRequest["tools"]>, only: string | null, strictOnly = false): SchemaNode {
   const options = tools
     .filter((t) => only === null || t.function.name === only)
@@ -93,7 +95,7 @@ function toolCallNode(tools: NonNullable<ChatCompletionRequest["tools"]>, only: 
       let args: SchemaNode = ANY_OBJECT;
       if (!strictOnly || t.function.strict === true) {
         try {
-          args = compileSchema(t.function.parameters ?? { type: "object" }, `tools[${i}].function.parameters`);
+          args = compileSchema(t.function.parameters ?? NO_PARAMETERS, `tools[${i}].function.parameters`, { loose: true });
         } catch (e) {
           if (!(e instanceof SchemaError)) throw e;
         }
@@ -104,10 +106,14 @@ function toolCallNode(tools: NonNullable<ChatCompletionRequest["tools"]>, only: 
   return options.length === 1 ? options[0] : { kind: "anyOf", options };
 }
 
+const NO_PARAMETERS = { type: "object", properties: {}, additionalProperties: false };
+
 export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepared {
   const model = ctx.registry.get(req.model);
-  const tc = req.tool_choice;
-  const toolsOn = (req.tools?.length ?? 0) > 0 && tc !== "none";
+  const tc = req.tool_choice ?? undefined;
+  // tool_choice none: the tools stay in the prompt (as OpenAI and vLLM keep them), no call is read
+  const toolsOffered = (req.tools?.length ?? 0) > 0;
+  const toolsOn = toolsOffered && tc !== "none";
   let schema = responseSchema(req);
   let frame: ConstraintFrame | null = null;
   if (tc !== undefined && tc !== "auto" && tc !== "none") {
@@ -122,7 +128,7 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
   // tool_choice auto with strict tools: their calls' arguments are held to their schemas once the
   // model opens a call (it may still answer in text)
   const strictCalls = toolsOn && schema === null && req.tools!.some((t) => t.function.strict === true) ? toolCallNode(req.tools!, null, true) : null;
-  const tools: OpenAiTool[] | undefined = toolsOn
+  const tools: OpenAiTool[] | undefined = toolsOffered
     ? req.tools!.map((t) => ({ type: "function", function: { name: t.function.name, description: t.function.description ?? "", parameters: (t.function.parameters ?? { type: "object", properties: {} }) as OpenAiTool["function"]["parameters"] } }))
     : undefined;
   let prompt: number[];

@@ -19,14 +19,14 @@ const ToolCallSchema = z.object({
 });
 
 export const MessageSchema = z.discriminatedUnion("role", [
-  z.object({ role: z.literal("system"), content: ContentSchema, name: z.string().optional() }),
-  z.object({ role: z.literal("developer"), content: ContentSchema, name: z.string().optional() }),
-  z.object({ role: z.literal("user"), content: ContentSchema, name: z.string().optional() }),
+  z.object({ role: z.literal("system"), content: ContentSchema, name: z.string().nullish() }),
+  z.object({ role: z.literal("developer"), content: ContentSchema, name: z.string().nullish() }),
+  z.object({ role: z.literal("user"), content: ContentSchema, name: z.string().nullish() }),
   z.object({
     role: z.literal("assistant"),
     content: ContentSchema.nullable().optional(),
-    tool_calls: z.array(ToolCallSchema).optional(),
-    name: z.string().optional(),
+    tool_calls: z.array(ToolCallSchema).nullish(),
+    name: z.string().nullish(),
   }),
   z.object({ role: z.literal("tool"), content: ContentSchema, tool_call_id: z.string() }),
 ]);
@@ -36,8 +36,8 @@ export const FunctionToolSchema = z.object({
   type: z.literal("function"),
   function: z.object({
     name: z.string().min(1),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
+    description: z.string().nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish(),
     strict: z.boolean().nullable().optional(),
   }),
 });
@@ -59,11 +59,11 @@ export const ResponseFormatSchema = z.discriminatedUnion("type", [
 export const ChatCompletionRequestSchema = z.object({
   model: z.string().min(1),
   messages: z.array(MessageSchema).min(1),
-  tools: z.array(FunctionToolSchema).optional(),
+  tools: z.array(FunctionToolSchema).nullish(),
   tool_choice: z
     .union([z.enum(["auto", "none"]), z.enum(["required"]), z.object({ type: z.literal("function"), function: z.object({ name: z.string() }) })])
-    .optional(),
-  parallel_tool_calls: z.boolean().optional(),
+    .nullish(),
+  parallel_tool_calls: z.boolean().nullish(),
   temperature: z.number().min(0).max(2).nullable().optional().describe("default 1; 0 is greedy"),
   top_p: z.number().gt(0).max(1).nullable().optional().describe("default 1"),
   top_k: z.number().int().min(-1).nullable().optional().describe("vLLM extension; 0 or -1 disables (default)"),
@@ -78,7 +78,7 @@ export const ChatCompletionRequestSchema = z.object({
     .describe("any integer (64-bit seeds arrive rounded to a double); its low 32 bits are used"),
   n: z.number().int().min(1).max(64).nullable().optional(),
   stream: z.boolean().nullable().optional(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).nullable().optional(),
+  stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
   logprobs: z.boolean().nullable().optional(),
   top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
   response_format: ResponseFormatSchema.nullable().optional(),
@@ -89,7 +89,21 @@ export const ChatCompletionRequestSchema = z.object({
     .nullable()
     .optional(),
   frequency_penalty: z.literal(0).nullable().optional().describe("only 0 is supported"),
-  user: z.string().optional(),
+  user: z.string().nullish(),
+  // vLLM's sampling extensions: accepted at their neutral value, refused otherwise (never ignored)
+  repetition_penalty: z.literal(1).nullish().describe("vLLM extension; only 1 is supported"),
+  min_p: z.literal(0).nullish().describe("vLLM extension; only 0 is supported"),
+  min_tokens: z.literal(0).nullish().describe("vLLM extension; only 0 is supported"),
+  ignore_eos: z.literal(false).nullish().describe("vLLM extension; not supported"),
+  best_of: z.literal(1).nullish().describe("only 1 is supported"),
+  use_beam_search: z.literal(false).nullish().describe("vLLM extension; not supported"),
+  add_generation_prompt: z.literal(true).nullish().describe("vLLM extension; the reply always starts a new assistant turn"),
+  continue_final_message: z.literal(false).nullish().describe("vLLM extension; not supported"),
+  guided_json: z.never().optional().describe("vLLM's guided decoding: use response_format json_schema"),
+  guided_regex: z.never().optional().describe("vLLM's guided decoding: not supported"),
+  guided_choice: z.never().optional().describe("vLLM's guided decoding: not supported"),
+  guided_grammar: z.never().optional().describe("vLLM's guided decoding: not supported"),
+  structured_outputs: z.never().optional().describe("vLLM's structured outputs: use response_format json_schema"),
   chat_template_kwargs: z
     .record(z.string(), z.unknown())
     .nullable()

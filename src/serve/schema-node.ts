@@ -5,7 +5,7 @@
  * object (properties, required, additionalProperties), string (enum, const, minLength,
  * maxLength), number / integer (minimum, maximum, exclusiveMinimum, exclusiveMaximum), boolean,
  * null, array (items, minItems, maxItems), enum / const of any JSON values, anyOf (and `type` as a
- * list), and `{}` / `true` for any value. Any other validation keyword is refused with an error
+ * list), local `$ref` to `$defs` (inlined; not recursive ones), and `{}` / `true` for any value. Any other validation keyword is refused with an error
  * naming its path, rather than silently not enforced: a caller that asks for `pattern` must learn
  * it is not guaranteed. Annotations (title, description, default, examples, $schema, $id...) are
  * ignored.
@@ -63,23 +63,62 @@ function num(v: unknown, path: string): number {
   return v;
 }
 
-/** Compiles a JSON Schema (the subset above) into a node tree; throws SchemaError naming the path. */
-export function compileSchema(schema: unknown, path = "schema"): SchemaNode {
+export interface CompileOptions {
+  /** tool arguments: keywords outside the subset (pattern, format, minProperties...) are not
+   *  enforced instead of refused, and oneOf is decoded as anyOf — the rest is still held to */
+  loose?: boolean;
+}
+
+/** Compiles a JSON Schema (the subset above) into a node tree; throws SchemaError naming the path.
+ *  Local `$ref`s ("#/$defs/Point", as pydantic and MCP SDKs write them) are inlined first. */
+export function compileSchema(schema: unknown, path = "schema", o: CompileOptions = {}): SchemaNode {
+  return compileNode(inlineRefs(schema, schema, path, []), path, o.loose ?? false);
+}
+
+/** `node` with every local `$ref` replaced by what it points to (siblings of the `$ref` kept over
+ *  it) and `$defs` / `definitions` dropped; a recursive definition cannot be inlined and is refused. */
+function inlineRefs(node: unknown, root: unknown, path: string, resolving: string[]): unknown {
+  if (Array.isArray(node)) return node.map((v, i) => inlineRefs(v, root, `${path}[${i}]`, resolving));
+  if (!isRecord(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "$defs" || k === "definitions" || k === "$ref") continue;
+    // enum / const values are data, not schemas
+    out[k] = k === "enum" || k === "const" ? v : inlineRefs(v, root, `${path}.${k}`, resolving);
+  }
+  const ref = node.$ref;
+  if (ref === undefined) return out;
+  if (typeof ref !== "string" || !ref.startsWith("#")) throw new SchemaError(`${path}.$ref`, `only local references ("#/$defs/Name") are supported, got ${JSON.stringify(ref)}`);
+  if (resolving.includes(ref)) throw new SchemaError(`${path}.$ref`, `${ref} refers to itself: recursive schemas are not supported by constrained decoding`);
+  let target: unknown = root;
+  for (const raw of ref.slice(1).split("/").filter((x) => x !== "")) {
+    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    target = isRecord(target) ? target[key] : Array.isArray(target) ? target[Number(key)] : undefined;
+    if (target === undefined) throw new SchemaError(`${path}.$ref`, `${ref} points at nothing in the schema`);
+  }
+  const resolved = inlineRefs(target, root, `${path}.$ref`, [...resolving, ref]);
+  return isRecord(resolved) ? { ...resolved, ...out } : Object.keys(out).length ? out : resolved;
+}
+
+function compileNode(schema: unknown, path: string, loose: boolean): SchemaNode {
   if (schema === true) return ANY;
   if (schema === false) throw new SchemaError(path, "the schema `false` admits no value");
   if (!isRecord(schema)) throw new SchemaError(path, `must be an object, got ${JSON.stringify(schema)}`);
-  if ("$ref" in schema || "$defs" in schema || "definitions" in schema) throw new SchemaError(path, "$ref/$defs are not supported by constrained decoding; inline the definitions");
+  if (loose && "oneOf" in schema && !("anyOf" in schema)) {
+    const { oneOf, ...rest } = schema;
+    return compileNode({ ...rest, anyOf: oneOf }, path, loose);
+  }
   if ("oneOf" in schema || "allOf" in schema || "not" in schema) throw new SchemaError(path, "oneOf/allOf/not are not supported; use anyOf");
   if ("anyOf" in schema) {
     const list = schema.anyOf;
     if (!Array.isArray(list) || list.length === 0) throw new SchemaError(`${path}.anyOf`, "must be a non-empty array");
-    for (const k of Object.keys(schema)) if (k !== "anyOf" && !ANNOTATIONS.has(k)) throw new SchemaError(`${path}.${k}`, `keyword "${k}" beside anyOf is not supported; put it inside each alternative`);
-    return { kind: "anyOf", options: list.map((s, i) => compileSchema(s, `${path}.anyOf[${i}]`)) };
+    for (const k of Object.keys(schema)) if (k !== "anyOf" && !ANNOTATIONS.has(k) && !loose) throw new SchemaError(`${path}.${k}`, `keyword "${k}" beside anyOf is not supported; put it inside each alternative`);
+    return { kind: "anyOf", options: list.map((s, i) => compileNode(s, `${path}.anyOf[${i}]`, loose)) };
   }
   if ("enum" in schema || "const" in schema) {
     const values = "const" in schema ? [schema.const] : schema.enum;
     if (!Array.isArray(values) || values.length === 0) throw new SchemaError(`${path}.enum`, "must be a non-empty array");
-    for (const k of Object.keys(schema)) if (!["enum", "const", "type"].includes(k) && !ANNOTATIONS.has(k)) throw new SchemaError(`${path}.${k}`, `keyword "${k}" beside enum/const is not supported`);
+    for (const k of Object.keys(schema)) if (!["enum", "const", "type"].includes(k) && !ANNOTATIONS.has(k) && !loose) throw new SchemaError(`${path}.${k}`, `keyword "${k}" beside enum/const is not supported`);
     if (values.every((v) => typeof v === "string")) return { kind: "string", enum: values as string[], minLength: 0, maxLength: Infinity };
     return { kind: "literal", texts: values.map((v) => JSON.stringify(v)) };
   }
@@ -88,33 +127,34 @@ export function compileSchema(schema: unknown, path = "schema"): SchemaNode {
     const keys = Object.keys(schema).filter((k) => !ANNOTATIONS.has(k));
     if (keys.length === 0) return ANY;
     // a schema with properties but no type is an object schema in practice
-    if (keys.some((k) => k === "properties" || k === "required" || k === "additionalProperties")) return compileTyped({ ...schema, type: "object" }, "object", path);
+    if (keys.some((k) => k === "properties" || k === "required" || k === "additionalProperties")) return compileTyped({ ...schema, type: "object" }, "object", path, loose);
+    if (loose) return ANY;
     throw new SchemaError(`${path}.${keys[0]}`, `keyword "${keys[0]}" without "type" is not supported`);
   }
   if (Array.isArray(type)) {
     if (type.length === 0) throw new SchemaError(`${path}.type`, "must not be empty");
     const options = type.map((t, i) => {
       if (typeof t !== "string" || !TYPES.includes(t)) throw new SchemaError(`${path}.type[${i}]`, `unknown type ${JSON.stringify(t)}`);
-      return compileTyped(schema, t, path, true);
+      return compileTyped(schema, t, path, loose, true);
     });
     return options.length === 1 ? options[0] : { kind: "anyOf", options };
   }
   if (typeof type !== "string" || !TYPES.includes(type)) throw new SchemaError(`${path}.type`, `unknown type ${JSON.stringify(type)} (expected one of ${TYPES.join(", ")})`);
-  return compileTyped(schema, type, path);
+  return compileTyped(schema, type, path, loose);
 }
 
-function compileTyped(s: Record<string, unknown>, type: string, path: string, lenient = false): SchemaNode {
+function compileTyped(s: Record<string, unknown>, type: string, path: string, loose: boolean, lenient = false): SchemaNode {
   // with `type` as a list, keywords of the other listed types are legal; check against all of them
   const allowed = lenient ? new Set([...Object.values(KEYWORDS).flatMap((k) => [...k])]) : KEYWORDS[type];
   for (const k of Object.keys(s)) {
-    if (!allowed.has(k) && !ANNOTATIONS.has(k)) throw new SchemaError(`${path}.${k}`, `keyword "${k}" is not supported by constrained decoding (type ${type} supports: ${[...KEYWORDS[type]].join(", ")})`);
+    if (!allowed.has(k) && !ANNOTATIONS.has(k) && !loose) throw new SchemaError(`${path}.${k}`, `keyword "${k}" is not supported by constrained decoding (type ${type} supports: ${[...KEYWORDS[type]].join(", ")})`);
   }
   switch (type) {
     case "object": {
       const props = new Map<string, SchemaNode>();
       if (s.properties !== undefined) {
         if (!isRecord(s.properties)) throw new SchemaError(`${path}.properties`, "must be an object");
-        for (const [k, v] of Object.entries(s.properties)) props.set(k, compileSchema(v, `${path}.properties.${k}`));
+        for (const [k, v] of Object.entries(s.properties)) props.set(k, compileNode(v, `${path}.properties.${k}`, loose));
       }
       let required: string[] = [];
       if (s.required !== undefined) {
@@ -123,13 +163,13 @@ function compileTyped(s: Record<string, unknown>, type: string, path: string, le
       }
       const ap = s.additionalProperties;
       // JSON Schema's default is true: any further key with any value
-      const additional = ap === undefined || ap === true ? ANY : ap === false ? null : compileSchema(ap, `${path}.additionalProperties`);
+      const additional = ap === undefined || ap === true ? ANY : ap === false ? null : compileNode(ap, `${path}.additionalProperties`, loose);
       for (const r of required) if (!props.has(r) && additional === null) throw new SchemaError(`${path}.required`, `"${r}" is required but not in properties and additionalProperties is false`);
       for (const r of required) if (!props.has(r)) props.set(r, additional ?? ANY);
       return { kind: "object", props, required, additional };
     }
     case "array": {
-      const items = s.items === undefined ? ANY : compileSchema(s.items, `${path}.items`);
+      const items = s.items === undefined ? ANY : compileNode(s.items, `${path}.items`, loose);
       const minItems = s.minItems === undefined ? 0 : nonNegInt(s.minItems, `${path}.minItems`);
       const maxItems = s.maxItems === undefined ? Infinity : nonNegInt(s.maxItems, `${path}.maxItems`);
       if (minItems > maxItems) throw new SchemaError(`${path}.minItems`, `minItems ${minItems} > maxItems ${maxItems}`);

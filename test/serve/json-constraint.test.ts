@@ -71,7 +71,21 @@ describe("json automaton", () => {
 
   it("refuses unsupported keywords with the path", () => {
     expect(() => compileSchema({ type: "object", properties: { a: { type: "string", format: "email" } } }, "schema")).toThrow(/schema\.properties\.a\.format: keyword "format" is not supported/);
-    expect(() => compileSchema({ $ref: "#/$defs/x" })).toThrow(/\$ref/);
+    expect(() => compileSchema({ $ref: "#/$defs/x" })).toThrow("schema.$ref: #/$defs/x points at nothing in the schema");
+  });
+
+  it("inlines local $refs, refuses recursive and remote ones, and in loose mode skips what it cannot enforce", () => {
+    const viaRef = compileSchema({ $defs: { P: { type: "integer", minimum: 1 } }, type: "object", properties: { a: { $ref: "#/$defs/P" }, b: { type: "array", items: { $ref: "#/definitions/Q" } } }, definitions: { Q: { enum: ["x", "y"] } } });
+    const inline = compileSchema({ type: "object", properties: { a: { type: "integer", minimum: 1 }, b: { type: "array", items: { enum: ["x", "y"] } } } });
+    expect(viaRef).toEqual(inline);
+    const tree = { $defs: { Node: { type: "object", properties: { next: { $ref: "#/$defs/Node" } } } }, $ref: "#/$defs/Node" };
+    expect(() => compileSchema(tree)).toThrow("#/$defs/Node refers to itself: recursive schemas are not supported");
+    expect(() => compileSchema({ $ref: "https://example.com/s.json" })).toThrow(/only local references/);
+    const strictOnes = { type: "object", properties: { id: { type: "string", pattern: "^a", maxLength: 3 }, k: { oneOf: [{ type: "integer" }, { type: "null" }] } }, minProperties: 1 };
+    expect(() => compileSchema(strictOnes)).toThrow(/keyword "(pattern|minProperties)" is not supported/);
+    expect(compileSchema(strictOnes, "schema", { loose: true })).toEqual(
+      compileSchema({ type: "object", properties: { id: { type: "string", maxLength: 3 }, k: { anyOf: [{ type: "integer" }, { type: "null" }] } } }),
+    );
   });
 });
 

@@ -114,6 +114,51 @@ describe("serve", () => {
     }
   });
 
+  it("forces calls to tools with $defs (inlined), with pattern (not enforced, the rest is), and without parameters (none)", async () => {
+    const point = { type: "object", properties: { x: { type: "number" }, y: { type: "number" } }, required: ["x", "y"], additionalProperties: false };
+    const tools: OpenAI.Chat.ChatCompletionTool[] = [
+      { type: "function", function: { name: "move", parameters: { type: "object", $defs: { Point: point }, properties: { to: { $ref: "#/$defs/Point", description: "where" } }, required: ["to"], additionalProperties: false } } },
+      { type: "function", function: { name: "code", parameters: { type: "object", properties: { id: { type: "string", pattern: "^[A-Z]+$", maxLength: 6 } }, required: ["id"], additionalProperties: false } } },
+      { type: "function", function: { name: "ping" } },
+    ];
+    const inlined = { type: "object", properties: { to: point }, required: ["to"], additionalProperties: false };
+    const checks: Record<string, (a: Record<string, unknown>) => boolean> = {
+      move: ajv.compile(inlined),
+      code: (a) => Object.keys(a).join() === "id" && typeof a.id === "string" && a.id.length <= 6,
+      ping: (a) => Object.keys(a).length === 0,
+    };
+    for (const name of Object.keys(checks)) {
+      for (const seed of [1, 2, 3]) {
+        const r = await client.chat.completions.create({ model: "default", messages: user("go"), tools, tool_choice: { type: "function", function: { name } }, max_tokens: 60, temperature: 1, seed });
+        const call = (r.choices[0].message.tool_calls![0] as OpenAI.Chat.ChatCompletionMessageFunctionToolCall).function;
+        expect(call.name).toBe(name);
+        expect(checks[name](JSON.parse(call.arguments)), `${name}: ${call.arguments}`).toBe(true);
+      }
+    }
+  });
+
+  it("takes the nulls an echoed message carries, keeps tools in the prompt under tool_choice none, and refuses vLLM sampling fields it cannot honour", async () => {
+    const reply = await client.chat.completions.create({ model: "default", messages: user("hi"), max_tokens: 4, seed: 1 });
+    // what `messages.append(resp.choices[0].message.model_dump())` sends back
+    const echoed = { ...reply.choices[0].message, refusal: null, function_call: null, tool_calls: null, name: null, audio: null };
+    const body = { model: "default", messages: [...user("hi"), echoed, ...user("and?")], tools: null, tool_choice: null, parallel_tool_calls: null, user: null, max_tokens: 4 };
+    const res = await fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect(res.status, await res.clone().text()).toBe(200);
+
+    const usage = async (tool_choice: "auto" | "none") =>
+      (await client.chat.completions.create({ model: "default", messages: user("hi"), tools: TOOLS, tool_choice, max_tokens: 1 })).usage!.prompt_tokens;
+    expect(await usage("none")).toBe(await usage("auto"));
+
+    for (const [field, value] of [["repetition_penalty", 1.3], ["min_tokens", 4], ["ignore_eos", true], ["guided_json", { type: "object" }], ["continue_final_message", true], ["add_generation_prompt", false]] as const) {
+      const r = await fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "default", messages: user("x"), max_tokens: 2, [field]: value }) });
+      expect(r.status, field).toBe(400);
+      expect(((await r.json()) as { error: { param: string } }).error.param).toBe(field);
+    }
+    // their neutral values are fine
+    const neutral = await fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "default", messages: user("x"), max_tokens: 2, repetition_penalty: 1, min_tokens: 0, ignore_eos: false, add_generation_prompt: true }) });
+    expect(neutral.status).toBe(200);
+  });
+
   it("returns one logprob per generated token, all <= 0, with top alternatives", async () => {
     const r = await client.chat.completions.create({ model: "default", messages: user("hello"), max_tokens: 12, temperature: 0, seed: 3, logprobs: true, top_logprobs: 3 });
     const lp = r.choices[0].logprobs!.content!;
