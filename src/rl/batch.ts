@@ -25,6 +25,16 @@ export function padRows(rows: readonly (readonly number[])[], width: number): nu
   return rows.map((r) => [...r, ...new Array<number>(Math.max(0, width - r.length)).fill(0)]);
 }
 
+type Sequence = Pick<Trajectory, "tokenIds" | "assistantMask" | "sampleLogprobs" | "finish">;
+
+/** `t` cut to the model's context (`maxTokens` positions): a tool result longer than the context
+ *  leaves a rollout the trainer cannot run whole. What is cut was never the policy's to predict
+ *  within the context, so the rest trains as sampled; the row counts as truncated. */
+export function clipToContext<T extends Sequence>(t: T, maxTokens: number): T {
+  if (t.tokenIds.length <= maxTokens) return t;
+  return { ...t, tokenIds: t.tokenIds.slice(0, maxTokens), assistantMask: t.assistantMask.slice(0, maxTokens), sampleLogprobs: t.sampleLogprobs.slice(0, maxTokens), finish: "max_tokens" };
+}
+
 export function lossBatch(trajectories: readonly Pick<Trajectory, "tokenIds" | "assistantMask" | "sampleLogprobs" | "finish">[]): LossBatch {
   if (trajectories.length === 0) throw new RangeError("lossBatch: no trajectories");
   const width = Math.max(...trajectories.map((t) => t.tokenIds.length)) - 1;

@@ -24,6 +24,8 @@ export const MetricKey = {
   groupsZeroVariance: "groups/zero_variance",
   groupsKept: "groups/kept",
   groupsRefilled: "groups/refilled",
+  /** rollouts longer than the model's context, trained on the part that fits */
+  clippedToContext: "rollout/clipped_to_context",
   /** groups whose best successful rollout got the rft_coef bonus */
   rftImitated: "groups/rft_imitated",
   rewardMean: "reward/mean",

@@ -8,7 +8,7 @@ import * as tf from "@tensorflow/tfjs-core";
 import type { Trainable } from "../policy/trainable.js";
 import { computeAdvantages } from "../rl/advantages.js";
 import { bestOfGroupBonus } from "../rl/rejection-sampling.js";
-import { lossBatch, padRows } from "../rl/batch.js";
+import { clipToContext, lossBatch, padRows } from "../rl/batch.js";
 import type { GrpoConfig } from "../rl/config.js";
 import { lossConfigOf } from "../rl/config.js";
 import { countCompletionTokens, grpoLoss, stepDivisors } from "../rl/grpo-loss.js";
@@ -30,7 +30,10 @@ export function grpoUpdate(trainable: Trainable, input: UpdateInput): MetricReco
   const { cfg } = input;
   const metrics = new StepMetrics();
   // rollouts that carry no tokens (failed before the policy spoke) cannot be trained on
-  const groups = input.groups.map((g) => g.filter((t) => t.tokenIds.length > 1 && t.assistantMask.some((m) => m === 1)));
+  const context = trainable.model.config.maxPositions;
+  const clipped = input.groups.flat().filter((t) => t.tokenIds.length > context).length;
+  const groups = input.groups.map((g) => g.map((t) => clipToContext(t, context)).filter((t) => t.tokenIds.length > 1 && t.assistantMask.some((m) => m === 1)));
+  if (clipped > 0) metrics.set(MetricKey.clippedToContext, clipped);
   const adv = computeAdvantages(
     groups.map((g) => g.map((t) => t.reward)),
     { scaleRewards: cfg.scale_rewards, stdKind: cfg.std_kind, eps: cfg.advantage_epsilon },

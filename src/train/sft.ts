@@ -8,7 +8,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import type { Trainable } from "../policy/trainable.js";
 import type { RewardComponent } from "../rewards/types.js";
-import { lossBatch } from "../rl/batch.js";
+import { clipToContext, lossBatch } from "../rl/batch.js";
 import { sftLoss } from "../rl/sft-loss.js";
 import type { Trajectory } from "../rollout/trajectory.js";
 import type { Scenario } from "../scenarios/schema.js";
@@ -73,7 +73,8 @@ export function sftStep(
 ): SftStepResult {
   const micro: Array<{ ids: number[][]; mask: number[][] }> = [];
   let tokens = 0;
-  const sorted = [...batch].sort((a, b) => a.tokenIds.length - b.tokenIds.length);
+  // a reference solution longer than the context trains on the part that fits
+  const sorted = batch.map((t) => clipToContext(t, trainable.model.config.maxPositions)).sort((a, b) => a.tokenIds.length - b.tokenIds.length);
   for (const chunk of chunkByBudget(sorted, (t) => t.tokenIds.length, microBatchSize, microBatchTokens)) {
     const lb = lossBatch(chunk);
     micro.push({ ids: lb.ids, mask: lb.mask });
