@@ -6,6 +6,7 @@
  * read from the environment variable the config names, by the CLI, and passed down.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
 import { redactUrlCredentials } from "../mcp/url-credentials.js";
@@ -63,7 +64,11 @@ const TrainConfigFields = GrpoConfigSchema.extend({
   sft_target_success: z.number().min(0).max(1).default(1).describe("stop the warm start early once a probe reaches this success"),
   isolate: z.enum(["auto", "on", "off"]).default("auto").describe("a fresh server per rollout (auto: for stateful fixtures)"),
   max_concurrent_rollouts: z.number().int().min(1).default(64),
-  tool_timeout_ms: z.number().int().positive().default(15_000),
+  tool_timeout_ms: z.number().int().positive().default(30_000).describe("per tool call (--timeout)"),
+  server_cwd: z
+    .string()
+    .optional()
+    .describe("working directory of stdio servers (--cwd); a run saves where it started, so a resume from elsewhere starts them there"),
   system_prompt: z.string().optional(),
   policy_url: z
     .string()
@@ -170,4 +175,15 @@ export function scrubSecrets<T>(value: T): T {
     return out as T;
   }
   return value;
+}
+
+/** `cfg` with the paths a resume from another directory must still find made absolute: the model
+ *  folder, scenario files, and the stdio servers' working directory (default `from`). */
+export function anchorPaths(cfg: TrainConfig, from: string): TrainConfig {
+  return {
+    ...cfg,
+    model: cfg.model === "default" ? cfg.model : path.resolve(from, cfg.model),
+    scenarios: cfg.scenarios.map((s) => (s === "auto" ? s : path.resolve(from, s))),
+    server_cwd: path.resolve(from, cfg.server_cwd ?? "."),
+  };
 }

@@ -22,7 +22,7 @@ import type { Trajectory } from "../rollout/trajectory.js";
 import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
 import { redactUrlCredentials } from "../mcp/url-credentials.js";
-import { scrubSecrets, type TrainConfig } from "./config.js";
+import { anchorPaths, scrubSecrets, type TrainConfig } from "./config.js";
 import { evaluate, type EvalResult } from "./evaluate.js";
 import { grpoUpdate } from "./grpo-update.js";
 import { playAndScore } from "./play.js";
@@ -117,7 +117,8 @@ const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 
 export async function train(o: TrainOptions): Promise<TrainSummary> {
   const t0 = performance.now();
-  const cfg = o.config;
+  // paths as absolute ones, so that a resume from another directory finds them
+  const cfg = anchorPaths({ ...o.config, server_cwd: o.config.server_cwd ?? o.connect?.cwd }, process.cwd());
   // log lines name server targets: a URL's credentials stay out of them
   const log = (line: string) => o.hooks.log(redactUrlCredentials(line));
   const dir = path.resolve(cfg.out ?? freshRunPath(path.join("runs", stamp())));
@@ -137,7 +138,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
 
   // stdio servers' stderr, kept with the run unless --server-log put it elsewhere
   const serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
-  const servers = await ServerSet.connect(cfg.server, cfg.isolate, o.connect).catch(discardIfUnused);
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd }).catch(discardIfUnused);
   let setup: PolicySetup | undefined;
   try {
     const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios });

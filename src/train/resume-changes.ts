@@ -5,6 +5,7 @@
  * The rest (more steps, another learning rate, checkpoint cadence...) may change; each change is
  * named in the log and config.json is rewritten, so the run directory says what it ran with.
  */
+import path from "node:path";
 import { TrainMcpError } from "../errors.js";
 import { targetKey } from "../mcp/target.js";
 import { scrubSecrets, type TrainConfig } from "./config.js";
@@ -27,6 +28,9 @@ const FIXED: Record<string, string> = {
   policy_model: "--policy-model",
 };
 
+const anchored = (v: unknown): unknown =>
+  typeof v === "string" ? (v === "default" || v === "auto" ? v : path.resolve(v)) : Array.isArray(v) ? v.map(anchored) : v;
+
 const show = (v: unknown) => (v === undefined ? "(unset)" : JSON.stringify(v));
 
 /** Compares the config a resume asks for with the one saved in the run directory: throws a usage
@@ -41,7 +45,9 @@ export function resumeChanges(saved: Record<string, unknown>, cfg: TrainConfig, 
     const same =
       key === "server"
         ? Array.isArray(before) && before.length === cfg.server.length && before.every((t, i) => targetKey(String(t)) === targetKey(cfg.server[i]))
-        : JSON.stringify(before) === JSON.stringify(after);
+        : key === "model" || key === "scenarios"
+          ? JSON.stringify(anchored(before)) === JSON.stringify(anchored(after)) // a run saved before paths were made absolute
+          : JSON.stringify(before) === JSON.stringify(after);
     if (same) continue;
     if (key in FIXED)
       throw new TrainMcpError(

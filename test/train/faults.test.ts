@@ -8,6 +8,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureCommand } from "../../src/mcp/fixtures.js";
 import { type ChatServer, startChatServer } from "../helpers/chat-server.js";
 import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
@@ -20,11 +21,11 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; killWhen?: () => boolean; signal?: NodeJS.Signals; timeoutMs?: number } = {}): Promise<Run> {
+function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; killWhen?: () => boolean; signal?: NodeJS.Signals; timeoutMs?: number; cwd?: string } = {}): Promise<Run> {
   return new Promise((resolve) => {
     // the CLI runs as a user runs it: without the test runner's variables
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS"));
-    const child = spawn(process.execPath, ["bin/train-mcp.mjs", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...env, ...opts.env } });
+    const child = spawn(process.execPath, [path.resolve("bin/train-mcp.mjs"), ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...env, ...opts.env }, cwd: opts.cwd });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -177,6 +178,23 @@ describe("faults and bad input", () => {
     expectUsage(await cli(["report", model]), `${model} is a model folder, not a run directory`);
     const out = path.join(tempDir("from-run"), "run");
     expectUsage(await cli(tinyRun(run, scenarios, out, 1)), `--model ${run} is a run directory, not a model: name one of its checkpoints, e.g. ${step} (the latest)`);
+  });
+
+  it("resumes from another directory a run started with a relative scenario file and server command", async () => {
+    const start = tempDir("start-here");
+    const { args } = fixtureCommand("calculator");
+    fs.copyFileSync(args[args.length - 1], path.join(start, "calc.mjs"));
+    fs.copyFileSync(scenarios, path.join(start, "tasks.jsonl"));
+    const rel = ["--server", `${process.execPath} calc.mjs`, "--scenarios", "tasks.jsonl", "--out", "run"];
+    const first = await cli([...tinyRun(model, scenarios, "unused", 1).filter((a, i, all) => !["--server", "--scenarios", "--out"].includes(a) && !["--server", "--scenarios", "--out"].includes(all[i - 1])), ...rel], { cwd: start });
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    const resumed = await cli(["train", "--resume", path.join(start, "run"), "--steps", "2", "--quiet", "--json"], { cwd: tempDir("elsewhere") });
+    expect(resumed.stderr).toBe("");
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout.trim().split("\n").pop()!).steps).toBe(2);
+    const saved = JSON.parse(fs.readFileSync(path.join(start, "run", "config.json"), "utf8"));
+    expect(saved).toMatchObject({ scenarios: [path.join(fs.realpathSync(start), "tasks.jsonl")], server_cwd: fs.realpathSync(start), max_steps: 2 });
   });
 
   it("exits 2 when --out already holds a run (without --resume), and leaves that run as it was", async () => {

@@ -62,7 +62,8 @@ export function register(program: Command): void {
       const { LocalPolicy } = await import("../../rollout/local-policy.js");
       const { defaultRewards, rewardsFromConfig } = await import("../../rewards/defaults.js");
       const { templateTag } = await import("../../scenarios/schema.js");
-      const servers = await ServerSet.connect(f.server, "auto", connectArgs({ ...f, server: f.server[0] }).options);
+      const connectOptions = connectArgs({ ...f, server: f.server[0] }).options;
+      const servers = await ServerSet.connect(f.server, "auto", connectOptions);
       try {
         const os = await import("node:os");
         const data = await loadScenarios(f.scenarios?.length ? f.scenarios : ["auto"], servers, { seed, runDir: os.tmpdir(), log: logLine, requireTrain: false });
@@ -98,7 +99,7 @@ export function register(program: Command): void {
               maxTokensPerTurn: maxTokensFlag ?? trained?.max_tokens_per_turn ?? 96,
               systemPrompt: f.systemPrompt ?? trained?.system_prompt,
               maxConcurrentRollouts: 64,
-              toolTimeoutMs: 15_000,
+              toolTimeoutMs: connectOptions.timeoutMs ?? 30_000, // --timeout's documented default
               components,
               normalizeRewards: trained?.rewards?.normalize,
             });

@@ -11,7 +11,8 @@ import cliProgress from "cli-progress";
 import { TrainMcpError } from "../../errors.js";
 import { numberFlag } from "../number-flags.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
-import { parseEnvAndHeaders } from "../target-options.js";
+import { addConnectOptions, parseEnvAndHeaders, type TargetFlags } from "../target-options.js";
+import type { ConnectOptions } from "../../mcp/options.js";
 import { readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
 import { DEMO_CONFIG } from "../../train/demo.js";
 import { runOfCheckpoint } from "../../train/run-dir.js";
@@ -19,7 +20,7 @@ import type { TrainHooks, TrainSummary } from "../../train/loop.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-interface TrainFlags {
+interface TrainFlags extends Omit<TargetFlags, "server"> {
   server?: string[];
   config?: string;
   out?: string;
@@ -57,8 +58,6 @@ interface TrainFlags {
   policyUrl?: string;
   policyModel?: string;
   resume?: string;
-  env?: string[];
-  header?: string[];
   quiet?: boolean;
   json?: boolean;
   jsonl?: boolean;
@@ -111,12 +110,11 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--policy-url <url>", "remote OpenAI-compatible policy that plays the rollouts (needs --lora-rank: its adapters are loaded there after each step)")
     .option("--policy-model <name>", "the base model's name on the remote policy (default: the first it lists)")
     .option("--resume <run-dir>", "continue a run from its newest checkpoint")
-    .option("-e, --env <K=V>", "environment variable for stdio servers (repeatable)", collect)
-    .option("-H, --header <'K: V'>", "HTTP header for URL servers (repeatable; never saved)", collect)
     .option("-q, --quiet", "no progress output")
     .option("--json", "print the summary as one JSON line at the end")
     .option("--jsonl", "print each step's metrics as a JSON line");
-  return cmd;
+  // --env, --cwd, --header (never saved), --timeout (tool_timeout_ms), --server-log, --inherit-env
+  return addConnectOptions(cmd);
 }
 
 /** Each config field a flag sets, with the flag's name (errors name the flag the user typed). */
@@ -128,6 +126,8 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["scenarios", "--scenarios", f.scenarios],
     ["generate_train_scenarios", "--generate-train-scenarios", f.generateTrainScenarios, "number"],
     ["max_steps", "--steps", f.steps, "number"],
+    ["tool_timeout_ms", "--timeout", f.timeout, "number"],
+    ["server_cwd", "--cwd", f.cwd],
     ["groups_per_step", "--groups-per-step", f.groupsPerStep, "number"],
     ["num_generations", "--group-size", f.groupSize, "number"],
     ["learning_rate", "--lr", f.lr, "number"],
@@ -166,8 +166,17 @@ function flagNames(f: TrainFlags): Record<string, string> {
   return Object.fromEntries(flagFields(f).flatMap(([field, flag, raw]) => (raw === undefined ? [] : [[field, flag]])));
 }
 
-function connectOptions(f: TrainFlags) {
-  return parseEnvAndHeaders(f.env, f.header);
+/** How the run's servers are reached; calls wait tool_timeout_ms (--timeout), start-up at least 30 s. */
+function connectOptions(f: TrainFlags, config: TrainConfig): ConnectOptions {
+  const { env, headers } = parseEnvAndHeaders(f.env, f.header);
+  return {
+    env,
+    headers,
+    serverLog: f.serverLog, // the working directory is the config's server_cwd (--cwd)
+    inheritEnv: f.inheritEnv,
+    timeoutMs: config.tool_timeout_ms,
+    connectTimeoutMs: f.timeout !== undefined ? config.tool_timeout_ms : Math.max(30_000, config.tool_timeout_ms),
+  };
 }
 
 function hooks(f: TrainFlags): { hooks: TrainHooks; stop(): void } {
@@ -255,7 +264,7 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
       resume: !!f.resume,
       judgeApiKey: judgeKey,
       policyApiKey: process.env.OPENAI_API_KEY,
-      connect: connectOptions(f),
+      connect: connectOptions(f, config),
       hooks: h,
       signal: controller.signal,
     });
