@@ -126,9 +126,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   const runDir = RunDir.create(dir, { resume: o.resume });
   const saved = o.resume ? runDir.readJson<Record<string, unknown>>("config.json") : undefined;
   const changed = saved ? resumeChanges(saved, cfg, runDir.path("config.json")) : [];
-  if (!saved || changed.length > 0) runDir.writeJson("config.json", scrubSecrets(cfg));
+  if (!saved) runDir.writeJson("config.json", scrubSecrets(cfg));
   log(`run directory: ${runDir.dir}`);
-  if (changed.length > 0) log(`resumed with changes (saved in config.json): ${changed.join(", ")}`);
+  if (changed.length > 0) log(`resumed with changes (saved in config.json once the run goes on): ${changed.join(", ")}`);
   // a run that fails before its first rollout (server, model, policy endpoint) leaves no directory behind
   let started = false;
   const discardIfUnused = (e: unknown): never => {
@@ -214,6 +214,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       toolTimeoutMs: cfg.tool_timeout_ms,
     };
     started = true;
+    // a resume that failed to start leaves the saved config as it was
+    if (changed.length > 0) runDir.writeJson("config.json", scrubSecrets(cfg));
     const evals: EvalRecord[] = readEvals(runDir);
     // evaluation is judged by the checks alone: a judge ranks groups, and costs calls
     const evalComponents = components.filter((c) => !c.judge);

@@ -148,7 +148,7 @@ describe("the training loop on a tiny model and the real calculator server", () 
     const thisProcess = (performance.now() - t0) / 1000;
     expect(resumed.steps).toBe(2);
     // other settings may change: named in the log, and config.json says what the run now uses
-    expect(logs.filter((l) => l.startsWith("resumed with"))).toEqual(["resumed with changes (saved in config.json): learning_rate 0.000001 → 0.0005, max_steps 1 → 2"]);
+    expect(logs.filter((l) => l.startsWith("resumed with"))).toEqual(["resumed with changes (saved in config.json once the run goes on): learning_rate 0.000001 → 0.0005, max_steps 1 → 2"]);
     expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))).toMatchObject({ max_steps: 2, learning_rate: 5e-4 });
     // the run's wall time counts the first process's, up to its checkpoint
     expect(resumed.wall_s).toBeGreaterThanOrEqual(thisProcess + ckWall / 2);
