@@ -56,8 +56,8 @@ export class Connection {
     return this.transport instanceof StdioTransport ? this.transport.junkLines : 0;
   }
 
-  describeFailure(): string {
-    if (this.transport instanceof StdioTransport) return this.transport.describeFailure();
+  describeFailure(withLogPath = true): string {
+    if (this.transport instanceof StdioTransport) return this.transport.describeFailure(withLogPath);
     return this.deathReason;
   }
 

@@ -55,12 +55,13 @@ export class StdioTransport implements Transport {
     return this.child?.pid;
   }
 
-  /** last stderr output and exit status, for one-line error messages */
-  describeFailure(): string {
+  /** last stderr output and exit status, for one-line error messages (with the log's path unless
+   *  the text goes to the model, which has no use for a path on this machine) */
+  describeFailure(withLogPath = true): string {
     // the last lines that say something: skip stack frames, blank lines and Node's version
     const said = this.stderrTail.split("\n").map((l) => l.trim()).filter((l) => l && !/^(at |Node\.js v|\^+$)/.test(l));
     const tail = said.slice(-2).join(" | ").slice(0, 400);
-    const parts = [this.exitInfo, tail ? `stderr: ${tail}` : "", `log: ${this.params.logPath}`];
+    const parts = [this.exitInfo, tail ? `stderr: ${tail}` : "", withLogPath ? `log: ${this.params.logPath}` : ""];
     return parts.filter(Boolean).join("; ");
   }
 

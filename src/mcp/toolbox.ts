@@ -199,7 +199,7 @@ export class McpToolbox implements Toolbox {
     const connectionLost = !conn || conn.dead || !(e instanceof McpError) || e.code === ErrorCode.ConnectionClosed;
     if (connectionLost) {
       conn?.markDead(msg);
-      const why = conn?.describeFailure();
+      const why = conn?.describeFailure(false); // a tool result: the model reads it
       return fault("connection", `connection to the server lost during ${name}: ${msg}${why ? ` (${why})` : ""}; the next call reconnects`);
     }
     // a JSON-RPC error answer: keep the server's code and message (McpError's message has both)

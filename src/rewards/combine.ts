@@ -272,7 +272,8 @@ export function rewardMetrics(scored: readonly ScoredGroup[]): Record<string, nu
     out["reward/judge_fallbacks"] = (out["reward/judge_fallbacks"] ?? 0) + s.stats.judgeFallbacks;
     for (const [k, v] of Object.entries(s.stats.failures)) out[`reward/failures/${k}`] = (out[`reward/failures/${k}`] ?? 0) + v;
     for (const [k, v] of Object.entries(s.stats.missing)) out[`reward/missing/${k}`] = (out[`reward/missing/${k}`] ?? 0) + v;
-    for (const [k, v] of Object.entries(s.stats.ms)) out[`time/reward/${k}`] = (out[`time/reward/${k}`] ?? 0) + v;
+    // seconds, as every time/ metric
+    for (const [k, v] of Object.entries(s.stats.ms)) out[`time/reward/${k}`] = (out[`time/reward/${k}`] ?? 0) + v / 1000;
     for (const [k, v] of Object.entries(s.stats.counters)) out[`reward/${k}`] = (out[`reward/${k}`] ?? 0) + v;
   }
   for (const [k, vs] of Object.entries(values)) {

@@ -63,6 +63,11 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
   if (all.every((t) => t.finish === "error")) {
     throw new TrainMcpError("RolloutFailed", `evaluation: every rollout failed (${all.length} of ${all.length}), the first with: ${all[0]?.error ?? "no message"}`, false);
   }
+  // a server that fails every call (crashing, hanging) would read as a 0% model too
+  const calls = all.flatMap((t) => t.toolCalls);
+  if (calls.length > 0 && calls.every(isServerFault)) {
+    throw new TrainMcpError("RolloutFailed", `evaluation: every tool call failed on the server's side (${calls.length} of ${calls.length}), the first with: ${calls[0].result}`, false);
+  }
   const first = groups.map((g) => g[0]);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   const tagHits = new Map<string, number[]>();
@@ -83,4 +88,9 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
     result.pass_at_k = mean(groups.map((g) => (g.some((t) => t.success) ? 1 : 0)));
   }
   return result;
+}
+
+/** A call that failed for the server's sake, not the model's: the connection was lost or it timed out. */
+export function isServerFault(call: { error?: string }): boolean {
+  return call.error === "connection" || call.error === "timeout";
 }

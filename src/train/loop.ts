@@ -23,7 +23,7 @@ import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
 import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import { anchorPaths, scrubSecrets, type TrainConfig } from "./config.js";
-import { evaluate, type EvalResult } from "./evaluate.js";
+import { evaluate, isServerFault, type EvalResult } from "./evaluate.js";
 import { grpoUpdate } from "./grpo-update.js";
 import { playAndScore } from "./play.js";
 import { RemoteLearner } from "./remote-learner.js";
@@ -407,6 +407,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       };
       runDir.append("metrics.jsonl", [record]);
       runDir.appendTrajectories(trajectories, { phase: "grpo" });
+      if (toolCalls.length > 0 && toolCalls.every(isServerFault))
+        log(`warning: step ${step}: every tool call (${toolCalls.length}) failed on the server's side, the first with: ${toolCalls[0].result.slice(0, 300)}`);
       o.hooks.onMetrics?.(record);
       log(
         `step ${step}/${cfg.max_steps}: reward ${fmt(record["reward/total"])} success ${fmt(record["reward/success_rate"])} ` +

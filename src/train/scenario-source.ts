@@ -70,9 +70,19 @@ export async function loadScenarios(
     seen.add(s.id);
   }
   const playable = servers.playable(all);
+  if (playable.length < all.length) {
+    // several servers: a scenario plays on the one its `server` names; say which were left out
+    const left = all.filter((s) => !playable.includes(s));
+    const named = [...new Set(left.map((s) => s.server ?? "(no server field)"))];
+    o.log(
+      `warning: ${left.length} of ${all.length} scenarios name no server of this run and are left out: ${named.slice(0, 3).join(", ")}${named.length > 3 ? ", …" : ""} ` +
+        `(the run's servers: ${servers.entries.map((e) => e.target).join(", ")}; with several servers each scenario's "server" must name one of them)`,
+    );
+  }
   const train = playable.filter((s) => s.split === "train");
   const test = playable.filter((s) => s.split === "test");
-  if (train.length === 0 && o.requireTrain !== false) throw new TrainMcpError("ScenarioInvalid", `no training scenarios (split "train") in ${sources.join(", ")}`);
+  if (train.length === 0 && o.requireTrain !== false)
+    throw new TrainMcpError("ScenarioInvalid", `no training scenarios (split "train")${playable.length < all.length ? " for the run's servers" : ""} in ${sources.join(", ")}`);
   return { train, test, sources };
 }
 

@@ -29,6 +29,10 @@ export class ServerSet {
     try {
       for (const target of targets) {
         const toolbox = await connect(target, options);
+        if (toolbox.tools.length === 0) {
+          await toolbox.close();
+          throw new TrainMcpError("ConfigInvalid", `${target}: the server lists no tools, so there is nothing to play with`);
+        }
         const known = target.startsWith("fixture:");
         const stateful = isolate === "on" || (isolate === "auto" && (known ? STATEFUL_FIXTURES.has(target) : detectStateful(toolbox.tools)));
         entries.push({ target, toolbox, isolate: stateful });

@@ -102,10 +102,15 @@ function makeServer(): Server {
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     const start = Number(req.params?.cursor ?? 0);
     const next = start + PAGE;
+    if (argv.includes("--no-tools")) return { tools: [] };
     return { tools: TOOLS.slice(start, next), ...(next < TOOLS.length ? { nextCursor: String(next) } : {}) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
     const a = (req.params.arguments ?? {}) as Record<string, unknown>;
+    if (argv.includes("--crash-on-call")) {
+      process.stderr.write("crashing on purpose\n");
+      process.exit(1);
+    }
     switch (req.params.name) {
       case "echo":
         return text(String(a.text));

@@ -11,6 +11,7 @@ import { readScenarioFile } from "../../src/scenarios/io.js";
 import { evaluate } from "../../src/train/evaluate.js";
 import { ServerSet } from "../../src/train/servers.js";
 import { startChatServer, type ChatServer } from "../helpers/chat-server.js";
+import { stdioTarget } from "../servers/launch.js";
 
 describe("evaluate with failing rollouts", () => {
   let servers: ServerSet;
@@ -47,6 +48,27 @@ describe("evaluate with failing rollouts", () => {
     expect(e).toBeInstanceOf(TrainMcpError);
     expect((e as TrainMcpError).usage).toBe(false);
     expect((e as Error).message).toBe("evaluation: every rollout failed (3 of 3), the first with: policy: 404 The model `gone` does not exist.");
+  });
+
+  it("throws when every tool call fails on the server's side, and the model never reads a log path", async () => {
+    const crashing = await ServerSet.connect([stdioTarget("everything", "--crash-on-call")], "off");
+    const caller = await startChatServer(() => ({ content: '<tool_call>\n{"name": "echo", "arguments": {"text": "hi"}}\n</tool_call>' }));
+    try {
+      const tasks = [1, 2].map((i) => ({ id: `t${i}`, task: `say hi ${i}`, difficulty: 1, split: "test" as const, tags: [], expected: [{ kind: "contains" as const, value: "hi", caseSensitive: false }] }));
+      const e = await evaluate(tasks, new RemotePolicy({ baseURL: caller.url, model: "m", maxRetries: 0 }), crashing, {
+        k: 1, temperature: 0, seed: 1, maxTurns: 2, maxTokensPerTurn: 16, maxConcurrentRollouts: 4, toolTimeoutMs: 5000,
+        components: defaultRewards({ hasExpectations: true }),
+      }).then(() => undefined, (x: unknown) => x as Error);
+      expect(e?.message).toMatch(/^evaluation: every tool call failed on the server's side \(4 of 4\), the first with: connection to the server lost during echo: .*stderr: .*crashing on purpose\); the next call reconnects$/);
+      expect(e?.message).not.toContain("log:");
+    } finally {
+      await crashing.close();
+      await caller.close();
+    }
+  });
+
+  it("refuses a server that lists no tools", async () => {
+    await expect(ServerSet.connect([stdioTarget("everything", "--no-tools")], "off")).rejects.toThrow(/the server lists no tools, so there is nothing to play with$/);
   });
 
   it("scores an evaluation in which only some rollouts fail", async () => {

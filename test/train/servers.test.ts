@@ -5,6 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { fixtureCommand } from "../../src/mcp/fixtures.js";
 import { ServerSet } from "../../src/train/servers.js";
+import { loadScenarios } from "../../src/train/scenario-source.js";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 /** a bundled fixture started as a plain command line: to the trainer, a third-party server */
 const asCommand = (name: "shop" | "calculator") => {
@@ -42,6 +46,25 @@ describe("ServerSet isolation", () => {
       expect(set.entryFor(other).target).toBe(`stdio:${calculator}`);
       expect(set.playable([other, scenario("fixture:shop"), scenario("fixture:knowledge")]).map((s) => s.server)).toEqual([other.server, "fixture:shop"]);
       expect(() => set.entryFor(scenario("node elsewhere.mjs"))).toThrow(/is not among the run's servers/);
+    } finally {
+      await set.close();
+    }
+  });
+
+  it("says which scenarios of a several-server run name none of its servers, instead of dropping them silently", async () => {
+    const set = await ServerSet.connect(["fixture:calculator", "fixture:knowledge"], "off");
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "dropped-")), "s.jsonl");
+    const line = (id: string, split: string, server?: string) => JSON.stringify({ id, task: `task ${id}`, difficulty: 1, split, tags: [], ...(server ? { server } : {}) });
+    fs.writeFileSync(file, [line("a", "train", "fixture:calculator"), line("b", "test", "fixture:calculator"), line("c", "train", "node elsewhere.mjs"), line("d", "train")].join("\n") + "\n");
+    const logs: string[] = [];
+    try {
+      const r = await loadScenarios([file], set, { seed: 1, runDir: os.tmpdir(), log: (l) => logs.push(l) });
+      expect(r.train.map((x) => x.id)).toEqual(["a"]);
+      expect(logs).toEqual([
+        `warning: 2 of 4 scenarios name no server of this run and are left out: node elsewhere.mjs, (no server field) (the run's servers: fixture:calculator, fixture:knowledge; with several servers each scenario's "server" must name one of them)`,
+      ]);
+      fs.writeFileSync(file, [line("c", "train", "node elsewhere.mjs"), line("b", "test", "fixture:calculator")].join("\n") + "\n");
+      await expect(loadScenarios([file], set, { seed: 1, runDir: os.tmpdir(), log: () => undefined })).rejects.toThrow(`no training scenarios (split "train") for the run's servers in ${file}`);
     } finally {
       await set.close();
     }
