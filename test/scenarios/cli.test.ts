@@ -49,6 +49,15 @@ describe("train-mcp scenarios", () => {
     expect(s.out).toMatch(/TOOL/);
   });
 
+  it("generate names the tools no scenario calls", async () => {
+    const g = await run(["scenarios", "generate", "--server", "fixture:shop", "--n", "2", "--seed", "1", "--out", join(dir, "shop2.jsonl")]);
+    expect(g.code).toBe(0);
+    const called = new Set(readScenarioFile(join(dir, "shop2.jsonl")).flatMap((x) => x.tags.filter((t) => t.startsWith("tool:")).map((t) => t.slice(5))));
+    const missing = ["search_products", "get_product", "get_customer", "place_order", "get_order", "cancel_order", "list_orders"].filter((t) => !called.has(t));
+    expect(missing.length).toBeGreaterThan(0);
+    expect(g.err).toContain(`note: no scenario calls ${missing.join(", ")}: write tasks for them by hand`);
+  });
+
   it("check exits 2 and lists every bad line", async () => {
     const file = join(dir, "bad.jsonl");
     writeFileSync(

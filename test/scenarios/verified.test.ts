@@ -11,6 +11,7 @@ import type { Toolbox } from "../../src/mcp/types.js";
 import { replayMutates, replayScenario } from "../../src/scenarios/replay.js";
 import type { Scenario } from "../../src/scenarios/schema.js";
 import { detectStateful, generateVerified } from "../../src/scenarios/verified/generate.js";
+import { stdioTarget } from "../servers/launch.js";
 
 const open: Toolbox[] = [];
 async function box(target: string): Promise<Toolbox> {
@@ -118,5 +119,12 @@ describe("verified generator on the fixtures", () => {
       for (const t of gen.tools) expect(s.task).not.toContain(t.name);
     }
     expect(await replayAll("fixture:shop", scenarios)).toEqual([]);
+  });
+
+  it("gives up on a server whose calls give nothing to check, saying so, instead of trying for minutes", async () => {
+    const kv = await box(stdioTarget("kv"));
+    const e = await generateVerified(kv, { n: 5, seed: 1 }).then(() => undefined, (x: Error) => x);
+    expect(e?.message).toMatch(/^could not build any verified scenario: no call to the server's tools gave a result to check a task against \(generic\.\S+ 0 built \/ \d+ failed/);
+    expect(e?.message).toContain("write scenarios by hand (scenarios/README.md) or use --generator llm");
   });
 });

@@ -117,6 +117,10 @@ export function register(program: Command): void {
         writeScenarioFile(flags.out, result);
         const c = countScenarios(result);
         process.stdout.write(`wrote ${result.length} scenarios to ${flags.out} (train ${c.split.train ?? 0}, test ${c.split.test ?? 0})\n`);
+        // tools no task calls get no practice: say which
+        const used = new Set(result.flatMap((x) => x.tags.filter((t) => t.startsWith("tool:")).map((t) => t.slice(5))));
+        const unused = toolbox.tools.map((t) => t.name).filter((name) => !used.has(name));
+        if (flags.generator !== "llm" && unused.length > 0) process.stderr.write(`note: no scenario calls ${unused.join(", ")}: write tasks for ${unused.length === 1 ? "it" : "them"} by hand if the model should learn ${unused.length === 1 ? "it" : "them"}\n`);
       } finally {
         bar.stop();
         await toolbox.close();

@@ -107,7 +107,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     let nextSpare = n;
     const maxSlots = n * 3 + 20;
 
-    while (pending.length > 0 && committed.length < n) {
+    // every recipe failing again and again: more attempts would only take time
+    while (pending.length > 0 && committed.length < n && exhausted.size < recipes.length) {
       const batch = pending.slice(0, concurrency);
       pending = pending.slice(concurrency);
       const results = await Promise.all(
@@ -148,9 +149,15 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       }
     }
     if (committed.length < n) {
+      const tried = Object.entries(failedAttempts)
+        .sort((a, b) => b[1] - a[1])
+        .map(([id, k]) => `${id} ${perRecipe[id] ?? 0} built / ${k} failed`)
+        .join(", ");
       throw new TrainMcpError(
         "ConfigInvalid",
-        `could only build ${committed.length} distinct verified scenarios of the ${n} asked for (the server's tools offer too few distinct tasks); lower --n`,
+        committed.length === 0
+          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried}); write scenarios by hand (scenarios/README.md) or use --generator llm`
+          : `could only build ${committed.length} distinct verified scenarios of the ${n} asked for (the server's tools offer too few distinct tasks: ${tried}); lower --n`,
       );
     }
     committed.sort((a, b) => a.slot - b.slot);
