@@ -53,4 +53,16 @@ describe("resolveTrainConfig", () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toBe("train-mcp: --group-size (num_generations): Too small: expected number to be >=2\n");
   });
+
+  it("train plays a model as its folder's train_mcp.json says, as eval does, unless told otherwise", () => {
+    const run = (...extra: string[]) => {
+      const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "train-mcp-model-settings-")), "run");
+      const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "train", "--server", "fixture:calculator", "--steps", "0", "--sft", "off", "--eval-n", "1", "--out", out, "--quiet", ...extra], { encoding: "utf8" });
+      expect(r.stderr).toBe("");
+      return JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8")) as Record<string, unknown>;
+    };
+    const shipped = JSON.parse(fs.readFileSync("src/policy/default-model/train_mcp.json", "utf8")) as Record<string, unknown>;
+    expect(run()).toMatchObject(shipped);
+    expect(run("--max-turns", "2", "--system-prompt", "Be brief.")).toMatchObject({ ...shipped, max_turns: 2, system_prompt: "Be brief." });
+  });
 });

@@ -86,7 +86,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--rft-coef <x>", "weight of imitating each group's best successful rollout (RAFT/STaR; 0 = off)")
     .option("--max-turns <n>", "assistant turns per rollout")
     .option("--max-tokens-per-turn <n>", "tokens per assistant turn")
-    .option("--system-prompt <text>", "system prompt of every rollout (default: a generic tool-use prompt)")
+    .option("--system-prompt <text>", "system prompt of every rollout (default: the model folder's train_mcp.json, else a generic tool-use prompt)")
     .addOption(
       new Option("--isolate <mode>", "a fresh server instance per rollout: auto = for servers whose tools change state").choices(["auto", "on", "off"]),
     )
@@ -215,6 +215,17 @@ function hooks(f: TrainFlags): { hooks: TrainHooks; stop(): void } {
   };
 }
 
+/** The system prompt and turn limits a model folder's train_mcp.json gives ({} when none). */
+async function modelRolloutDefaults(model: string): Promise<Record<string, unknown>> {
+  const { defaultModelDir } = await import("../../policy/default-model/index.js");
+  const { readRolloutSettings } = await import("../../train/checkpoint.js");
+  const dir = model === "default" ? defaultModelDir() : path.resolve(model);
+  const trained = fs.existsSync(dir) && fs.statSync(dir).isDirectory() ? readRolloutSettings(dir) : undefined;
+  if (!trained) return {};
+  const { system_prompt, max_turns, max_tokens_per_turn } = trained;
+  return Object.fromEntries(Object.entries({ system_prompt, max_turns, max_tokens_per_turn }).filter(([, v]) => v !== undefined));
+}
+
 /** `--resume` names a run directory: not a checkpoint in it, not a folder that is not there. */
 function checkResumeDir(dir: string): void {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ConfigInvalid", `--resume ${dir}: no such run directory`);
@@ -227,7 +238,12 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   if (f.resume) checkResumeDir(f.resume);
   const file = f.config ? readConfigFile(f.config) : f.resume ? readConfigFile(`${f.resume}/config.json`) : undefined;
   const flagCfg = flagsToConfig(f);
-  const base: Record<string, unknown> = { ...preset, ...(file ?? {}) };
+  // a model folder says how it plays best (train_mcp.json: system prompt, turn limits), as eval
+  // and serve read it; the preset, the config file and the flags override that (a resume keeps
+  // what its run saved)
+  const modelSpec = String(flagCfg.model ?? file?.model ?? preset.model ?? "default");
+  const modelDefaults = f.resume ? {} : await modelRolloutDefaults(modelSpec);
+  const base: Record<string, unknown> = { ...modelDefaults, ...preset, ...(file ?? {}) };
   if (f.judgeModel || f.judgeBaseUrl) {
     if (!f.judgeModel || !f.judgeBaseUrl) throw new TrainMcpError("ConfigInvalid", "--judge-model and --judge-base-url go together");
     const rewards = (base.rewards as Record<string, unknown> | undefined) ?? {};
