@@ -244,6 +244,7 @@ export async function scoreGroup(
       reward: b.total,
       success: successes.length > 0 ? successes.every(Boolean) : t.success,
       ...(explanation !== undefined ? { judgeExplanation: explanation } : {}),
+      ...withDetails(b),
     };
   });
 
@@ -286,4 +287,11 @@ export function rewardMetrics(scored: readonly ScoredGroup[]): Record<string, nu
   out["reward/success_rate"] = count > 0 ? successes / count : 0;
   out["reward/judge_fallbacks"] ??= 0;
   return out;
+}
+
+/** The breakdown's one-line details and failures, kept on the trajectory (nothing when none). */
+function withDetails(b: RewardBreakdown): { rewardDetails?: Record<string, string> } {
+  const details: Record<string, string> = { ...b.details };
+  for (const [name, message] of Object.entries(b.failed)) details[name] = `failed: ${message}`;
+  return Object.keys(details).length > 0 ? { rewardDetails: details } : {};
 }

@@ -90,12 +90,14 @@ export interface DefaultRewardsOptions {
   maxTurns?: number;
   /** the server's tool names, for the unknown-tool count */
   knownTools?: Iterable<string>;
+  /** limit of each state-check call (the run's tool timeout); default 30 000 ms */
+  stateTimeoutMs?: number;
 }
 
 export function defaultRewards(o: DefaultRewardsOptions): RewardComponent[] {
   const w = { ...DEFAULT_WEIGHTS, ...stripUndefined(o.weights ?? {}) };
   const out: RewardComponent[] = [];
-  if (o.hasExpectations) out.push(verifierReward({ mode: o.verifierMode, weight: w.verifier }));
+  if (o.hasExpectations) out.push(verifierReward({ mode: o.verifierMode, weight: w.verifier, stateTimeoutMs: o.stateTimeoutMs }));
   if (o.judge) {
     const { rubric, maxMessageChars, ...judge } = o.judge;
     out.push(rulerReward({ judge, rubric, maxMessageChars, weight: w.ruler }));
@@ -116,7 +118,7 @@ export function defaultRewards(o: DefaultRewardsOptions): RewardComponent[] {
  */
 export function rewardsFromConfig(
   config: RewardConfig,
-  run: { hasExpectations: boolean; hasReferences?: boolean; judgeApiKey?: string; maxTurns?: number; knownTools?: Iterable<string> },
+  run: { hasExpectations: boolean; hasReferences?: boolean; judgeApiKey?: string; maxTurns?: number; knownTools?: Iterable<string>; stateTimeoutMs?: number },
 ): RewardComponent[] {
   let judge: DefaultRewardsOptions["judge"];
   if (config.judge) {
@@ -133,6 +135,7 @@ export function rewardsFromConfig(
     rubric: config.rubric,
     maxTurns: run.maxTurns,
     knownTools: run.knownTools,
+    stateTimeoutMs: run.stateTimeoutMs,
   });
 }
 

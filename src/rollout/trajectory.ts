@@ -61,6 +61,7 @@ export const TrajectorySchema = z.object({
   reward: z.number().default(0).describe("weighted total"),
   success: z.boolean().default(false).describe("all verifiers passed"),
   judgeExplanation: z.string().optional(),
+  rewardDetails: z.record(z.string(), z.string()).optional().describe("why each component scored what it did (the verifier's checks, a component's failure)"),
   ms: z.number().default(0),
 });
 export type Trajectory = z.infer<typeof TrajectorySchema>;

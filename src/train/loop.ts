@@ -173,6 +173,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       judgeApiKey: o.judgeApiKey,
       maxTurns: cfg.max_turns,
       knownTools,
+      stateTimeoutMs: cfg.tool_timeout_ms,
     });
 
     // resume: weights, optimizer, counters, and the run files cut back to the checkpoint

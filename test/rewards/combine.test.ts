@@ -51,6 +51,9 @@ describe("scoreGroup", () => {
     expect(r.group.trajectories.every((t) => t.rewards.gboom === 0 && t.rewards.nan === 0 && t.rewards.short === 0)).toBe(true);
     expect(r.stats.failures).toEqual({ boom: 1, gboom: 1, nan: 3, short: 1 });
     expect(r.breakdown[1].failed.boom).toBe("kaput");
+    // kept on the trajectory, for the run files and the report's viewer
+    expect(r.group.trajectories[1].rewardDetails?.boom).toBe("failed: kaput");
+    expect(r.group.trajectories[0].rewardDetails?.boom).toBeUndefined();
     expect(r.stats.errors.find((e) => e.component === "short")?.message).toMatch(/1 scores for 3 trajectories/);
     expect(events.filter((e) => e.level === "error")).toHaveLength(6);
     expect(events.find((e) => e.component === "boom")).toMatchObject({ index: 1, message: expect.stringMatching(/kaput/) });
@@ -84,6 +87,12 @@ describe("scoreGroup", () => {
     expect(r.group.trajectories.map((t) => t.success)).toEqual([false, true, true]);
     expect(r.group.trajectories.map((t) => t.judgeExplanation)).toEqual(["e0", "e1", "e2"]);
     expect(r.group.trajectories[0].rewards).toEqual({ v: 0, j: 0 });
+  });
+
+  it("keeps each component's one-line detail on the trajectory", async () => {
+    const explained: TrajectoryComponent = { name: "v", weight: 1, kind: "trajectory", score: (_t, ctx) => ({ score: ctx.index % 2, detail: `check ${ctx.index}: state call timed out` }) };
+    const r = await scoreGroup(g3(), scenario(), [explained, constant("plain", 1, [1, 1, 1])]);
+    expect(r.group.trajectories.map((t) => t.rewardDetails)).toEqual([0, 1, 2].map((i) => ({ v: `check ${i}: state call timed out` })));
   });
 
   it("rejects an invalid component list before scoring", async () => {

@@ -88,7 +88,7 @@ export function register(program: Command): void {
           const maxTurns = maxTurnsFlag ?? trained?.max_turns ?? 4;
           // the efficiency reward's turn budget is the turns this model is given
           // and its rewards are the run's (train_mcp.json) where the checkpoint has them
-          const run = { hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns, knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)) };
+          const run = { hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns, knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)), stateTimeoutMs: connectOptions.timeoutMs };
           const components = trained?.rewards ? rewardsFromConfig(trained.rewards, run) : defaultRewards(run);
           try {
             const r = await evaluate(scenarios, new LocalPolicy({ codec: p.tokenizer, sampler: p.sampler, maxContextTokens: p.config.maxPositions }), servers, {

@@ -173,9 +173,9 @@ function renderDetail(t) {
     t.error ? el("div", { class: "error-box" }, el("strong", null, "Rollout error: "), t.error) : null,
     comps.length
       ? el("table", { class: "data rewards" },
-          el("thead", null, el("tr", null, el("th", null, "reward component"), el("th", null, "raw score"))),
-          el("tbody", null, comps.map(function (c) { return el("tr", null, el("td", null, c), el("td", { class: "num" }, fmtNum(rewards[c], 4))); }),
-            el("tr", { class: "total" }, el("td", null, "weighted total"), el("td", { class: "num" }, fmtNum(t.reward, 4)))))
+          el("thead", null, el("tr", null, el("th", null, "reward component"), el("th", null, "raw score"), el("th", null, "why"))),
+          el("tbody", null, comps.map(function (c) { return el("tr", null, el("td", null, c), el("td", { class: "num" }, fmtNum(rewards[c], 4)), el("td", { class: "small" }, (t.rewardDetails || {})[c] || "")); }),
+            el("tr", { class: "total" }, el("td", null, "weighted total"), el("td", { class: "num" }, fmtNum(t.reward, 4)), el("td", null, ""))))
       : null,
     t.judgeExplanation ? el("div", { class: "judge" }, el("strong", null, "Judge: "), t.judgeExplanation) : null,
     t.finalAnswer ? el("div", { class: "answer" }, el("strong", null, "Final answer: "), el("pre", { class: "inline" }, t.finalAnswer)) : null,
