@@ -186,9 +186,17 @@ function message(e: unknown): string {
   if (e instanceof Error) {
     const cause = (e as { cause?: unknown }).cause;
     // undici's "fetch failed" hides the reason (ECONNREFUSED…) in `cause`
-    return cause instanceof Error && e.message === "fetch failed" ? `${e.message} (${cause.message})` : e.message;
+    return oneLine(cause instanceof Error && e.message === "fetch failed" ? `${e.message} (${cause.message})` : e.message);
   }
-  return String(e);
+  return oneLine(String(e));
+}
+
+/** An error body that is a web page (a URL that is not an MCP endpoint) as one short line: its
+ *  title and text, tags and whitespace runs dropped. */
+function oneLine(text: string): string {
+  const flat = text.includes("<") && /<\/?(html|body|head|title|h1|p|div)\b/i.test(text) ? text.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]*>/g, " ") : text;
+  const line = flat.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {

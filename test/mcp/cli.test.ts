@@ -6,6 +6,8 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -106,6 +108,18 @@ describe.concurrent("train-mcp CLI", () => {
     expect(missing.code).toBe(2);
     oneCleanLine(missing.stderr);
     expect(missing.stderr).toContain("spawn train-mcp-no-such-command ENOENT");
+    // a web server that is not an MCP endpoint answers with a page: one line of its text
+    const web = createServer((_req, res) => res.writeHead(502, { "content-type": "text/html" }).end("<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n<h1>502 Bad Gateway</h1>\n<hr><center>nginx</center>\n</body>\n</html>\n"));
+    await new Promise<void>((ok) => web.listen(0, "127.0.0.1", ok));
+    try {
+      const page = await cli("tools", "-s", `http://127.0.0.1:${(web.address() as AddressInfo).port}/mcp`);
+      expect(page.code).toBe(2);
+      oneCleanLine(page.stderr);
+      expect(page.stderr).toContain("502 Bad Gateway 502 Bad Gateway nginx");
+      expect(page.stderr).not.toContain("<");
+    } finally {
+      await new Promise((ok) => web.close(ok));
+    }
     const crash = await cli("tools", "-s", `${process.execPath} -e "console.error('boom: bad config'); process.exit(3)"`);
     expect(crash.code).toBe(2);
     oneCleanLine(crash.stderr);
