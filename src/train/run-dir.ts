@@ -19,6 +19,9 @@ export type EvalRecord = EvalLine;
 const RUN_FILES = ["config.json", "metrics.jsonl", "eval.jsonl", "trajectories.jsonl", "summary.json", "checkpoints/latest.json"];
 
 export class RunDir {
+  /** the outermost folder `create` made (e.g. runs/ for runs/<stamp>), removed again by discard when empty */
+  private madeFrom?: string;
+
   constructor(readonly dir: string) {}
 
   /**
@@ -30,12 +33,15 @@ export class RunDir {
     if (!o.resume && held.length > 0) {
       throw new TrainMcpError("ConfigInvalid", `${dir} already holds a run (${held.join(", ")}): pass --resume ${dir} to continue it, or choose another --out`);
     }
+    let made: string | undefined;
     try {
-      fs.mkdirSync(path.join(dir, "checkpoints"), { recursive: true });
+      made = fs.mkdirSync(path.join(dir, "checkpoints"), { recursive: true });
     } catch (e) {
       throw new TrainMcpError("IoFailed", `${dir}: cannot create the run directory: ${(e as Error).message}`);
     }
-    return new RunDir(dir);
+    const run = new RunDir(dir);
+    run.madeFrom = made;
+    return run;
   }
 
   /**
@@ -46,6 +52,15 @@ export class RunDir {
   discard(createdHere: boolean): void {
     if (createdHere) {
       fs.rmSync(this.dir, { recursive: true, force: true });
+      // folders made on the way (runs/), while empty: another run may have started in them since
+      const outer = this.madeFrom ? path.resolve(this.madeFrom) : undefined;
+      for (let up = path.dirname(path.resolve(this.dir)); outer && (up === outer || up.startsWith(outer + path.sep)); up = path.dirname(up)) {
+        try {
+          fs.rmdirSync(up);
+        } catch {
+          break; // not empty: leave it and what is above it
+        }
+      }
       return;
     }
     for (const f of fs.readdirSync(this.dir)) if (f === "config.json" || /^scenarios-.*\.jsonl$/.test(f)) fs.rmSync(this.path(f), { force: true });

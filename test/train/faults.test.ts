@@ -159,6 +159,11 @@ describe("faults and bad input", () => {
     expect(again.code).toBe(2);
     expect(fs.readdirSync(made)).toEqual([]);
     expect((await cli(tinyRun("/no/such/model", scenarios, made, 1))).stderr).toContain("no such folder");
+    // without --out: runs/<date>-<time> under the current directory, and no empty runs/ after a failure
+    const here = tempDir("default-out");
+    const noOut = tinyRun("/no/such/model", scenarios, "x", 1).filter((a, i, all) => a !== "--out" && all[i - 1] !== "--out");
+    expect((await cli(noOut, { cwd: here })).code).toBe(2);
+    expect(fs.readdirSync(here)).toEqual([]);
   });
 
   it("exits 2 naming the run when a checkpoint is given where a run directory is wanted, and the reverse", async () => {
