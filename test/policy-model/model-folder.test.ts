@@ -105,5 +105,10 @@ describe("--model folders", () => {
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     expect(fs.statSync(out).size).toBeGreaterThan(100_000);
+    // a folder as --out: model.onnx inside it
+    const folder = tempDir("onnx-folder");
+    const inFolder = spawnSync(process.execPath, [BIN, "export-onnx", "--model", adapter, "--out", folder], { encoding: "utf8" });
+    expect(inFolder.stdout).toMatch(new RegExp(`^wrote ${path.join(folder, "model.onnx").replace(/[.]/g, "\\.")} `));
+    expect(fs.readdirSync(folder)).toEqual(["model.onnx"]);
   });
 });

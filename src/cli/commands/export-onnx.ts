@@ -4,6 +4,7 @@
  * runs, with the weights as initializers (policy/onnx/export.ts). Inputs: input_ids, position_ids,
  * attn_bias and the per-layer KV cache; outputs: logits and the updated cache.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
@@ -26,7 +27,9 @@ export function register(program: Command): void {
       if (folder.weightsDir === null) throw new TrainMcpError("ModelInvalid", `--model ${opts.model}: the built-in model has no trained weights here (model.safetensors) to export`);
       const { config, weights } = await loadModelFolder(folder);
       // "default" lives inside the package: write beside the caller, not into node_modules
-      const out = opts.out ?? (opts.model === "default" ? path.resolve("default.onnx") : path.join(folder.dir, "model.onnx"));
+      let out = opts.out ?? (opts.model === "default" ? path.resolve("default.onnx") : path.join(folder.dir, "model.onnx"));
+      // a folder as --out: the file goes inside it
+      if (fs.existsSync(out) && fs.statSync(out).isDirectory()) out = path.join(out, opts.model === "default" ? "default.onnx" : "model.onnx");
       const r = exportOnnx(config, weights, out, { externalData: mode });
       process.stdout.write(`wrote ${r.file} (${(r.bytes / 2 ** 20).toFixed(1)} MiB)${r.dataFile ? ` and ${r.dataFile}` : ""}\n`);
     });
