@@ -3,6 +3,12 @@
 import { register } from "tsx/esm/api";
 
 register();
+// a reader that goes away (`train-mcp ... | head`) must not stop a run: what it would have read is dropped
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (e) => {
+    if (e.code !== "EPIPE") throw e;
+  });
+}
 const { main } = await import("../src/cli/main.ts");
 // Exit explicitly once the command is done: the wasm backend's worker threads (training with
 // 2 threads) would otherwise keep the process alive. Writes to pipes and files are synchronous

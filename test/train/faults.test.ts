@@ -202,6 +202,22 @@ describe("faults and bad input", () => {
     expect(saved).toMatchObject({ scenarios: [path.join(fs.realpathSync(start), "tasks.jsonl")], server_cwd: fs.realpathSync(start), max_steps: 2 });
   });
 
+  it("finishes its run when whoever reads its output goes away (train-mcp … | head -1)", async () => {
+    const out = path.join(tempDir("epipe"), "run");
+    const args = tinyRun(model, scenarios, out, 1).filter((a) => a !== "--quiet" && a !== "--json");
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(process.execPath, [path.resolve("bin/train-mcp.mjs"), ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      // the reader closes both pipes after the first line, as head does
+      child.stderr.once("data", () => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      });
+      child.on("close", (c) => resolve(c));
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(out, "summary.json"), "utf8")).steps).toBe(1);
+  });
+
   it("exits 2 when --out already holds a run (without --resume), and leaves that run as it was", async () => {
     const out = path.join(tempDir("taken"), "run");
     fs.mkdirSync(path.join(out, "checkpoints"), { recursive: true });
