@@ -24,8 +24,10 @@ export interface ServedModel {
   engine: StepEngine;
   /** the base model's name for adapters, null for the base */
   parent: string | null;
-  /** where the weights came from, for /v1/models */
+  /** where the weights came from, in words (the startup line) */
   source: string;
+  /** the folder they came from, for /v1/models' `root` */
+  root: string;
   created: number;
 }
 
@@ -44,6 +46,8 @@ export interface LoadModelOptions {
 export class ModelRegistry {
   private readonly models = new Map<string, ServedModel>();
   private tokenTexts: TokenTexts | null = null;
+  /** the served model is a LoRA checkpoint folded into this base: adapters cannot go on top */
+  private foldedOnto?: string;
 
   private constructor(
     readonly baseName: string,
@@ -72,7 +76,8 @@ export class ModelRegistry {
     const name = opts.servedModelName ?? (isDefault ? "default" : path.basename(folder.dir));
     const reg = new ModelRegistry(name, config, tokenizer, weights, opts.engine ?? "auto", warn, { prefixCacheBytes: opts.prefixCacheBytes });
     const engine = await createEngine(reg.engineKind, config, weights, warn, reg.engineOptions);
-    reg.models.set(name, { name, engine, parent: null, source, created: Math.floor(Date.now() / 1000) });
+    reg.models.set(name, { name, engine, parent: null, source, root: folder.dir, created: Math.floor(Date.now() / 1000) });
+    if (folder.adapterDir) reg.foldedOnto = folder.weightsDir ?? undefined;
     return reg;
   }
 
@@ -107,6 +112,9 @@ export class ModelRegistry {
     if (old && old.parent === null) throw new ApiError(400, `lora_name "${name}" is the base model's name`, "invalid_request_error", "lora_name");
     if (old && !replace) throw new ApiError(400, `lora_name "${name}" is already loaded; unload it first or pass load_inplace: true`, "invalid_request_error", "lora_name");
     if (!fs.existsSync(path.join(dir, "adapter_config.json"))) throw new ApiError(400, `lora_path "${dir}": no adapter_config.json (expected a PEFT adapter folder)`, "invalid_request_error", "lora_path");
+    // an adapter was trained on the plain base, not on the base with another adapter folded in
+    if (this.foldedOnto)
+      throw new ApiError(400, `the served model is a LoRA checkpoint folded into ${this.foldedOnto}: serve that base model (--model ${this.foldedOnto}) and load each adapter onto it`, "invalid_request_error", "lora_path");
     let merged: NamedWeights;
     try {
       merged = mergeAdapter(dir, this.config, this.baseWeights);
@@ -114,7 +122,7 @@ export class ModelRegistry {
       throw new ApiError(400, `lora_path "${dir}": ${(e as Error).message}`, "invalid_request_error", "lora_path");
     }
     const engine = await createEngine(this.get(this.baseName).engine.kind, this.config, merged, this.warn, this.engineOptions);
-    const m: ServedModel = { name, engine, parent: this.baseName, source: path.resolve(dir), created: Math.floor(Date.now() / 1000) };
+    const m: ServedModel = { name, engine, parent: this.baseName, source: path.resolve(dir), root: path.resolve(dir), created: Math.floor(Date.now() / 1000) };
     this.models.set(name, m);
     if (old) await old.engine.close();
     return m;

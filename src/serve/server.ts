@@ -185,13 +185,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       want("GET");
       return sendJson(res, 200, {
         object: "list",
-        data: registry.list().map((m) => ({ id: m.name, object: "model", created: m.created, owned_by: "train-mcp", root: m.source, parent: m.parent, max_model_len: registry.config.maxPositions })),
+        data: registry.list().map((m) => ({ id: m.name, object: "model", created: m.created, owned_by: "train-mcp", root: m.root, parent: m.parent, max_model_len: registry.config.maxPositions })),
       });
     }
     if (p.startsWith("/v1/models/")) {
       want("GET");
       const m = registry.get(decodeURIComponent(p.slice("/v1/models/".length)));
-      return sendJson(res, 200, { id: m.name, object: "model", created: m.created, owned_by: "train-mcp", root: m.source, parent: m.parent });
+      return sendJson(res, 200, { id: m.name, object: "model", created: m.created, owned_by: "train-mcp", root: m.root, parent: m.parent });
     }
     if (p === "/v1/chat/completions") {
       want("POST");

@@ -13,6 +13,7 @@ import { defaultModelDir } from "../../src/policy/default-model/index.js";
 import { loadModelFolder, resolveModelFolder } from "../../src/policy/model-folder.js";
 import { mergeAdapter } from "../../src/policy/peft.js";
 import { loadCheckpoint, readModelConfig } from "../../src/policy/weights.js";
+import { startServer } from "../../src/serve/server.js";
 import { makeAdapter } from "../serve/adapter.js";
 import { tempDir, tinyModelDir } from "../train/helpers.js";
 
@@ -96,6 +97,21 @@ describe("--model folders", () => {
       expect(out).toContain(`${path.basename(adapter)}: ${adapter} (LoRA on ${base})`);
     } finally {
       child.kill("SIGTERM");
+    }
+  });
+
+  it("serve of a LoRA checkpoint names its folder as root and loads no adapter on top of it", async () => {
+    const server = await startServer({ model: adapter, port: 0, engine: "tfjs" });
+    try {
+      const listed = (await (await fetch(`${server.url}/models`)).json()) as { data: Array<{ root: string; parent: string | null }> };
+      expect(listed.data).toEqual([expect.objectContaining({ root: adapter, parent: null })]);
+      const r = await fetch(`${server.url}/load_lora_adapter`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ lora_name: "other", lora_path: adapter }) });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: { message: string } }).error.message).toBe(
+        `the served model is a LoRA checkpoint folded into ${base}: serve that base model (--model ${base}) and load each adapter onto it`,
+      );
+    } finally {
+      await server.close();
     }
   });
 
