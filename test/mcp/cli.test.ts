@@ -67,6 +67,13 @@ describe.concurrent("train-mcp CLI", () => {
     expect(tools[1]).toMatchObject({ name: "order", inputSchema: { type: "object" } });
   });
 
+  it("tools notes a tool name a model may not be able to call", async () => {
+    const r = await cli("tools", "--server", stdioTarget("everything", "--odd-name"));
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('note: "say \\"hi\\" <tool_call>": a tool name outside A-Z a-z 0-9 _ . - (or over 64 characters) may not be callable by a model\n');
+    expect((await cli("tools", "--server", "fixture:calculator")).stderr).toBe("");
+  });
+
   it("call --json prints {isError, text, structuredContent}", async () => {
     const r = await cli("call", "--server", "fixture:calculator", "calculate", '{"expression":"2+2"}', "--json");
     expect(r.code).toBe(0);

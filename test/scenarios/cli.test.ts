@@ -95,6 +95,23 @@ describe("train-mcp scenarios", () => {
     expect(r.err).toMatch(/w: no replayed result reproduces it: expected 5/);
   });
 
+  it("check --server names scenarios that call or check a tool the server does not have, with or without a reference", async () => {
+    const file = join(dir, "unknown-tools.jsonl");
+    const line = (o: Record<string, unknown>) => JSON.stringify({ difficulty: 1, split: "train", ...o });
+    writeFileSync(
+      file,
+      [
+        line({ id: "ok", task: "What is 2 + 2?", expected: [{ kind: "numeric", value: 4 }], reference: { calls: [{ name: "calculate", arguments: { expression: "2 + 2" } }], answer: "4" } }),
+        line({ id: "b3", task: "Is it stored?", expected: [{ kind: "state", tool: "nosuch", arguments: {}, expect: { kind: "contains", value: "x" } }] }),
+      ].join("\n") + "\n",
+    );
+    const r = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("b3: names tool the server does not have: nosuch");
+    expect(r.out).toContain("replayed 1 reference solutions: 1 reproduce their expected outcome, 0 do not");
+    expect(r.out).toContain("1 scenario names a tool the server does not have");
+  });
+
   it("check --server takes the connection flags (--env reaches the server the replay runs on)", async () => {
     const file = join(dir, "env.jsonl");
     const scenario = { id: "e1", task: "Read FLAVOUR.", difficulty: 1, split: "train", expected: [{ kind: "exact", value: "mint" }], reference: { calls: [{ name: "env", arguments: { name: "FLAVOUR" } }], answer: "mint" } };

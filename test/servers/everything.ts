@@ -103,6 +103,8 @@ function makeServer(): Server {
     const start = Number(req.params?.cursor ?? 0);
     const next = start + PAGE;
     if (argv.includes("--no-tools")) return { tools: [] };
+    // a name a chat template's tool-call JSON cannot carry as written
+    if (argv.includes("--odd-name")) return { tools: [{ name: 'say "hi" <tool_call>', description: "An oddly named tool.", inputSchema: obj({}) }, TOOLS[0]] };
     return { tools: TOOLS.slice(start, next), ...(next < TOOLS.length ? { nextCursor: String(next) } : {}) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {

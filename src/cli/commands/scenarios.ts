@@ -154,7 +154,19 @@ export function register(program: Command): void {
       const bar = progressBar("replay");
       let failed = 0;
       let replayed = 0;
+      let unknownTools = 0;
       try {
+        // every tool a scenario names (reference calls, state checks) must be one the server has,
+        // also in scenarios without a reference solution to replay
+        const known = new Set(toolbox.tools.map((t) => t.name));
+        for (const s of list) {
+          const named = [...(s.reference?.calls ?? []).map((x) => x.name), ...(s.expected ?? []).flatMap((e) => (e.kind === "state" ? [e.tool] : []))];
+          const unknown = [...new Set(named.filter((name) => !known.has(name)))];
+          if (unknown.length > 0) {
+            unknownTools++;
+            process.stderr.write(`\n${s.id}: names tool${unknown.length === 1 ? "" : "s"} the server does not have: ${unknown.join(", ")}\n`);
+          }
+        }
         const stateful = detectStateful(toolbox.tools);
         for (const s of list) {
           if (!s.reference) continue;
@@ -176,7 +188,8 @@ export function register(program: Command): void {
         await toolbox.close();
       }
       process.stdout.write(`replayed ${replayed} reference solutions: ${replayed - failed} reproduce their expected outcome, ${failed} do not\n`);
-      if (failed > 0) process.exitCode = 1;
+      if (unknownTools > 0) process.stdout.write(`${unknownTools} scenario${unknownTools === 1 ? " names" : "s name"} a tool the server does not have\n`);
+      if (failed > 0 || unknownTools > 0) process.exitCode = 1;
     });
   void check;
 
