@@ -277,7 +277,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         }
       }
       if (needSft && cfg.sft_steps > 0) sftSteps = await warmStart(data.train);
-      state.sftDone = true;
+      // interrupted: the weights so far are checkpointed, and a resume runs the warm start again from them
+      state.sftDone = !o.signal?.aborted;
       checkpoint();
     }
 
@@ -293,6 +294,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const probeSet = trainSet.slice(0, 32);
       let done = 0;
       for (let i = 1; i <= cfg.sft_steps; i++) {
+        // a step is minutes of synchronous compute on a big model: let signals and sockets (an
+        // HTTP server's connection) be served between steps
+        await new Promise<void>((resolve) => setImmediate(resolve));
         if (o.signal?.aborted) break;
         const batch: Trajectory[] = [];
         while (batch.length < cfg.sft_batch_size) {
@@ -321,7 +325,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     }
 
     // 2. held-out success before RL
-    const beforeRecord = heldout.length === 0 ? undefined : (evals.find((e) => e.label === "before") ?? (await runEval("before", state.step)));
+    const beforeRecord = heldout.length === 0 || o.signal?.aborted ? undefined : (evals.find((e) => e.label === "before") ?? (await runEval("before", state.step)));
 
     // 3. GRPO
     let interrupted = false;

@@ -128,6 +128,23 @@ describe("faults and bad input", () => {
     expect(JSON.parse(resumed.stdout.trim().split("\n").pop()!).steps).toBe(n + 1);
   });
 
+  it("on SIGINT during the warm start stops within a step, checkpoints, and a resume warms up again from there", async () => {
+    const out = path.join(tempDir("sft-int"), "run");
+    const metrics = path.join(out, "metrics.jsonl");
+    // the first probe comes at warm-start step 25: stopping before it means the signal was served between steps
+    const args = tinyRun(model, scenarios, out, 2).map((a, i, all) => (all[i - 1] === "--sft" ? "on" : a));
+    const stopped = await cli([...args, "--sft-steps", "60"], { signal: "SIGINT", killWhen: () => fs.existsSync(metrics) && readJsonl(metrics).length >= 3 });
+    expect(stopped.code).toBe(130);
+    const sftLines = readJsonl(metrics).filter((m) => m.phase === "sft").length;
+    expect(sftLines).toBeGreaterThanOrEqual(3);
+    expect(sftLines).toBeLessThan(25);
+    expect(readJsonl(metrics).filter((m) => m.phase === "grpo")).toEqual([]);
+    expect(fs.existsSync(path.join(out, "checkpoints", "step-000000", "trainer_state.json"))).toBe(true);
+    const resumed = await cli([...args.filter((a) => a !== "train"), "--sft-steps", "2", "--resume", out]);
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout.trim().split("\n").pop()!)).toMatchObject({ steps: 2, sft_steps: 2 });
+  });
+
   it("exits once the run is done, also when training on two wasm threads (whose workers would keep it alive)", async () => {
     const out = path.join(tempDir("exit"), "run");
     const args = tinyRun(model, scenarios, out, 1).map((a) => (a === "tfjs" ? "auto" : a));
