@@ -148,7 +148,16 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
 
 async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: number): Promise<Connection> {
   const url = new URL(spec.url);
-  const requestInit: RequestInit = { headers: spec.headers };
+  // fetch refuses a URL with user:pass@; send them as HTTP Basic auth, as curl does (an
+  // Authorization header given with --header wins)
+  const headers: Record<string, string> = { ...spec.headers };
+  if (url.username || url.password) {
+    const given = Object.keys(headers).some((k) => k.toLowerCase() === "authorization");
+    if (!given) headers.Authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64")}`;
+    url.username = "";
+    url.password = "";
+  }
+  const requestInit: RequestInit = { headers };
   const streamable = new StreamableHTTPClientTransport(url, { requestInit });
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   let firstError: unknown;

@@ -85,6 +85,9 @@ describe.concurrent("train-mcp CLI", () => {
     expect(env).toMatchObject({ code: 0, stdout: "bar=baz\n" });
     const auth = await cli("call", "-s", http.url, "-H", "Authorization: Bearer abc", "auth");
     expect(auth).toMatchObject({ code: 0, stdout: "Bearer abc\n" });
+    // user:pass@ in the URL: HTTP Basic auth (fetch refuses such a URL as it is)
+    const basic = await cli("call", "-s", http.url.replace("http://", "http://alice:s%40cret@"), "auth");
+    expect(basic).toMatchObject({ code: 0, stdout: `Basic ${Buffer.from("alice:s@cret").toString("base64")}\n` });
   });
 
   it("call exits 1 when the tool reports an error", async () => {
