@@ -160,9 +160,14 @@ export class McpToolbox implements Toolbox {
     }
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     let conn: Connection | undefined;
+    // the SDK adds an abort listener to the signal of every request and never removes it: a run's
+    // long-lived signal would collect one per tool call, so each call gets its own, linked to it
+    const perCall = new AbortController();
+    const forward = () => perCall.abort(signal?.reason);
+    signal?.addEventListener("abort", forward, { once: true });
     const send = async (c: Connection) =>
       c.client.request({ method: "tools/call", params: { name, arguments: check.args } }, LooseCallResultSchema, {
-        signal,
+        signal: perCall.signal,
         timeout: timeoutMs,
         // progress resets the timeout (slow tools that report progress are alive); the total
         // is still capped so a tool cannot hold a rollout forever by chattering
@@ -186,6 +191,7 @@ export class McpToolbox implements Toolbox {
     } catch (e) {
       return this.classify(e, name, timeoutMs, conn, signal);
     } finally {
+      signal?.removeEventListener("abort", forward);
       release();
     }
   }

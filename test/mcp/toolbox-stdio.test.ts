@@ -149,6 +149,18 @@ describe("time", () => {
     already.abort();
     expect(await tb.call("echo", { text: "x" }, { signal: already.signal })).toMatchObject({ fault: "aborted" });
   });
+
+  it("leaves no listener on a long-lived signal after its calls (a run passes one to every call)", async () => {
+    const run = new AbortController();
+    const counted = { added: 0, removed: 0 };
+    const add = run.signal.addEventListener.bind(run.signal);
+    const remove = run.signal.removeEventListener.bind(run.signal);
+    run.signal.addEventListener = ((...a: Parameters<typeof add>) => (counted.added++, add(...a))) as typeof add;
+    run.signal.removeEventListener = ((...a: Parameters<typeof remove>) => (counted.removed++, remove(...a))) as typeof remove;
+    for (let i = 0; i < 20; i++) expect(await tb.call("echo", { text: String(i) }, { signal: run.signal })).toMatchObject({ isError: false });
+    expect(counted.added).toBeGreaterThan(0);
+    expect(counted.removed).toBe(counted.added);
+  });
 });
 
 describe("faults", () => {
