@@ -4,6 +4,7 @@
  * checked once here, with messages, so the model code can trust them.
  */
 import { z } from "zod";
+import type { RopeScaling } from "./model/layers.js";
 
 export const HfConfigSchema = z
   .object({
@@ -18,7 +19,11 @@ export const HfConfigSchema = z
     // Qwen3 sets head_dim explicitly (it need not equal hidden/heads); others derive it
     head_dim: z.number().int().positive().optional(),
     rms_norm_eps: z.number().positive().default(1e-6),
-    rope_theta: z.number().positive().default(10000),
+    // transformers < 5: rope_theta (+ rope_scaling); transformers 5 writes rope_parameters
+    // {rope_theta, rope_type, factor, …} instead. Left unset here so a checkpoint writes back what it read
+    rope_theta: z.number().positive().optional(),
+    rope_scaling: z.record(z.string(), z.unknown()).nullable().optional(),
+    rope_parameters: z.record(z.string(), z.unknown()).nullable().optional(),
     max_position_embeddings: z.number().int().positive().default(2048),
     tie_word_embeddings: z.boolean().default(false),
     // Qwen2 has q/k/v biases and no config flag for them; Llama/Qwen3 use attention_bias
@@ -45,6 +50,8 @@ export interface ModelConfig {
   headDim: number;
   rmsNormEps: number;
   ropeTheta: number;
+  /** rope_scaling (transformers 4) or the scaling part of rope_parameters (5); null: plain RoPE */
+  ropeScaling: RopeScaling | null;
   maxPositions: number;
   tieWordEmbeddings: boolean;
   qkvBias: boolean;
@@ -70,6 +77,7 @@ export function resolveConfig(input: unknown, where = "config.json"): ModelConfi
   check(c.num_attention_heads % numKvHeads === 0, `num_attention_heads ${c.num_attention_heads} is not divisible by num_key_value_heads ${numKvHeads}`);
   check(headDim % 2 === 0, `head_dim ${headDim} must be even for rotary embeddings`);
   check(c.hidden_act === "silu", `hidden_act "${c.hidden_act}" is not supported (expected "silu")`);
+  const { theta, scaling } = ropeOf(c, where);
   const eos = c.eos_token_id;
   return {
     modelType: c.model_type,
@@ -81,7 +89,8 @@ export function resolveConfig(input: unknown, where = "config.json"): ModelConfi
     numKvHeads,
     headDim,
     rmsNormEps: c.rms_norm_eps,
-    ropeTheta: c.rope_theta,
+    ropeTheta: theta,
+    ropeScaling: scaling,
     maxPositions: c.max_position_embeddings,
     tieWordEmbeddings: c.tie_word_embeddings,
     qkvBias: c.attention_bias ?? c.model_type === "qwen2",
@@ -89,4 +98,17 @@ export function resolveConfig(input: unknown, where = "config.json"): ModelConfi
     eosTokenIds: eos == null ? [] : Array.isArray(eos) ? eos : [eos],
     raw: c,
   };
+}
+
+/** RoPE's base and scaling from either config form; both at once must agree on the base. */
+function ropeOf(c: HfConfig, where: string): { theta: number; scaling: RopeScaling | null } {
+  const params = c.rope_parameters ?? undefined;
+  if (params && typeof params.rope_theta !== "number")
+    throw new Error(`${where}: rope_parameters has no rope_theta (per-layer-type RoPE, as in Gemma 3, is not supported)`);
+  const fromParams = params?.rope_theta as number | undefined;
+  if (c.rope_theta !== undefined && fromParams !== undefined && c.rope_theta !== fromParams)
+    throw new Error(`${where}: rope_theta ${c.rope_theta} and rope_parameters.rope_theta ${fromParams} disagree`);
+  const theta = fromParams ?? c.rope_theta ?? 10000;
+  const raw = (c.rope_scaling ?? (params && (params.rope_type ?? "default") !== "default" ? params : null)) as RopeScaling | null;
+  return { theta, scaling: raw };
 }

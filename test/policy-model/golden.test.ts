@@ -4,6 +4,9 @@
  * weight, on the default wasm backend with the replaced kernels. Metric: relErr (max abs
  * difference over max abs reference value) below 1e-4.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { initBackend } from "../../src/policy/backend.js";
@@ -71,6 +74,22 @@ describe.each(GOLDEN_CASES)("golden %s", (name) => {
     expect(relErr(value.dataSync(), tensors.get("loss")!.data)).toBeLessThan(1e-4);
     for (const [hf, v] of vars) expect(relErr(grads[v.name].dataSync(), tensors.get("grad." + hf)!.data), hf).toBeLessThan(1e-4);
     tf.dispose([value, mask, ...Object.values(grads)]);
+    model.dispose();
+  });
+});
+
+describe.each(GOLDEN_CASES)("golden %s, config in transformers 5's form", (name) => {
+  it("reads rope_parameters (rope_theta, rope_type and scaling) as transformers 4's rope_theta / rope_scaling", async () => {
+    const { dir, tensors, inputs } = loadGolden(name);
+    // what save_pretrained writes with transformers >= 5: no top-level rope_theta / rope_scaling
+    const { rope_theta, rope_scaling, ...rest } = JSON.parse(fs.readFileSync(path.join(dir, "config.json"), "utf8")) as Record<string, unknown>;
+    const v5 = fs.mkdtempSync(path.join(os.tmpdir(), `golden-v5-${name}-`));
+    fs.writeFileSync(path.join(v5, "config.json"), JSON.stringify({ ...rest, rope_parameters: { rope_theta, rope_type: "default", ...((rope_scaling as object | undefined) ?? {}) } }));
+    fs.copyFileSync(path.join(dir, "model.safetensors"), path.join(v5, "model.safetensors"));
+    const model = await Transformer.load(v5);
+    const logits = model.logits(inputs.ids);
+    expect(relErr(logits.dataSync(), tensors.get("logits")!.data)).toBeLessThan(1e-4);
+    logits.dispose();
     model.dispose();
   });
 });

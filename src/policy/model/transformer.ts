@@ -12,7 +12,7 @@ import type { LayerCache } from "./attention.js";
 import { block } from "./block.js";
 import { checkpoint } from "./checkpoint.js";
 import { allowPackedCache } from "../kernels/wasm-matmul.js";
-import { logSumExpRows, rmsNorm, ropeTables, type RopeScaling } from "./layers.js";
+import { logSumExpRows, rmsNorm, ropeTables } from "./layers.js";
 import type { LinearContext, LoraPair, LoraWeights } from "./linear.js";
 
 export const LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] as const;
@@ -84,7 +84,7 @@ export class Transformer implements LinearContext {
   ) {
     const w = validateWeights(config, weights, "Transformer");
     // the rotary tables first: they throw on an unsupported rope_scaling before any variable exists
-    ({ cos: this.cos, sin: this.sin, rotate: this.rotate } = ropeTables(config.headDim, config.ropeTheta, config.maxPositions, (config.raw as { rope_scaling?: RopeScaling | null }).rope_scaling));
+    ({ cos: this.cos, sin: this.sin, rotate: this.rotate } = ropeTables(config.headDim, config.ropeTheta, config.maxPositions, config.ropeScaling));
     for (const [name, t] of w) this.params.set(name, tf.variable(tf.tensor(t.data, t.shape, "float32"), trainable));
   }
 

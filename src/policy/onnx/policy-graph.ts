@@ -22,7 +22,7 @@
  * dominated by per-op overhead). They become initializers, or graph inputs (`weightsAs: "input"`).
  */
 import type { ModelConfig } from "../config.js";
-import { ropeInvFreq, type RopeScaling } from "../model/layers.js";
+import { ropeInvFreq } from "../model/layers.js";
 import { weightShapes, type NamedWeights } from "../weights.js";
 import { GraphBuilder, int, ints } from "./graph-builder.js";
 import { DataType, type ModelDef } from "./proto.js";
@@ -171,7 +171,7 @@ export function buildPolicyGraph(c: ModelConfig, weights: GraphWeight[] | null, 
   // signed permutation, applied as one MatMul (exact: entries are 0 and ±1)
   const invFreq = new Float32Array(HD);
   // rope_scaling (linear, llama3) from the HF config, computed as the tfjs model does
-  const inv = ropeInvFreq(HD, c.ropeTheta, (c.raw as { rope_scaling?: RopeScaling | null }).rope_scaling);
+  const inv = ropeInvFreq(HD, c.ropeTheta, c.ropeScaling);
   for (let i = 0; i < HD / 2; i++) invFreq[i] = invFreq[i + HD / 2] = inv[i];
   const rot = new Float32Array(HD * HD); // [HD, HD]: (x @ rot)[j] = -x[j + HD/2] for j < HD/2, x[j - HD/2] after
   for (let j = 0; j < HD / 2; j++) {
