@@ -29,3 +29,10 @@ export class TrainMcpError extends Error {
 export function isTrainMcpError(e: unknown): e is TrainMcpError {
   return e instanceof TrainMcpError;
 }
+
+/** The innermost cause of a failed fetch, where the system's reason is ("connect ECONNREFUSED 127.0.0.1:9"). */
+export function rootCause(e: Error): string {
+  let inner: unknown = e;
+  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+  return inner instanceof Error ? inner.message : e.message;
+}

@@ -10,6 +10,7 @@ import path from "node:path";
 import type { ConnectOptions } from "../mcp/connect.js";
 import { defaultServerLogSize, keepServerLog } from "../mcp/server-log.js";
 import { resumeChanges } from "./resume-changes.js";
+import { checkJudge } from "../rewards/judge-check.js";
 import { Rng } from "../policy/sampling.js";
 import { rewardMetrics } from "../rewards/combine.js";
 import { rewardsFromConfig } from "../rewards/defaults.js";
@@ -139,6 +140,15 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   // stdio servers' stderr, kept with the run unless --server-log put it elsewhere
   const serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
   const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd }).catch(discardIfUnused);
+  if (cfg.rewards.judge && cfg.max_steps > 0) {
+    // a wrong judge URL, key or model would leave every group to the other rewards, silently
+    const { apiKeyEnv, ...judge } = cfg.rewards.judge;
+    const warning = await checkJudge({ ...judge, apiKey: o.judgeApiKey }, apiKeyEnv).catch(async (e: unknown) => {
+      await servers.close();
+      return discardIfUnused(e);
+    });
+    if (warning) log(warning);
+  }
   let setup: PolicySetup | undefined;
   try {
     const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios });

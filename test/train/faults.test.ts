@@ -274,7 +274,7 @@ describe("faults and bad input", () => {
     it("keeps training on the other rewards, counts the fallbacks, and never writes the key", async () => {
       const out = path.join(tempDir("judge"), "run");
       const config = path.join(tempDir("cfg"), "train.json");
-      fs.writeFileSync(config, JSON.stringify({ rewards: { judge: { baseURL: judge.url, model: "judge", maxAttempts: 2, baseDelayMs: 1, apiKeyEnv: "TEST_JUDGE_KEY" } } }));
+      fs.writeFileSync(config, JSON.stringify({ rewards: { judge: { baseURL: judge.url, model: "test-model", maxAttempts: 2, baseDelayMs: 1, apiKeyEnv: "TEST_JUDGE_KEY" } } }));
       const secret = "sk-test-never-in-files-1234567890";
       const r = await cli([...tinyRun(model, scenarios, out, 1), "--config", config], { env: { TEST_JUDGE_KEY: secret } });
       expect(r.stderr).toBe("");
@@ -288,6 +288,23 @@ describe("faults and bad input", () => {
         if (fs.statSync(p).isFile()) expect(fs.readFileSync(p, "utf8")).not.toContain(secret);
       }
       expect(r.stdout + r.stderr).not.toContain(secret);
+    });
+
+    it("exits 2 before any rollout for a judge model the endpoint does not serve, or an endpoint that is not there", async () => {
+      // a port that was just listening and is now closed
+      const gone = await startChatServer(() => ({ content: "{}" }));
+      await gone.close();
+      const port = new URL(gone.url).port;
+      for (const [flags, line] of [
+        [["--judge-model", "no-such-judge", "--judge-base-url", judge.url], `--judge-model no-such-judge: ${judge.url} does not serve it (it serves test-model)`],
+        [["--judge-model", "test-model", "--judge-base-url", gone.url], `--judge-base-url ${gone.url}: cannot connect (connect ECONNREFUSED 127.0.0.1:${port}); is the judge's server running?`],
+      ] as const) {
+        const out = path.join(tempDir("judge-check"), "run");
+        const r = await cli([...tinyRun(model, scenarios, out, 1), ...flags]);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(`train-mcp: ${line}\n`);
+        expect(fs.existsSync(out)).toBe(false);
+      }
     });
   });
 });

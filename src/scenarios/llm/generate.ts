@@ -11,7 +11,7 @@
  * The API key is passed in by the CLI and never logged.
  */
 import OpenAI from "openai";
-import { TrainMcpError } from "../../errors.js";
+import { rootCause, TrainMcpError } from "../../errors.js";
 import type { ToolSpec } from "../../mcp/types.js";
 import { redactUrlCredentials } from "../../mcp/url-credentials.js";
 import { NearDuplicateFilter } from "../dedupe.js";
@@ -232,13 +232,6 @@ function isTransient(e: unknown): boolean {
   if (e instanceof OpenAI.APIConnectionError) return true;
   const s = status(e);
   return s === 408 || s === 409 || s === 429 || (s !== undefined && s >= 500);
-}
-
-/** The innermost cause of a failed fetch, where the system's reason is ("connect ECONNREFUSED 127.0.0.1:9"). */
-function rootCause(e: Error): string {
-  let inner: unknown = e;
-  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
-  return inner instanceof Error ? inner.message : e.message;
 }
 
 function errorLine(e: unknown): string {
