@@ -49,8 +49,10 @@ const BOOTSTRAP = `
   const write = (...args) => {
     if (truncated) return;
     const line = args.map((a) => fmt(a)).join(" ");
+    const room = ${MAX_STDOUT_CHARS} - size;
     size += line.length + 1;
-    if (size > ${MAX_STDOUT_CHARS}) { truncated = true; out.push("... [output truncated]"); return; }
+    // the line that crosses the limit keeps what fits of it
+    if (size > ${MAX_STDOUT_CHARS}) { truncated = true; if (room > 0) out.push(line.slice(0, room)); out.push("... [output truncated]"); return; }
     out.push(line);
   };
   globalThis.console = { log: write, info: write, warn: write, error: write, debug: write };

@@ -34,7 +34,7 @@ export class ScenarioFileError extends TrainMcpError {
     readonly file: string,
     readonly problems: ScenarioProblem[],
   ) {
-    super("ScenarioInvalid", `${file}: ${problems.length} invalid line${problems.length === 1 ? "" : "s"}:\n${problems.map((p) => formatProblem(file, p)).join("\n")}`);
+    super("ScenarioInvalid", `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in ${new Set(problems.map((p) => p.line)).size} line${new Set(problems.map((p) => p.line)).size === 1 ? "" : "s"}:\n${problems.map((p) => formatProblem(file, p)).join("\n")}`);
   }
 }
 
