@@ -6,7 +6,7 @@
  * showing the tool calls, and hostile tool output (`</script>`, HTML) shown as text.
  * Chromium missing is a failure, not a skip: CI must install it (`apt-get install -y chromium`).
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -161,5 +161,29 @@ describe("the report page in Chromium", () => {
     await page.click("#page-next");
     expect(await page.textContent("#page-info")).toBe(`page 2 of ${Math.ceil(run.trajectories.length / 50)}`);
     expect(await page.locator(".traj-row").count()).toBe(50);
+  });
+});
+
+describe("the report of a one-step run without a held-out set", () => {
+  it("draws its one step on a real axis, and says success was not measured rather than 'yet'", async () => {
+    const dir = join(root, "one-step");
+    mkdirSync(join(dir, "checkpoints"), { recursive: true });
+    writeFileSync(join(dir, "config.json"), JSON.stringify({ seed: 1, max_steps: 1 }));
+    writeFileSync(join(dir, "metrics.jsonl"), JSON.stringify({ step: 1, phase: "grpo", time: "2026-11-30T05:00:00Z", "reward/total": 0.4, "loss/total": 0.1 }) + "\n");
+    writeFileSync(join(dir, "summary.json"), JSON.stringify({ heldout_before: null, heldout_after: null, heldout_n: 0, steps: 1, wall_s: 3 }));
+    const built = await buildReport(dir);
+    const one = await browser!.newPage({ viewport: { width: 1400, height: 1000 } });
+    try {
+      await one.goto(pathToFileURL(built.path).href);
+      await one.waitForFunction(() => (window as unknown as { __report?: ReportApi }).__report?.ready === true, null, { timeout: 20_000 });
+      const axes = await one.evaluate(() =>
+        (window as unknown as { __report: { charts: Array<{ scales: { x: { min: number; max: number } } }> } }).__report.charts.map((c) => [c.scales.x.min, c.scales.x.max]),
+      );
+      expect(axes.length).toBeGreaterThan(0);
+      for (const [min, max] of axes) expect(max - min).toBeGreaterThan(0);
+      expect(await one.textContent("body")).toContain("Not measured: the run had no held-out scenarios");
+    } finally {
+      await one.close();
+    }
   });
 });

@@ -175,6 +175,11 @@ function renderCurves(container, metrics, charts) {
   // One grid (no half-empty rows per group); every chart spans the same steps so they line up.
   var xMin = sorted[0].step;
   var xMax = sorted[sorted.length - 1].step;
+  // one step: an axis of width 0 draws nothing; give it a step on each side
+  if (xMin === xMax) {
+    xMin -= 1;
+    xMax += 1;
+  }
   var grid = el("div", { class: "chart-grid" });
   container.appendChild(grid);
   SECTIONS.forEach(function (name) {

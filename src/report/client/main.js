@@ -25,7 +25,7 @@ function main() {
 
   var ev = section("heldout", "Held-out evaluation");
   app.appendChild(ev.node);
-  renderBeforeAfter(ev.body, picked);
+  renderBeforeAfter(ev.body, picked, data.summary);
   // the warm-start probe may mix in training scenarios: the curve is of held-out ones only
   renderEvalChart(ev.body, data.evals.filter(function (e) { return !e.split || e.split === "test"; }), charts);
   renderEvalList(ev.body, data.evals);

@@ -48,13 +48,20 @@ function renderHeader(root, data, picked) {
     picked.before || picked.after
       ? el("span", null, fmtPct(picked.before && picked.before.success_rate), el("span", { class: "arrow" }, " → "), el("strong", null, fmtPct(picked.after && picked.after.success_rate)))
       : "–",
-    delta === null ? "no before/after evaluation yet" : el("span", { class: delta > 0 ? "good" : delta < 0 ? "bad" : "" }, fmtSigned(delta * 100, 1, " pts"))));
+    delta === null ? (noHeldOut(data.summary) ? "not measured: no held-out set" : "no before/after evaluation yet") : el("span", { class: delta > 0 ? "good" : delta < 0 ? "bad" : "" }, fmtSigned(delta * 100, 1, " pts"))));
   cards.appendChild(card("Held-out scenarios", String((picked.after && picked.after.n) || (picked.before && picked.before.n) || s.heldout_n || "–"), "split: " + ((picked.after && picked.after.split) || "test")));
   cards.appendChild(card("Steps", String(steps || "–"), data.metrics.length + " metrics lines"));
   cards.appendChild(card("Wall time", fmtDuration(s.wall_s), finished ? "whole run" : "run not finished"));
   var ts = data.trajectoryStats;
   cards.appendChild(card("Trajectories", String(ts.total), ts.capped ? ts.embedded + " embedded (sampled)" : "all embedded"));
   root.appendChild(cards);
+}
+
+var NO_HELD_OUT = "Not measured: the run had no held-out scenarios (split \"test\"). Give it a scenario file with some to see success before and after RL.";
+
+/** a finished run whose held-out set was empty: nothing will ever be recorded */
+function noHeldOut(summary) {
+  return !!summary && summary.heldout_n === 0;
 }
 
 function card(label, value, sub) {
@@ -70,11 +77,11 @@ function renderNotes(root, notes) {
   root.appendChild(box);
 }
 
-function renderBeforeAfter(container, picked) {
+function renderBeforeAfter(container, picked, summary) {
   var b = picked.before;
   var a = picked.after;
   if (!b && !a) {
-    container.appendChild(el("p", { class: "empty" }, "No held-out evaluation recorded yet."));
+    container.appendChild(el("p", { class: "empty" }, noHeldOut(summary) ? NO_HELD_OUT : "No held-out evaluation recorded yet."));
     return;
   }
   var k = (a && a.k) || (b && b.k);
