@@ -27,7 +27,7 @@ export const JudgeClientSchema = z.object({
   baseDelayMs: z.number().int().nonnegative().default(1_000).describe("delay before the second attempt; doubles after; default 1 s"),
   maxDelayMs: z.number().int().nonnegative().default(30_000).describe("cap on one delay; default 30 s"),
   temperature: z.number().min(0).max(2).optional().describe("sampling temperature; endpoint default when absent"),
-  maxTokens: z.number().int().positive().optional().describe("cap on the judge's reply tokens"),
+  maxTokens: z.number().int().positive().default(2048).describe("cap on the judge's reply tokens (scores and a short explanation per trajectory fit well within the default)"),
   seed: z
     .number()
     .int()
@@ -154,7 +154,7 @@ export async function callJudge<T>(cfg: JudgeConfig, call: JudgeCall<T>): Promis
           ],
           response_format: { type: "json_schema", json_schema: { name: call.schemaName, schema: call.schema, strict: true } },
           ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
-          ...(o.maxTokens !== undefined ? { max_tokens: o.maxTokens } : {}),
+          max_tokens: o.maxTokens,
           ...(o.seed !== undefined ? { seed: o.seed + attempt - 1 } : {}),
         },
         { signal: call.signal, timeout: o.timeoutMs },

@@ -67,6 +67,8 @@ describe("rulerScore: the request", () => {
     expect(server.requests).toHaveLength(1);
     const req = server.requests[0];
     expect(req.model).toBe("judge-model");
+    // a reply cap, so a judge that rambles cannot take the endpoint's whole context
+    expect(req.max_tokens).toBe(2048);
     expect(req.response_format?.type).toBe("json_schema");
     expect(req.response_format?.json_schema?.name).toBe("ruler_scores");
     expect(req.response_format?.json_schema?.strict).toBe(true);

@@ -40,8 +40,10 @@ describe("train-mcp serve (CLI)", () => {
   });
 
   it("serves, refuses a busy port with exit 2, and stops on SIGTERM", async () => {
+    // the key from the environment: `ps` would show a --api-key
     const child = spawn(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--quiet", "--engine", "ort", "--no-enable-prefix-caching"], {
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, TRAIN_MCP_API_KEY: "sk-env-key" },
     });
     try {
       const url = await new Promise<string>((resolve, reject) => {
@@ -53,7 +55,8 @@ describe("train-mcp serve (CLI)", () => {
         });
         child.on("exit", (code) => reject(new Error(`serve exited early (${code})`)));
       });
-      const models = (await (await fetch(`${url}/models`)).json()) as { data: Array<{ id: string }> };
+      expect((await fetch(`${url}/models`)).status).toBe(401);
+      const models = (await (await fetch(`${url}/models`, { headers: { authorization: "Bearer sk-env-key" } })).json()) as { data: Array<{ id: string }> };
       expect(models.data[0].id).toBe("default");
       const port = new URL(url).port;
       const busy = spawnSync(process.execPath, [BIN, "serve", "--model", "default", "--port", port], { encoding: "utf8" });

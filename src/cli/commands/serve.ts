@@ -43,7 +43,7 @@ export function register(program: Command): void {
     .option("--engine <kind>", "auto | ort | tfjs (auto: onnxruntime when it loads, else tfjs)", "auto")
     .option("--adapter <[name=]dir>", "PEFT LoRA adapter to serve under its name (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--max-batch <n>", "concurrent requests (and n choices) decoded together at most", "8")
-    .option("--api-key <key>", "require `Authorization: Bearer <key>` on /v1 routes")
+    .option("--api-key <key>", "require `Authorization: Bearer <key>` on /v1 routes (or $TRAIN_MCP_API_KEY, which `ps` does not show; vLLM reads $VLLM_API_KEY the same way)")
     .option("--served-model-name <name>", 'the base model\'s name in requests (default: "default" or the folder name)')
     .option("--seed <n>", "seed of the random init when the default model has no trained weights", "0")
     .option("--reasoning-parser <name>", "qwen3 | deepseek_r1: <think> text goes to the message's `reasoning` field (vLLM's flag)")
@@ -64,7 +64,7 @@ export function register(program: Command): void {
         host: flags.host,
         engine,
         adapters: flags.adapter.map(parseAdapterFlag),
-        apiKey: flags.apiKey,
+        apiKey: flags.apiKey ?? (process.env.TRAIN_MCP_API_KEY || undefined),
         servedModelName: flags.servedModelName,
         seed: intFlag("--seed", flags.seed, 0, 2 ** 31 - 1),
         maxBatch: intFlag("--max-batch", flags.maxBatch, 1, 256),
