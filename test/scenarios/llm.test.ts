@@ -128,9 +128,12 @@ describe("LLM generator", () => {
 
   it("persistent failure is an error after bounded attempts", async () => {
     const server = await startChatServer(() => ({ status: 500, error: "boom" }));
+    const lines: string[] = [];
     try {
-      await expect(generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 4, maxRequests: 3 })).rejects.toThrow(/only 0 of 4 .* after 3 requests.*HTTP 500/);
+      await expect(generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 4, maxRequests: 3, log: (l) => lines.push(l) })).rejects.toThrow(/only 0 of 4 .* after 3 requests.*HTTP 500/);
       expect(server.requests).toHaveLength(3);
+      // the last failure is not announced as retried
+      expect(lines.map((l) => l.replace(/ \(.*\)/, ""))).toEqual(["request 1 failed; retrying in 5 ms", "request 2 failed; retrying in 10 ms"]);
     } finally {
       await server.close();
     }

@@ -114,6 +114,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
       }
       if (isTransient(e)) {
         lastError = errorLine(e);
+        if (requests >= maxRequests) continue; // no request left: the loop ends with the full story
         const delay = (options.retryDelayMs ?? 1000) * 2 ** Math.min(transientFailures++, 5);
         log(`request ${requests} failed (${lastError}); retrying in ${delay} ms`);
         await new Promise((r) => setTimeout(r, delay));
