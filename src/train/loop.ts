@@ -133,7 +133,10 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   // a run that fails before its first rollout (server, model, policy endpoint) leaves no directory behind
   let started = false;
   const discardIfUnused = (e: unknown): never => {
-    if (!o.resume && !started) runDir.discard(newDir);
+    if (!o.resume && !started) {
+      runDir.discard(newDir);
+      log(newDir ? `run directory removed: the run stopped before its first rollout` : `run directory left as it was: the run stopped before its first rollout`);
+    }
     throw e;
   };
 
