@@ -93,15 +93,11 @@ describe("train with a remote policy", () => {
     expect(after).toContain("tiny-base");
   });
 
+  /** one LoRA step on a few calculator scenarios, no warm start */
+  const oneStep = () => ({ server: ["fixture:calculator"], model: modelDir, scenarios: [calculatorScenarios(4, 2)], sft: "off" as const, max_steps: 1, lora_rank: 2 });
+
   it("refuses a model the endpoint does not serve, an endpoint that does not answer, and no URL, before any rollout, naming the flag", async () => {
-    const base = {
-      server: ["fixture:calculator"],
-      model: modelDir,
-      scenarios: [calculatorScenarios(4, 2)],
-      sft: "off" as const,
-      max_steps: 1,
-      lora_rank: 2,
-    };
+    const base = oneStep();
     const attempt = async (over: { policy_url: string; policy_model?: string }) => {
       const out = path.join(tempDir("remote-bad"), "run");
       const e = await train({ config: resolveTrainConfig({ ...base, ...over, out }), hooks: { log: () => undefined } }).then(
@@ -139,17 +135,12 @@ describe("train with a remote policy", () => {
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
     try {
       const base = {
-        server: ["fixture:calculator"],
-        model: modelDir,
-        scenarios: [calculatorScenarios(4, 2)],
-        sft: "off" as const,
-        max_steps: 1,
+        ...oneStep(),
         groups_per_step: 1,
         num_generations: 2,
         max_turns: 1,
         max_tokens_per_turn: 8,
         eval_n: 1,
-        lora_rank: 2,
         policy_url: proxyUrl,
       };
       const logs: string[] = [];
