@@ -13,7 +13,8 @@ export function buildProgram(): Command {
     .description("Teach an LLM agent to use any MCP server by reinforcement learning.")
     .version("0.1.0")
     .exitOverride()
-    .configureOutput({ outputError: (str, write) => write(str) });
+    // commander's usage errors on one line, as ours: "train-mcp: unknown option '--stepz' (Did you mean --steps?)"
+    .configureOutput({ outputError: (str, write) => write(`train-mcp: ${str.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")}\n`) });
   for (const register of commands) register(program);
   return program;
 }

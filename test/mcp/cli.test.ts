@@ -104,6 +104,11 @@ describe.concurrent("train-mcp CLI", () => {
     const unknown = await cli("call", "-s", everything, "ehco", "{}");
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown tool "ehco"');
+    // commander's own usage errors too
+    const typo = await cli("train", "--server", "fixture:calculator", "--stepz", "3");
+    expect(typo.code).toBe(2);
+    oneCleanLine(typo.stderr);
+    expect(typo.stderr).toBe("train-mcp: unknown option '--stepz' (Did you mean --steps?)\n");
     const invalid = await cli("call", "-s", everything, "slow", '{"steps":"many","ms":1}');
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain("/steps: must be integer");
