@@ -27,14 +27,12 @@ export function defaultServerLogSize(): number {
 }
 
 /** Appends what the default log gained since byte `from` to `dest`, e.g. `<run>/server.log`. */
-export function keepServerLog(dest: string, from = 0): boolean {
-  if (!existsSync(DEFAULT_SERVER_LOG)) return false;
+export function keepServerLog(dest: string, from = 0): void {
+  if (!existsSync(DEFAULT_SERVER_LOG)) return;
   try {
     const gained = readFileSync(DEFAULT_SERVER_LOG).subarray(from);
-    if (gained.length === 0) return false;
-    appendFileSync(dest, gained);
-    return true;
+    if (gained.length > 0) appendFileSync(dest, gained);
   } catch {
-    return false; // a log that cannot be copied never fails the run
+    // a log that cannot be copied never fails the run
   }
 }

@@ -46,7 +46,7 @@ export function resumeChanges(saved: Record<string, unknown>, cfg: TrainConfig, 
       key === "server"
         ? Array.isArray(before) && before.length === cfg.server.length && before.every((t, i) => targetKey(String(t)) === targetKey(cfg.server[i]))
         : key === "model" || key === "scenarios"
-          ? JSON.stringify(anchored(before)) === JSON.stringify(anchored(after)) // a run saved before paths were made absolute
+          ? JSON.stringify(anchored(before)) === JSON.stringify(after) // `cfg` is anchored already; a run saved before paths were made absolute is not
           : JSON.stringify(before) === JSON.stringify(after);
     if (same) continue;
     if (key in FIXED)
