@@ -67,6 +67,11 @@ describe("export-onnx", () => {
     expect(stdout).toContain(`${ext}.data`);
     expect(fs.statSync(ext).size).toBeLessThan(fs.statSync(`${ext}.data`).size);
     expect(relErr(await runFile(ext, c, ids), want)).toBe(0);
+    // the tied embedding is stored once: the side file holds the checkpoint's weights plus the
+    // rotary table and alignment, not a second [V, D] copy as the head (V*D*4 = 9 KiB here)
+    const weightBytes = [...w.values()].reduce((s, t) => s + t.data.length * 4, 0);
+    expect(c.tieWordEmbeddings).toBe(true);
+    expect(fs.statSync(`${ext}.data`).size).toBeLessThan(weightBytes + c.headDim * c.headDim * 4 + 64 * 40);
   });
 
   it("usage errors exit 2: a bad --external-data value, a folder that does not exist", async () => {

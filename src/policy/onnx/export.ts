@@ -3,6 +3,7 @@
  * logits for every position), weights as initializers. Models whose weights pass 1.5 GiB keep them
  * in a side file `<out>.data` (ONNX external data: location/offset/length per tensor, 64-byte
  * aligned; tensors under 1 KiB stay inline, as onnx.external_data_helper does), because a protobuf message cannot exceed 2 GiB.
+ * A tied head is stored once (the graph transposes the embedding; onnxruntime folds that at load).
  * Both files are written to temporary names and renamed, so a crash leaves no half model.
  */
 import * as path from "node:path";
@@ -27,7 +28,7 @@ const INLINE_LIMIT = 1.5 * 2 ** 30;
 
 /** Writes `file` (and `<file>.data` when the weights live outside the protobuf). */
 export function exportOnnx(config: ModelConfig, weights: NamedWeights, file: string, opts: ExportOnnxOptions = {}): ExportOnnxResult {
-  const model = buildPolicyGraph(config, prepareGraphWeights(config, weights), { logits: "all" });
+  const model = buildPolicyGraph(config, prepareGraphWeights(config, weights, { tiedHead: "shared" }), { logits: "all" });
   const weightBytes = model.initializers.reduce((s, t) => s + (t.raw?.length ?? 0), 0);
   const mode = opts.externalData ?? "auto";
   const external = mode === "always" || (mode === "auto" && weightBytes > INLINE_LIMIT);

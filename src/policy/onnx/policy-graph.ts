@@ -40,6 +40,13 @@ export interface PolicyGraphOptions {
   logits?: "all" | "last";
 }
 
+export interface PrepareOptions {
+  /** tied models: "copy" (default) keeps a transposed copy of the embedding as the head (one
+   *  MatMul, no per-run Transpose when weights are fed as inputs); "shared" stores the embedding
+   *  once and the graph transposes it (onnxruntime folds that at load): half the file for export */
+  tiedHead?: "copy" | "shared";
+}
+
 // -1e9, not -inf: a fully masked (pad) row then softmaxes to a finite uniform row
 export const MASKED = -1e9;
 
@@ -71,7 +78,7 @@ function get(w: NamedWeights | null, name: string): Float32Array {
 
 /** HF weights → graph layout (see the file comment). Names here are the graph's own. With
  *  `w` null, only names and dims (empty data): the inputs of a weights-as-inputs graph. */
-export function prepareGraphWeights(c: ModelConfig, w: NamedWeights | null): GraphWeight[] {
+export function prepareGraphWeights(c: ModelConfig, w: NamedWeights | null, opts: PrepareOptions = {}): GraphWeight[] {
   const alloc = (n: number) => (w ? new Float32Array(n) : NONE);
   const scale = 1 / Math.sqrt(c.headDim);
   // which optional tensors this architecture has (o_proj / MLP biases of Llama-style configs)
@@ -127,6 +134,7 @@ export function prepareGraphWeights(c: ModelConfig, w: NamedWeights | null): Gra
     if (has(p + "mlp.down_proj.bias")) out.push({ name: `l${l}.down_bias`, dims: [D], data: get(w, p + "mlp.down_proj.bias") });
   }
   out.push({ name: "norm", dims: [D], data: get(w, "model.norm.weight") });
+  if (c.tieWordEmbeddings && opts.tiedHead === "shared") return out; // the graph makes "head" from "embed"
   const head = alloc(D * V); // [D, V]
   transpose(c.tieWordEmbeddings ? get(w, "model.embed_tokens.weight") : get(w, "lm_head.weight"), V, D, head, V, 0);
   out.push({ name: "head", dims: [D, V], data: head });
@@ -233,7 +241,9 @@ export function buildPolicyGraph(c: ModelConfig, weights: GraphWeight[] | null, 
   }
   const last = opts.logits === "last";
   const xf = last ? g.op("Gather", [x, g.i64([-1], [])], { axis: int(1) }) : x; // [B, D] or [B, T, D]
-  const logits = g.op("MatMul", [rms(xf, wt("norm")), wt("head")]);
+  // a tied head stored once (PrepareOptions.tiedHead "shared") is the embedding transposed
+  const head = W.has("head") || !c.tieWordEmbeddings ? wt("head") : g.op("Transpose", [wt("embed")], { perm: ints([1, 0]) }); // [D, V]
+  const logits = g.op("MatMul", [rms(xf, wt("norm")), head]);
   g.output(logits, "logits", DataType.FLOAT, last ? ["batch", V] : ["batch", "seq", V]);
   for (let l = 0; l < c.numLayers; l++) {
     g.outputs.push({ name: `new_key_${l}`, dataType: DataType.FLOAT, dims: ["batch", KVH, "seq", HD] });
