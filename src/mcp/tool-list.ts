@@ -14,8 +14,16 @@ const MAX_PAGES = 1000;
 // the page itself, loosely: the SDK's own schema would reject the whole list for one sloppy tool
 const ToolsPageSchema = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() }).passthrough();
 
-export async function listAllTools(client: Client, timeoutMs: number): Promise<ToolSpec[]> {
+export interface ToolList {
+  tools: ToolSpec[];
+  /** what a user should know about the list: a name listed twice with different definitions,
+   *  a name a model may not be able to write */
+  notes: string[];
+}
+
+export async function listAllTools(client: Client, timeoutMs: number): Promise<ToolList> {
   const tools = new Map<string, ToolSpec>();
+  const conflicting = new Set<string>();
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -27,14 +35,23 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
         const issue = parsed.error.issues[0];
         throw new TrainMcpError("ServerUnreachable", `server sent an invalid tool "${name}": ${issue ? `${issue.path.join(".") || "(tool)"}: ${issue.message}` : "bad shape"}`);
       }
-      // a name listed twice (or a page served again) keeps its first definition
-      if (!tools.has(parsed.data.name)) tools.set(parsed.data.name, parsed.data);
+      // a name listed twice (or a page served again) keeps its first definition; two different
+      // definitions under one name are the server's ambiguity, worth a note
+      const first = tools.get(parsed.data.name);
+      if (!first) tools.set(parsed.data.name, parsed.data);
+      else if (JSON.stringify(first) !== JSON.stringify(parsed.data)) conflicting.add(parsed.data.name);
     }
     cursor = result.nextCursor;
     if (cursor === undefined || seenCursors.has(cursor)) break;
     seenCursors.add(cursor);
   }
-  return [...tools.values()];
+  const list = [...tools.values()];
+  const notes = [...conflicting].map((n) => `the server lists tool ${JSON.stringify(n)} more than once with different definitions: the first is the one a model sees`);
+  // a model writes the name inside JSON in a chat template's tool-call format; other characters
+  // break that format, and OpenAI-compatible endpoints refuse such function names
+  const odd = list.filter((t) => !/^[A-Za-z0-9_.-]{1,64}$/.test(t.name)).map((t) => JSON.stringify(t.name));
+  if (odd.length > 0) notes.push(`${odd.join(", ")}: a tool name outside A-Z a-z 0-9 _ . - (or over 64 characters) may not be callable by a model`);
+  return { tools: list, notes };
 }
 
 /** What servers in the wild get slightly wrong and mean plainly: an input schema without

@@ -42,6 +42,7 @@ const LooseCallResultSchema = z.looseObject({
 /** state shared by a toolbox and its isolated siblings: the tool list and compiled validators */
 interface Shared {
   tools: ToolSpec[];
+  notes: string[];
   byName: Map<string, ToolSpec>;
   validator: ArgumentValidator;
 }
@@ -88,8 +89,8 @@ export class McpToolbox implements Toolbox {
       conn = await Connection.open(spec, options.connectTimeoutMs);
       let s = shared;
       if (!s) {
-        const tools = await listAllTools(conn.client, options.connectTimeoutMs);
-        s = { tools, byName: new Map(tools.map((t) => [t.name, t])), validator: new ArgumentValidator() };
+        const { tools, notes } = await listAllTools(conn.client, options.connectTimeoutMs);
+        s = { tools, notes, byName: new Map(tools.map((t) => [t.name, t])), validator: new ArgumentValidator() };
       }
       return new McpToolbox(spec, options, s, conn, workDir, semaphore);
     } catch (e) {
@@ -102,6 +103,11 @@ export class McpToolbox implements Toolbox {
 
   get tools(): ToolSpec[] {
     return this.shared.tools;
+  }
+
+  /** notes on the server's tool list (duplicate names, names a model may not write) */
+  get toolNotes(): string[] {
+    return this.shared.notes;
   }
 
   /** how the current session talks to the server */

@@ -59,6 +59,8 @@ export interface ToolboxStats {
 
 export interface Toolbox {
   readonly tools: ToolSpec[];
+  /** notes on the server's tool list worth showing a user (duplicate names, odd names) */
+  readonly toolNotes?: string[];
   /** tools in the OpenAI function shape, for the policy's prompt */
   openAiTools(): OpenAiTool[];
   /** never throws for tool-level problems: they come back as a ToolResult with isError */

@@ -142,7 +142,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
 
   // stdio servers' stderr, kept with the run unless --server-log put it elsewhere
   const serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
-  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd }).catch(discardIfUnused);
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd }, log).catch(discardIfUnused);
   if (cfg.rewards.judge && cfg.max_steps > 0) {
     // a wrong judge URL, key or model would leave every group to the other rewards, silently
     const { apiKeyEnv, ...judge } = cfg.rewards.judge;

@@ -24,7 +24,8 @@ export interface ServerEntry {
 export class ServerSet {
   private constructor(readonly entries: ServerEntry[]) {}
 
-  static async connect(targets: string[], isolate: "auto" | "on" | "off", options: ConnectOptions = {}): Promise<ServerSet> {
+  /** `log` gets each server's notes on its tool list (duplicate or odd tool names) */
+  static async connect(targets: string[], isolate: "auto" | "on" | "off", options: ConnectOptions = {}, log?: (line: string) => void): Promise<ServerSet> {
     const entries: ServerEntry[] = [];
     try {
       for (const target of targets) {
@@ -33,6 +34,7 @@ export class ServerSet {
           await toolbox.close();
           throw new TrainMcpError("ConfigInvalid", `${target}: the server lists no tools, so there is nothing to play with`);
         }
+        for (const note of toolbox.toolNotes) log?.(`note: ${target}: ${note}`);
         const known = target.startsWith("fixture:");
         const stateful = isolate === "on" || (isolate === "auto" && (known ? STATEFUL_FIXTURES.has(target) : detectStateful(toolbox.tools)));
         entries.push({ target, toolbox, isolate: stateful });

@@ -74,6 +74,15 @@ describe.concurrent("train-mcp CLI", () => {
     expect((await cli("tools", "--server", "fixture:calculator")).stderr).toBe("");
   });
 
+  it("tools notes a name the server lists twice with different definitions, not a page served again", async () => {
+    const r = await cli("tools", "--server", stdioTarget("sloppy", "--conflict"));
+    expect(r.code).toBe(0);
+    expect(r.stdout.match(/^loose\b/gm)).toHaveLength(1);
+    expect(r.stderr).toBe('note: the server lists tool "loose" more than once with different definitions: the first is the one a model sees\n');
+    // the plain sloppy server serves the same page twice: nothing to note
+    expect((await cli("tools", "--server", stdioTarget("sloppy"))).stderr).toBe("");
+  });
+
   it("call --json prints {isError, text, structuredContent}", async () => {
     const r = await cli("call", "--server", "fixture:calculator", "calculate", '{"expression":"2+2"}', "--json");
     expect(r.code).toBe(0);

@@ -1,6 +1,7 @@
 /**
  * A test MCP server (stdio) with the small mistakes servers in the wild make: input schemas
- * without `type` or with `properties: null`, and a cursor that pages back to itself.
+ * without `type` or with `properties: null`, and a cursor that pages back to itself. With
+ * `--conflict`, one name is listed twice with different definitions.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -10,6 +11,8 @@ const TOOLS = [
   { name: "loose", description: "Echoes its arguments.", inputSchema: {} },
   { name: "nullprops", description: "Takes nothing.", inputSchema: { type: "object", properties: null } },
 ];
+
+if (process.argv.includes("--conflict")) TOOLS.push({ name: "loose", description: "Something else under the same name.", inputSchema: {} });
 
 const server = new Server({ name: "sloppy", version: "1.0.0" }, { capabilities: { tools: {} } });
 // every page, including the one the cursor asks for, lists the same tools and the same cursor

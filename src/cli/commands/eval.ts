@@ -63,7 +63,7 @@ export function register(program: Command): void {
       const { defaultRewards, rewardsFromConfig } = await import("../../rewards/defaults.js");
       const { templateTag } = await import("../../scenarios/schema.js");
       const connectOptions = connectArgs({ ...f, server: f.server[0] }).options;
-      const servers = await ServerSet.connect(f.server, "auto", connectOptions);
+      const servers = await ServerSet.connect(f.server, "auto", connectOptions, logLine);
       try {
         const os = await import("node:os");
         const data = await loadScenarios(f.scenarios?.length ? f.scenarios : ["auto"], servers, { seed, runDir: os.tmpdir(), log: logLine, requireTrain: false });

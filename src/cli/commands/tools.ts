@@ -19,10 +19,7 @@ export function register(program: Command): void {
           ? JSON.stringify(toolbox.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })), null, 2)
           : toolTable(toolbox.tools, process.stdout.columns || 100);
         process.stdout.write(out + "\n");
-        // a model writes the name inside JSON in a chat template's tool-call format; other characters
-        // break that format, and OpenAI-compatible endpoints refuse such function names
-        const odd = toolbox.tools.filter((t) => !/^[A-Za-z0-9_.-]{1,64}$/.test(t.name)).map((t) => JSON.stringify(t.name));
-        if (odd.length > 0) process.stderr.write(`note: ${odd.join(", ")}: a tool name outside A-Z a-z 0-9 _ . - (or over 64 characters) may not be callable by a model\n`);
+        for (const note of toolbox.toolNotes) process.stderr.write(`note: ${note}\n`);
       } finally {
         await toolbox.close();
       }
