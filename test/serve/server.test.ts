@@ -329,6 +329,26 @@ describe("serve", () => {
     }
   });
 
+  it("refuses a prompt over the context (400) and cuts max_tokens to the room the prompt leaves", async () => {
+    const ctx = server.registry.config.maxPositions;
+    const promptTokens = (n: number) => server.registry.tokenizer.encodeChat(user("7 ".repeat(n)), { addGenerationPrompt: true }).length;
+    let n = 1;
+    while (promptTokens(n) < ctx - 40) n++;
+    const room = ctx - promptTokens(n);
+    const r = await client.chat.completions.create({ model: "default", messages: user("7 ".repeat(n)), max_tokens: 4 * ctx, temperature: 0, seed: 3 });
+    expect(r.usage!.prompt_tokens).toBe(ctx - room);
+    expect(r.usage!.completion_tokens).toBe(room);
+    expect(r.choices[0].finish_reason).toBe("length");
+    try {
+      await client.chat.completions.create({ model: "default", messages: user("7 ".repeat(2 * n)), max_tokens: 4 });
+      throw new Error("expected a 400");
+    } catch (e) {
+      expect((e as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
+      expect((e as InstanceType<typeof OpenAI.APIError>).code).toBe("context_length_exceeded");
+      expect((e as Error).message).toMatch(new RegExp(`the model's context is ${ctx}`));
+    }
+  });
+
   it("reports a port in use clearly", async () => {
     await expect(startServer({ model: "default", port: server.port })).rejects.toThrow(new RegExp(`port ${server.port} on 127.0.0.1 is already in use`));
   });
