@@ -37,6 +37,10 @@ export interface GrpoLossConfig {
   totalStepTokens?: number;
   /** grpo / bnpo / dr_grpo divide by this (gradient accumulation); default 1 */
   numMicroBatches?: number;
+  /** grpo / dr_grpo: sequences of the whole step over all micro-batches (see stepDivisors); with
+   *  it every sequence weighs the same however unevenly the micro-batches split the step, where
+   *  B × numMicroBatches assumes TRL's equal micro-batches */
+  totalStepSequences?: number;
   /** truncated IS cap C, used when samplerLogp is given; TRL vllm_importance_sampling_cap 2.0 */
   tisCap?: number;
   /** rows flagged in `truncated` get mask 0 (TRL mask_truncated_completions); default false */
@@ -181,11 +185,11 @@ function aggregationWeights(mask: tf.Tensor2D, cfg: GrpoLossConfig, B: number): 
   const gas = cfg.numMicroBatches ?? 1;
   switch (cfg.lossType) {
     case "grpo": // mean over sequences of each sequence's token mean
-      return tf.div(1 / (B * gas), rowCounts(mask)); // [B, 1]
+      return tf.div(1 / (cfg.totalStepSequences ?? B * gas), rowCounts(mask)); // [B, 1]
     case "bnpo": // token mean over the micro-batch
       return tf.div(1 / gas, tf.maximum(tf.sum(mask), 1)); // []
     case "dr_grpo": // constant divisor: sequences × max completion length
-      return tf.scalar(1 / (B * (cfg.maxCompletionLength as number) * gas)); // []
+      return tf.scalar(1 / ((cfg.totalStepSequences ?? B * gas) * (cfg.maxCompletionLength as number))); // []
     case "dapo": // tokens of the whole step; no further division by micro-batches
       return tf.scalar(1 / (cfg.totalStepTokens as number)); // []
   }
@@ -318,6 +322,7 @@ function checkInputs(inputs: GrpoLossInputs, cfg: GrpoLossConfig): { B: number; 
   if (cfg.lossType === "dapo" && !(cfg.totalStepTokens && cfg.totalStepTokens > 0))
     throw new RangeError("grpoLoss: dapo needs totalStepTokens > 0 (completion tokens of the whole step)");
   if ((cfg.numMicroBatches ?? 1) < 1) throw new RangeError("grpoLoss: numMicroBatches must be ≥ 1");
+  if (cfg.totalStepSequences !== undefined && !(cfg.totalStepSequences > 0)) throw new RangeError("grpoLoss: totalStepSequences must be > 0");
   return { B, T };
 }
 
@@ -335,18 +340,21 @@ export function countCompletionTokens(masks: readonly (readonly number[])[]): nu
 /**
  * The divisors `grpoLoss` needs for one micro-batch of a k-micro-batch step, so that the update
  * equals TRL's whichever way the trainer accumulates: TRL's optimizer sums the micro-batch
- * gradients ("sum": grpo/bnpo/dr_grpo divide by k, dapo by the step's tokens); src/policy's
- * `Trainable.step` averages them ("mean"), which already divides by k, so the loss must not
- * (and dapo divides by the step's tokens / k).
+ * gradients ("sum": dapo divides by the step's tokens, grpo / dr_grpo by the step's sequences);
+ * src/policy's `Trainable.step` averages them ("mean"), which already divides by k, so the
+ * divisors are the step's counts / k. Counting the step's sequences, not B × k, keeps "each
+ * sequence weighs the same" true when a token budget splits the step unevenly (7 rows + 1).
+ * bnpo stays TRL's token mean of each micro-batch, divided by k.
  */
 export function stepDivisors(
   microBatches: number,
   stepTokens: number,
   accumulation: "sum" | "mean",
-): { numMicroBatches: number; totalStepTokens: number } {
+  stepSequences?: number,
+): { numMicroBatches: number; totalStepTokens: number; totalStepSequences?: number } {
   if (!(microBatches >= 1)) throw new RangeError(`stepDivisors: microBatches must be ≥ 1, got ${microBatches}`);
-  return accumulation === "sum"
-    ? { numMicroBatches: microBatches, totalStepTokens: stepTokens }
-    : { numMicroBatches: 1, totalStepTokens: stepTokens / microBatches };
+  const k = accumulation === "sum" ? 1 : microBatches;
+  const out = { numMicroBatches: accumulation === "sum" ? microBatches : 1, totalStepTokens: stepTokens / k };
+  return stepSequences === undefined ? out : { ...out, totalStepSequences: stepSequences / k };
 }
 

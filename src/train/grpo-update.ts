@@ -74,7 +74,7 @@ export function grpoUpdate(trainable: Trainable, input: UpdateInput): MetricReco
     });
   }
   const stepTokens = countCompletionTokens(micro.flatMap((m) => m.mask));
-  const divisors = stepDivisors(micro.length, stepTokens, "mean");
+  const divisors = stepDivisors(micro.length, stepTokens, "mean", rows.length);
 
   let gradNormSum = 0;
   for (let iteration = 0; iteration < cfg.num_iterations; iteration++) {

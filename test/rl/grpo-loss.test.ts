@@ -155,4 +155,33 @@ describe("gradient accumulation (stepDivisors)", () => {
       });
     }
   });
+
+  it("grpo and dr_grpo: an uneven split (3 rows + 1, as a token budget makes) still weighs every sequence the same", async () => {
+    const { stepDivisors } = await import("../../src/rl/grpo-loss.js");
+    const lp = [[-1, -2, -0.5], [-0.3, -0.9, -1.2], [-2, -1, -1], [-0.1, -0.4, -3]];
+    const mask = [[1, 1, 0], [1, 1, 1], [1, 0, 0], [1, 1, 1]];
+    const adv = [-0.5, -0.5, -0.5, 1.5];
+    const stepTokens = countCompletionTokens(mask);
+    const rows = (xs: number[][], a: number, b: number) => tf.tensor2d(xs.slice(a, b));
+    const run = (a: number, b: number, cfg: GrpoLossConfig) => {
+      const f = (x: tf.Tensor) => grpoLoss({ logp: x as tf.Tensor2D, mask: rows(mask, a, b), advantages: adv.slice(a, b) }, cfg).loss;
+      return { loss: f(rows(lp, a, b)).dataSync()[0], grad: Array.from(tf.grad(f)(rows(lp, a, b)).dataSync()) };
+    };
+    for (const lossType of ["grpo", "dr_grpo"] as const) {
+      const c = { lossType, epsilon: 0.2, beta: 0, maxCompletionLength: 3 };
+      const full = run(0, 4, { ...c, ...stepDivisors(1, stepTokens, "sum", 4) });
+      // on-policy (ratio 1), grpo's loss is −mean(A) = 0 for these advantages
+      if (lossType === "grpo") expect(full.loss).toBeCloseTo(0, 6);
+      for (const mode of ["sum", "mean"] as const) {
+        const d = stepDivisors(2, stepTokens, mode, 4);
+        const [x, y] = [run(0, 3, { ...c, ...d }), run(3, 4, { ...c, ...d })];
+        const k = mode === "mean" ? 2 : 1;
+        expect((x.loss + y.loss) / k).toBeCloseTo(full.loss, 6);
+        [...x.grad, ...y.grad].forEach((g, i) => expect(g / k).toBeCloseTo(full.grad[i], 6));
+      }
+      // without the step's sequence count the lone row weighs 3× the others (the old behaviour)
+      const d = stepDivisors(2, stepTokens, "mean");
+      expect(Math.abs((run(0, 3, { ...c, ...d }).loss + run(3, 4, { ...c, ...d }).loss) / 2 - full.loss)).toBeGreaterThan(0.1);
+    }
+  });
 });
