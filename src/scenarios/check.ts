@@ -52,7 +52,7 @@ export function checkAnswer(check: AnswerCheck, text: string): CheckResult {
     }
     case "contains": {
       const cs = check.caseSensitive ?? false;
-      const pass = normalize(text, cs).includes(normalize(check.value, cs));
+      const pass = containsWhole(normalize(text, cs), normalize(check.value, cs));
       return { pass, detail: pass ? `contains ${show(check.value)}` : `expected to contain ${show(check.value)}, got ${show(text)}` };
     }
     case "regex": {
@@ -71,6 +71,29 @@ export function checkAnswer(check: AnswerCheck, text: string): CheckResult {
       return checkJsonSubset(check.value, parsed.value);
     }
   }
+}
+
+/**
+ * `value` occurs in `text` not as part of a longer word or number: "total 7" is not in "total 73",
+ * "Paris" is not in "Parisian", "3" is not in "3.5"; "Paris." and "(Paris)" contain "Paris". An
+ * edge of the value that is not a letter or digit may touch anything.
+ */
+function containsWhole(text: string, value: string): boolean {
+  if (value.length === 0) return true;
+  const word = /[\p{L}\p{N}]/u;
+  const startsWord = word.test(value[0]);
+  const endsWord = word.test(value[value.length - 1]);
+  const endsDigit = /\p{N}/u.test(value[value.length - 1]);
+  for (let i = text.indexOf(value); i >= 0; i = text.indexOf(value, i + 1)) {
+    const before = text[i - 1];
+    const after = text.slice(i + value.length, i + value.length + 2);
+    if (startsWord && before !== undefined && word.test(before)) continue;
+    if (endsWord && after.length > 0 && word.test(after[0])) continue;
+    // a number continues past a decimal point or separator followed by a digit ("7" in "7.5", "1,250")
+    if (endsDigit && /^[.,]\p{N}/u.test(after)) continue;
+    return true;
+  }
+  return false;
 }
 
 /** Subset test with a path to the first mismatch, for json_subset. */

@@ -48,6 +48,17 @@ describe("checkAnswer", () => {
   it("contains and regex", () => {
     expect(checkAnswer({ kind: "contains", value: "new  delhi", caseSensitive: false }, "The capital is New Delhi.").pass).toBe(true);
     expect(checkAnswer({ kind: "contains", value: "Paris", caseSensitive: false }, "London").pass).toBe(false);
+    // a whole word or number, not part of a longer one
+    const has = (value: string, text: string) => checkAnswer({ kind: "contains", value, caseSensitive: false }, text).pass;
+    expect(has("total 7", "The total 73 came up.")).toBe(false);
+    expect(has("total 7", "I rolled total 7.")).toBe(true);
+    expect(has("Paris", "a Parisian cafe")).toBe(false);
+    expect(has("Paris", "It is (Paris), of course")).toBe(true);
+    expect(has("3", "about 3.5")).toBe(false);
+    expect(has("3", "3, then 4")).toBe(true);
+    expect(has("8 16 24", "x: 8 16 24 and 8 16 245")).toBe(true);
+    expect(has("-5 °C", "it was x-5 °C today")).toBe(true);
+    expect(has("cairo", "Cairo's weather")).toBe(true);
     expect(checkAnswer({ kind: "regex", pattern: "\\bFe\\b", flags: "" }, "Iron is Fe.").pass).toBe(true);
     expect(checkAnswer({ kind: "regex", pattern: "\\bFe\\b", flags: "" }, "iron fell").pass).toBe(false);
     const bad = checkAnswer({ kind: "regex", pattern: "(", flags: "" }, "x");
