@@ -21,7 +21,9 @@ export type ChatReply =
   | { status: number; error: string }
   | { hangMs: number }
   /** the connection is cut without a reply (a proxy restarting, a server crashing) */
-  | { drop: true };
+  | { drop: true }
+  /** a 200 that is not a chat completion: a web page where the API was expected */
+  | { html: string };
 
 export type ChatHandler = (request: ChatRequest, index: number) => ChatReply | Promise<ChatReply>;
 
@@ -59,6 +61,11 @@ export async function startChatServer(handler: ChatHandler): Promise<ChatServer>
     requests.push(body);
     headers.push(req.headers);
     const reply = await handler(body, index);
+    if ("html" in reply) {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(reply.html);
+      return;
+    }
     if ("drop" in reply) {
       req.socket.destroy();
       return;

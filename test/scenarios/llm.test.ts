@@ -14,6 +14,7 @@ import { connect } from "../../src/mcp/connect.js";
 import type { Toolbox } from "../../src/mcp/types.js";
 import { readScenarioFile } from "../../src/scenarios/io.js";
 import { generateWithLlm } from "../../src/scenarios/llm/generate.js";
+import { isTrainMcpError } from "../../src/errors.js";
 import { startChatServer, type ChatRequest } from "../helpers/chat-server.js";
 
 let calc: Toolbox;
@@ -103,6 +104,10 @@ describe("LLM generator", () => {
               { task: "short", difficulty: 1 },
               { task: "          x", difficulty: 1 }, // blank padding does not make a task long enough
               { task: "            ", difficulty: 1 },
+              // what a tiny model writes: digits, template debris; and an answer that is no number
+              { task: "103060062000, 77 4", difficulty: 1 },
+              { task: "percent_<tool_call> +ation2 *22 -.706, of the value", difficulty: 1 },
+              { task: "Is it warm in Lima today?", difficulty: 1, expected_answer: "warm", answer_kind: "numeric" },
             ],
           }),
         };
@@ -113,14 +118,29 @@ describe("LLM generator", () => {
     try {
       const log: string[] = [];
       const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 3, log: (l) => log.push(l) });
-      expect(r.rejected).toEqual({ invalid: 5, duplicate: 1, namesTool: 1 });
+      expect(r.rejected).toEqual({ invalid: 8, duplicate: 1, namesTool: 1 });
       expect(log).toContain("request 1: task rejected (task: Too small: expected string to have >=8 characters)");
+      expect(log).toContain("request 1: task rejected (task: not a request in words (fewer than three words))");
+      expect(log).toContain("request 1: task rejected (task: holds chat-template markup (<tool_call>, <|…|>))");
+      expect(log).toContain("request 1: task rejected (expected_answer: answer_kind is numeric but expected_answer holds no number)");
       expect(log).toContain("request 1: task rejected (it names a tool)");
       expect(r.scenarios.map((s) => s.task)[0]).toBe("What is 12 * 12 in total?");
       expect(r.scenarios).toHaveLength(3);
       expect(server.requests).toHaveLength(3);
       // Later requests tell the model what it already wrote.
       expect(JSON.stringify(server.requests[2].messages)).toContain("What is 12 * 12 in total?");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a web page where the API was expected is a usage error naming what came back, not a TypeError", async () => {
+    const server = await startChatServer(() => ({ html: "<html><body>Welcome to nginx!</body></html>" }));
+    try {
+      const err = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 2 }).catch((e: unknown) => e as Error & { exitCode?: number });
+      expect(err.message).toMatch(/--llm-base-url http:\/\/127\.0\.0\.1:\d+\/v1: the reply is not a chat completion \(no "choices"\): .*Welcome to nginx!.*is it an OpenAI-compatible \/v1 endpoint\?/);
+      expect(isTrainMcpError(err) && err.code).toBe("ConfigInvalid");
+      expect(server.requests).toHaveLength(1);
     } finally {
       await server.close();
     }

@@ -120,6 +120,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
         await new Promise((r) => setTimeout(r, delay));
         continue;
       }
+      if (e instanceof NotAChatCompletion) throw new TrainMcpError("ConfigInvalid", `--llm-base-url ${redactUrlCredentials(options.baseUrl)}: ${e.message}; is it an OpenAI-compatible /v1 endpoint? nothing written`, true, { cause: e });
       throw new TrainMcpError("JudgeFailed", `LLM generator: ${redactUrlCredentials(options.baseUrl)} refused the request: ${errorLine(e)}`, false, { cause: e });
     }
     answered = true;
@@ -188,8 +189,18 @@ async function ask(client: OpenAI, o: LlmOptions, tools: readonly ToolSpec[], co
       ? { type: "json_object" }
       : { type: "json_schema", json_schema: { name: "scenarios", strict: true, schema: REPLY_JSON_SCHEMA as unknown as Record<string, unknown> } },
   });
+  // an endpoint that is not OpenAI-compatible (an HTML page, a bare string) comes back as something
+  // without `choices`: say what came, not "cannot read properties of undefined"
+  const choices = (completion as { choices?: unknown }).choices;
+  if (!Array.isArray(choices)) {
+    const body = typeof completion === "string" ? (completion as string) : JSON.stringify(completion);
+    throw new NotAChatCompletion(`the reply is not a chat completion (no "choices"): ${body.replace(/\s+/g, " ").slice(0, 120)}`);
+  }
+  if (choices.length === 0) throw new NotAChatCompletion(`the reply has an empty "choices" list`);
   return completion.choices[0]?.message?.content ?? "";
 }
+
+class NotAChatCompletion extends Error {}
 
 /** The tasks array of a reply, tolerating code fences around the JSON; undefined when unusable. */
 function parseReply(content: string): unknown[] | undefined {

@@ -14,14 +14,27 @@ export interface ResourceInfo {
 }
 
 /** One task as the model writes it. */
-export const LlmTaskSchema = z.object({
-  // trimmed before the length check: blank padding must not make a task long enough
-  task: z.string().trim().min(8).max(2000).describe("the user's request"),
-  difficulty: z.number().int().min(1).max(5),
-  tags: z.array(z.string()).max(10).nullable().optional(),
-  expected_answer: z.string().max(500).nullable().optional().describe("the short answer when it is knowable in advance"),
-  answer_kind: z.enum(["numeric", "contains", "none"]).nullable().optional(),
-});
+export const LlmTaskSchema = z
+  .object({
+    // trimmed before the length check: blank padding must not make a task long enough
+    task: z
+      .string()
+      .trim()
+      .min(8)
+      .max(2000)
+      // a small or broken model writes digits and template debris; a request is words
+      .refine((t) => (t.match(/\p{L}{2,}/gu) ?? []).length >= 3, "not a request in words (fewer than three words)")
+      .refine((t) => !/<\|[^|]*\|>|<\/?(tool_call|tool_response|think|tools)>/.test(t), "holds chat-template markup (<tool_call>, <|…|>)")
+      .describe("the user's request"),
+    difficulty: z.number().int().min(1).max(5),
+    tags: z.array(z.string()).max(10).nullable().optional(),
+    expected_answer: z.string().max(500).nullable().optional().describe("the short answer when it is knowable in advance"),
+    answer_kind: z.enum(["numeric", "contains", "none"]).nullable().optional(),
+  })
+  .refine((t) => t.answer_kind !== "numeric" || !t.expected_answer?.trim() || /\d/.test(t.expected_answer), {
+    message: "answer_kind is numeric but expected_answer holds no number",
+    path: ["expected_answer"],
+  });
 export type LlmTask = z.infer<typeof LlmTaskSchema>;
 
 export const LlmReplySchema = z.object({ scenarios: z.array(z.unknown()) });
