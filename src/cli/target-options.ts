@@ -4,6 +4,8 @@
  * the CLI prints one line and exits 2.
  */
 import { Command, Option } from "commander";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { TrainMcpError } from "../errors.js";
 import type { ConnectOptions } from "../mcp/options.js";
 
@@ -15,6 +17,7 @@ export interface TargetFlags {
   timeout?: string;
   serverLog?: string;
   inheritEnv?: "safe" | "all" | "none";
+  templateDir?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -30,6 +33,7 @@ export function addConnectOptions(cmd: Command): Command {
     .option("--cwd <dir>", "working directory of a stdio server")
     .option("-H, --header <'K: V'>", "extra HTTP header, e.g. 'Authorization: Bearer …' (repeatable)", collect)
     .option("--timeout <ms>", "per-call and connect timeout in milliseconds (default 30000)")
+    .option("--template-dir <dir>", "stdio: copy this folder to a fresh temp dir for every server instance, run the server there, delete the copy after (the server's files stay untouched)")
     .option("--server-log <file>", "file for the stdio server's stderr (default: a temp file, removed on success; train copies it to <run>/server.log)")
     .addOption(
       new Option("--inherit-env <mode>", "environment a stdio server inherits: safe (PATH, HOME, locale…), all, none")
@@ -76,6 +80,15 @@ export function connectArgs(flags: TargetFlags): { target: string; options: Conn
       timeoutMs,
       serverLog: flags.serverLog,
       inheritEnv: flags.inheritEnv,
+      templateDir: templateDirFlag(flags.templateDir),
     },
   };
+}
+
+/** `--template-dir`: an existing folder, absolute (servers start in other directories) */
+export function templateDirFlag(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  const abs = path.resolve(dir);
+  if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new TrainMcpError("ConfigInvalid", `--template-dir ${dir}: no such folder`);
+  return abs;
 }

@@ -13,6 +13,9 @@ export const ToolSpecSchema = z.object({
   description: z.string().default("").describe("the server's description, shown to the model"),
   inputSchema: z.record(z.string(), z.unknown()).describe("JSON Schema of the arguments"),
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** MCP tool annotations (readOnlyHint, destructiveHint…): hints from the server, kept so that
+   *  what calls tools on a user's server can tell what changes its state */
+  annotations: z.record(z.string(), z.unknown()).optional(),
 });
 export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 

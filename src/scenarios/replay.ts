@@ -8,7 +8,7 @@
  * server and is not just a string the generator wrote. State checks run last on the same
  * instance. Used by the verified generator, `scenarios check --server`, and the tests.
  */
-import type { Toolbox } from "../mcp/types.js";
+import type { Toolbox, ToolSpec } from "../mcp/types.js";
 import { checkAnswer, isStateCheck, runStateCheck, type CheckResult } from "./check.js";
 import type { AnswerCheck, Scenario } from "./schema.js";
 import { isReadOnlyTool } from "./verified/generic.js";
@@ -55,9 +55,9 @@ export async function replayScenario(
 }
 
 /**
- * True when replaying the scenario changes server state (a reference call to a tool whose name
- * says it mutates), so it needs its own fresh instance; read-only scenarios can share one.
+ * True when replaying the scenario changes server state (a reference call to a tool whose
+ * annotations or name say it mutates), so it needs its own fresh instance; read-only scenarios can share one.
  */
-export function replayMutates(scenario: Pick<Scenario, "reference">): boolean {
-  return (scenario.reference?.calls ?? []).some((c) => !isReadOnlyTool(c.name));
+export function replayMutates(scenario: Pick<Scenario, "reference">, tools: readonly ToolSpec[] = []): boolean {
+  return (scenario.reference?.calls ?? []).some((c) => !isReadOnlyTool(tools.find((t) => t.name === c.name) ?? c.name));
 }

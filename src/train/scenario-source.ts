@@ -56,7 +56,7 @@ export async function loadScenarios(
       }
       const n = o.generateN ?? 200;
       o.log(`generating ${n} execution-verified scenarios for ${entry.target} ...`);
-      const { scenarios } = await generateVerified(entry.toolbox, { n, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}` });
+      const { scenarios } = await generateVerified(entry.toolbox, { n, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, ...writesPolicy(entry.target, o.log) });
       const file = path.join(o.runDir, `scenarios-${sources.length}.jsonl`);
       writeScenarioFile(file, scenarios);
       all.push(...scenarios);
@@ -97,7 +97,7 @@ async function generateTraining(
   const out: Scenario[] = [];
   for (const [i, entry] of servers.entries.entries()) {
     o.log(`generating ${o.n} execution-verified training scenarios for ${entry.target} ...`);
-    const { scenarios } = await generateVerified(entry.toolbox, { n: o.n, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}` });
+    const { scenarios } = await generateVerified(entry.toolbox, { n: o.n, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, ...writesPolicy(entry.target, o.log) });
     const kept = scenarios.filter((s) => !guard.leaks(s));
     const file = path.join(o.runDir, `scenarios-train-${i}.jsonl`);
     writeScenarioFile(file, kept);
@@ -122,4 +122,11 @@ export function takeAcrossServers(scenarios: readonly Scenario[], n: number): Sc
   for (let i = 0; out.length < Math.min(n, scenarios.length); i++)
     for (const q of queues.values()) if (i < q.length && out.length < n) out.push(q[i]);
   return out;
+}
+
+/** A user's server keeps its state where a fresh process does not undo it (files, databases): its
+ *  state-changing tools are left to `scenarios generate --allow-writes`; the fixtures' state is
+ *  their own process's. */
+function writesPolicy(target: string, log: (line: string) => void): { allowWrites: boolean; onNote: (line: string) => void } {
+  return { allowWrites: target.startsWith("fixture:"), onNote: (line) => log(`note: ${line.replace("--allow-writes calls them", "`scenarios generate --allow-writes` then --scenarios FILE calls them")}`) };
 }

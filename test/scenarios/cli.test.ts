@@ -58,6 +58,28 @@ describe("train-mcp scenarios", () => {
     expect(g.err).toContain(`note: no scenario calls ${missing.join(", ")}: write tasks for them by hand`);
   });
 
+  it("generate leaves a user's server's data alone: no state-changing tool is called unless --allow-writes, and a tool that answers differently each time is not used", async () => {
+    const data = mkdtempSync(join(tmpdir(), "todo-data-"));
+    const todo = stdioTarget("todo-file");
+    const file = join(data, "..", `todo-${Date.now()}.jsonl`);
+    // the server makes its three todos on its first start; the generator must not change them
+    expect((await run(["call", "--server", todo, "--cwd", data, "list_todos", '{"tag":"home"}'])).code).toBe(0);
+    const before = readFileSync(join(data, "todos.json"), "utf8");
+    const g = await run(["scenarios", "generate", "--server", todo, "--cwd", data, "--n", "4", "--seed", "2", "--out", file]);
+    expect(g.code).toBe(0);
+    expect(g.err).toContain("note: not calling add_todo, spring_clean: they change the server's state");
+    expect(g.err).toContain("note: not using roll_dice: the same call answered differently twice");
+    expect(readFileSync(join(data, "todos.json"), "utf8")).toBe(before);
+    const tools = new Set(readScenarioFile(file).flatMap((x) => x.reference!.calls.map((c) => c.name)));
+    expect([...tools].every((t) => t === "list_todos" || t === "get_todo")).toBe(true);
+    // what the scenarios expect is what the untouched server answers
+    expect((await run(["scenarios", "check", file, "--server", todo, "--cwd", data])).out).toContain("4 reproduce their expected outcome, 0 do not");
+    // --allow-writes against --template-dir: each server instance works on its own copy of the data
+    const w = await run(["scenarios", "generate", "--server", todo, "--template-dir", data, "--allow-writes", "--n", "3", "--seed", "2", "--out", file]);
+    expect(w.err).not.toContain("not calling");
+    expect(readFileSync(join(data, "todos.json"), "utf8")).toBe(before);
+  });
+
   it("check exits 2 and lists every bad line", async () => {
     const file = join(dir, "bad.jsonl");
     writeFileSync(

@@ -18,6 +18,7 @@ import { formatProblem, parseScenarioText, readScenarioFile, writeScenarioFile }
 import { generateWithLlm } from "../../scenarios/llm/generate.js";
 import { replayMutates, replayScenario } from "../../scenarios/replay.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
+import { redactUrlCredentials } from "../../mcp/url-credentials.js";
 import { detectStateful, generateVerified } from "../../scenarios/verified/generate.js";
 import { readFileSync } from "node:fs";
 import { addConnectOptions, addTargetOptions, connectArgs, type TargetFlags } from "../target-options.js";
@@ -34,6 +35,7 @@ interface GenerateFlags extends TargetFlags {
   concurrency?: string;
   verify: boolean;
   stateful?: boolean;
+  allowWrites?: boolean;
   idPrefix?: string;
 }
 
@@ -70,6 +72,7 @@ export function register(program: Command): void {
     .option("--no-verify", "verified: skip replaying every reference solution on a fresh server")
     .option("--stateful", "verified: build state-changing tasks on fresh server instances (default: detected from tool names)")
     .option("--no-stateful", "verified: treat the server as stateless")
+    .option("--allow-writes", "verified: also call tools that change the server's state (always on for fixture: servers); best with --template-dir, against a copy of the server's data")
     .option("--llm-base-url <url>", "llm: OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 (key from OPENAI_API_KEY)")
     .option("--llm-model <name>", "llm: model name")
     .option("--llm-max-requests <k>", "llm: requests allowed in all, retries included (default 2 × batches + 4)")
@@ -100,6 +103,8 @@ export function register(program: Command): void {
           });
           result = r.scenarios;
         } else {
+          // the generator calls the tools for real, and can take minutes: say so before it does
+          process.stderr.write(`building ${n} verified scenarios by calling the tools of ${redactUrlCredentials(target)} ...\n`);
           const r = await generateVerified(toolbox, {
             n,
             seed: flags.seed,
@@ -109,7 +114,9 @@ export function register(program: Command): void {
             concurrency: flags.concurrency ? intFlag("--concurrency", flags.concurrency, 1) : undefined,
             verify: flags.verify,
             stateful: flags.stateful,
+            allowWrites: fixture !== undefined || flags.allowWrites === true,
             onProgress: bar.update,
+            onNote: (line) => process.stderr.write(`note: ${line}\n`),
           });
           result = r.scenarios;
         }
@@ -170,7 +177,7 @@ export function register(program: Command): void {
         const stateful = detectStateful(toolbox.tools);
         for (const s of list) {
           if (!s.reference) continue;
-          const box: Toolbox = stateful && replayMutates(s) ? await toolbox.isolated() : toolbox;
+          const box: Toolbox = stateful && replayMutates(s, toolbox.tools) ? await toolbox.isolated() : toolbox;
           try {
             const r = await replayScenario(box, s);
             replayed++;

@@ -53,20 +53,29 @@ export interface VerifiedOptions {
   fixtureRecipes?: boolean;
   /** attempts per slot before it is given to another recipe; default 10 */
   maxAttempts?: number;
+  /** call tools that change the server's state (fresh instances do not help when that state
+   *  lives in a file or database of the user's); default true, the CLI's default for a server
+   *  that is not a bundled fixture is false */
+  allowWrites?: boolean;
   /** called after each committed scenario */
   onProgress?: (done: number, total: number) => void;
+  /** each of the result's `notes` as soon as it is known (before the calls it concerns) */
+  onNote?: (note: string) => void;
 }
 
 export interface VerifiedResult {
   scenarios: Scenario[];
   /** scenarios per recipe id, and failed attempts per recipe id */
   perRecipe: Record<string, number>;
+  /** what a user should know: tools left out because they change state or answer differently
+   *  each time */
+  notes: string[];
   failedAttempts: Record<string, number>;
 }
 
 /** A server is treated as stateful when some tool's name says it changes things. */
 export function detectStateful(tools: readonly ToolSpec[]): boolean {
-  return tools.some((t) => !isReadOnlyTool(t.name));
+  return tools.some((t) => !isReadOnlyTool(t));
 }
 
 export async function generateVerified(toolbox: Toolbox, options: VerifiedOptions): Promise<VerifiedResult> {
@@ -75,18 +84,36 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   const testFraction = options.testFraction ?? 0.25;
   if (!(testFraction >= 0 && testFraction <= 1)) throw new TrainMcpError("ConfigInvalid", `--test-fraction must be within 0..1, got ${testFraction}`);
   const seed = String(options.seed ?? 1);
-  const stateful = options.stateful ?? detectStateful(toolbox.tools);
+  const notes: string[] = [];
+  const note = (line: string) => {
+    notes.push(line);
+    options.onNote?.(line);
+  };
+  const writers = toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
+  const usable = options.allowWrites === false ? toolbox.tools.filter((t) => isReadOnlyTool(t)) : toolbox.tools;
+  if (options.allowWrites === false && writers.length > 0)
+    note(
+      `not calling ${writers.join(", ")}: ${writers.length === 1 ? "it changes" : "they change"} the server's state (by ${writers.length === 1 ? "its" : "their"} annotations or name), and a fresh server process does not undo changes kept in files or databases; ` +
+        `--allow-writes calls them, best against a copy of the server's data (--template-dir)`,
+    );
+  const stateful = options.allowWrites === false ? false : (options.stateful ?? detectStateful(toolbox.tools));
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const maxAttempts = options.maxAttempts ?? 10;
-  const tools = new Map(toolbox.tools.map((t) => [t.name, t]));
+  const tools = new Map(usable.map((t) => [t.name, t]));
 
   // A pristine instance for read-only work on a stateful server: it never sees a mutating call.
   const pristine = stateful ? await toolbox.isolated() : toolbox;
   try {
-    const recipes = selectRecipes(toolbox.tools, options.fixtureRecipes ?? true);
+    let recipes = selectRecipes(usable, options.fixtureRecipes ?? true);
     // Only generic recipes draw on harvested values; fixture recipes look things up themselves.
-    const pool = recipes.some((r) => r.id.startsWith("generic.")) ? await harvest(pristine, toolbox.tools, seed) : new ValuePool();
-    if (recipes.length === 0) throw new TrainMcpError("ConfigInvalid", "the server has no tools to build scenarios from");
+    const harvested = recipes.some((r) => r.id.startsWith("generic.")) ? await harvest(pristine, usable, seed) : { pool: new ValuePool(), unstable: new Set<string>() };
+    const pool = harvested.pool;
+    if (harvested.unstable.size > 0) {
+      // a task whose answer changes from call to call cannot be verified (dice, clocks, live data)
+      recipes = recipes.filter((r) => !r.tools.some((t) => harvested.unstable.has(t)));
+      note(`not using ${[...harvested.unstable].join(", ")}: the same call answered differently twice, so no answer can be checked`);
+    }
+    if (recipes.length === 0) throw new TrainMcpError("ConfigInvalid", `the server has no tools to build scenarios from${notes.length ? ` (${notes.join("; ")})` : ""}`);
     const byTool = groupByPrimary(recipes);
     const toolOrder = new Rng(`${seed}/tools`).shuffle([...byTool.keys()].sort());
 
@@ -182,7 +209,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
         reference: { calls: c.built.calls, answer: c.built.answer },
       }),
     );
-    return { scenarios, perRecipe, failedAttempts };
+    return { scenarios, perRecipe, failedAttempts, notes };
   } finally {
     if (pristine !== toolbox) await pristine.close();
   }
@@ -307,11 +334,17 @@ export function fill(template: string, vars: Record<string, string | number>): s
   });
 }
 
-/** Calls read-only tools with synthesized arguments on a fresh instance, filing every value. */
-async function harvest(box: Toolbox, tools: readonly ToolSpec[], seed: string): Promise<ValuePool> {
+/**
+ * Calls read-only tools with synthesized arguments on a fresh instance, filing every value. The
+ * first call of each tool that answers is made twice more: a tool that answers differently is
+ * `unstable` (random, time or live data) and no task can be verified against it.
+ */
+async function harvest(box: Toolbox, tools: readonly ToolSpec[], seed: string): Promise<{ pool: ValuePool; unstable: Set<string> }> {
   const pool = new ValuePool();
   const called = new Set<string>();
-  const readOnly = [...tools].filter((t) => isReadOnlyTool(t.name)).sort((a, b) => a.name.localeCompare(b.name));
+  const unstable = new Set<string>();
+  const compared = new Set<string>();
+  const readOnly = [...tools].filter((t) => isReadOnlyTool(t)).sort((a, b) => a.name.localeCompare(b.name));
   // Three rounds: later ones fill arguments with values earlier ones found (ids from a list).
   for (let round = 0; round < 3; round++) {
     for (const tool of readOnly) {
@@ -328,13 +361,21 @@ async function harvest(box: Toolbox, tools: readonly ToolSpec[], seed: string): 
         called.add(key);
         let r: ToolResult;
         try {
-          r = await box.call(tool.name, args, { timeoutMs: 15_000 });
+          r = await box.call(tool.name, args);
         } catch {
           continue;
+        }
+        if (!r.isError && !compared.has(tool.name)) {
+          compared.add(tool.name);
+          // two more calls: dice agree twice by chance far more often than three times
+          for (let k = 0; k < 2 && !unstable.has(tool.name); k++) {
+            const again = await box.call(tool.name, args).catch(() => undefined);
+            if (again && !again.isError && again.text !== r.text) unstable.add(tool.name);
+          }
         }
         pool.harvest(tool.name, r);
       }
     }
   }
-  return pool;
+  return { pool, unstable };
 }

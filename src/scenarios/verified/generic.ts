@@ -16,10 +16,20 @@ import { normKey, ValuePool } from "./harvest.js";
 import { containsCheck, fmt, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 
-const MUTATING = /(^|_|-|\b)(create|add|insert|update|edit|write|delete|remove|cancel|place|set|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill)(?=$|_|-|[A-Z]|\b)/i;
+const MUTATING =
+  /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close)(?=$|_|-|[A-Z]|\b)/i;
 
-/** A tool is read-only unless its name carries a state-changing verb. */
-export function isReadOnlyTool(name: string): boolean {
+/**
+ * Whether calling a tool leaves the server's state as it was. The server's own MCP annotations
+ * decide when present (`readOnlyHint: true` reads; `readOnlyHint: false` or `destructiveHint:
+ * true` changes state); otherwise a state-changing verb in the name does. A bare name (a
+ * scenario's reference call) is judged by its name alone.
+ */
+export function isReadOnlyTool(tool: string | Pick<ToolSpec, "name" | "annotations">): boolean {
+  const name = typeof tool === "string" ? tool : tool.name;
+  const hints = typeof tool === "string" ? undefined : tool.annotations;
+  if (hints?.readOnlyHint === true) return true;
+  if (hints?.readOnlyHint === false || hints?.destructiveHint === true) return false;
   return !MUTATING.test(name.replace(/([a-z])([A-Z])/g, "$1_$2"));
 }
 
@@ -95,7 +105,7 @@ const SINGLE_TRAIN = ["Use the available tools for this: {goal} ({given}). What 
 const SINGLE_TEST = ["With {given}: {goal}. Tell me the {field}."];
 
 function singleRecipe(tool: ToolSpec): Recipe {
-  const mutates = !isReadOnlyTool(tool.name);
+  const mutates = !isReadOnlyTool(tool);
   return {
     id: `generic.single.${tool.name}`,
     tools: [tool.name],
@@ -126,7 +136,7 @@ function singleRecipe(tool: ToolSpec): Recipe {
 async function stateCheckAfter(ctx: RecipeContext, mutated: ToolSpec, result: ToolResult): Promise<Expected | undefined> {
   const local = new ValuePool();
   local.harvest(mutated.name, result);
-  for (const reader of [...ctx.tools.values()].filter((t) => isReadOnlyTool(t.name))) {
+  for (const reader of [...ctx.tools.values()].filter((t) => isReadOnlyTool(t))) {
     const required = (reader.inputSchema.required as string[] | undefined) ?? [];
     if (required.length === 0) continue;
     const fixed: Record<string, unknown> = {};
@@ -154,7 +164,7 @@ function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
     tools: [a.name, b.name],
     primary: b.name,
     weight: 1,
-    mutates: !isReadOnlyTool(b.name),
+    mutates: !isReadOnlyTool(b),
     async build(ctx) {
       const argsA = synthesizeArgs(a.inputSchema, ctx.rng, ctx.pool);
       if (!argsA) return undefined;
@@ -191,7 +201,7 @@ export function genericRecipes(tools: readonly ToolSpec[]): Recipe[] {
     const required = (b.inputSchema.required as string[] | undefined) ?? [];
     for (const link of required.filter((r) => /id$|email|name$/i.test(r))) {
       for (const a of tools) {
-        if (a.name === b.name || !isReadOnlyTool(a.name)) continue;
+        if (a.name === b.name || !isReadOnlyTool(a)) continue;
         // A chain is plausible when A's name or description mentions the link's noun.
         const noun = normKey(link.replace(/_?id$/i, ""));
         if (noun && normKey(`${a.name} ${a.description}`).includes(noun)) out.push(chainRecipe(a, b, link));
