@@ -8,7 +8,7 @@ import type { RopeScaling } from "./model/layers.js";
 
 export const HfConfigSchema = z
   .object({
-    model_type: z.string().default("llama").describe("qwen2 | qwen3 | llama | train-mcp-tiny"),
+    model_type: z.string().default("llama").describe("qwen2 | qwen3 | llama (the built-in model is a llama)"),
     vocab_size: z.number().int().positive(),
     hidden_size: z.number().int().positive(),
     intermediate_size: z.number().int().positive(),

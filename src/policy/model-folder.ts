@@ -79,7 +79,9 @@ export async function loadModelFolder(f: ModelFolder, seed = 0): Promise<LoadedM
     }
   }
   // a training checkpoint of the built-in model may carry no tokenizer: use the embedded one
-  const candidates = [f.dir, f.weightsDir, config.modelType === "train-mcp-tiny" ? defaultModelDir() : null];
+  // ("train-mcp-tiny": the model_type of checkpoints written before it said "llama")
+  const builtIn = config.raw.train_mcp_builtin === true || config.modelType === "train-mcp-tiny";
+  const candidates = [f.dir, f.weightsDir, builtIn ? defaultModelDir() : null];
   const tokenizerDir = candidates.find((d): d is string => d !== null && fs.existsSync(path.join(d, "tokenizer.json"))) ?? null;
   return { config, weights, tokenizerDir, source };
 }

@@ -76,6 +76,18 @@ describe("--model folders", () => {
     expect(resolveModelFolder("default")).toEqual({ dir: defaultModelDir(), weightsDir: defaultModelDir() });
   });
 
+  it("the built-in model's config is a plain llama one (transformers, vLLM, PEFT load it); its checkpoints without a tokenizer take the embedded one", async () => {
+    const raw = JSON.parse(fs.readFileSync(path.join(defaultModelDir(), "config.json"), "utf8")) as Record<string, unknown>;
+    expect(raw).toMatchObject({ model_type: "llama", architectures: ["LlamaForCausalLM"], train_mcp_builtin: true });
+    // a checkpoint as training writes it: weights and config only
+    const ckpt = tempDir("ckpt");
+    for (const f of ["config.json", "model.safetensors"]) fs.copyFileSync(path.join(defaultModelDir(), f), path.join(ckpt, f));
+    expect((await loadModelFolder(resolveModelFolder(ckpt))).tokenizerDir).toBe(defaultModelDir());
+    // another llama without the marker gets no borrowed tokenizer
+    fs.writeFileSync(path.join(ckpt, "config.json"), JSON.stringify({ ...raw, train_mcp_builtin: undefined }));
+    expect((await loadModelFolder(resolveModelFolder(ckpt))).tokenizerDir).toBeNull();
+  });
+
   it("serve --model <LoRA checkpoint> serves the folded model; a run directory exits 2", async () => {
     const run = tempDir("run-serve");
     fs.writeFileSync(path.join(run, "config.json"), "{}");

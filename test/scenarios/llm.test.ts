@@ -137,7 +137,10 @@ describe("LLM generator", () => {
   it("a web page where the API was expected is a usage error naming what came back, not a TypeError", async () => {
     const server = await startChatServer(() => ({ html: "<html><body>Welcome to nginx!</body></html>" }));
     try {
-      const err = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 2 }).catch((e: unknown) => e as Error & { exitCode?: number });
+      const err = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 2 }).then(
+        () => new Error("expected an error"),
+        (e: unknown) => e as Error,
+      );
       expect(err.message).toMatch(/--llm-base-url http:\/\/127\.0\.0\.1:\d+\/v1: the reply is not a chat completion \(no "choices"\): .*Welcome to nginx!.*is it an OpenAI-compatible \/v1 endpoint\?/);
       expect(isTrainMcpError(err) && err.code).toBe("ConfigInvalid");
       expect(server.requests).toHaveLength(1);

@@ -61,7 +61,10 @@ export function buildDefaultTokenizer(repoRoot: string, outDir: string): { vocab
   const vocabRows = Math.ceil(result.vocabSize / 64) * 64;
   const config = {
     architectures: ["LlamaForCausalLM"],
-    model_type: "train-mcp-tiny",
+    // Llama's architecture exactly, so transformers / vLLM / PEFT load it; the marker tells
+    // train-mcp a tokenizer-less checkpoint of it takes the embedded tokenizer
+    model_type: "llama",
+    train_mcp_builtin: true,
     vocab_size: vocabRows,
     hidden_size: 256,
     intermediate_size: 768,
