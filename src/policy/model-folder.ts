@@ -34,12 +34,32 @@ export function resolveModelFolder(spec: string, flag = "--model"): ModelFolder 
     } catch (e) {
       throw new TrainMcpError("ModelInvalid", `${adapterCfg}: not JSON (${(e as Error).message})`);
     }
-    if (!base || !fs.existsSync(base)) throw new TrainMcpError("ModelInvalid", `${adapterCfg}: base model "${base ?? "(none)"}" not found`);
-    return { dir, weightsDir: path.resolve(base), adapterDir: dir };
+    const found = base ? findAdapterBase(base, dir) : undefined;
+    if (!found)
+      throw new TrainMcpError(
+        "ModelInvalid",
+        `${adapterCfg}: base model "${base ?? "(none)"}" not found; put the base model there, or set base_model_name_or_path to its folder (absolute, or relative to the adapter's folder)`,
+      );
+    return { dir, weightsDir: found, adapterDir: dir };
   }
   if (spec === "default") return { dir, weightsDir: null };
   refuseRunDirectory(spec, flag);
   throw new TrainMcpError("ModelInvalid", `${flag} ${spec}: no model.safetensors, model.safetensors.index.json or adapter_config.json in the folder`);
+}
+
+/**
+ * The folder an adapter's `base_model_name_or_path` names: as written (absolute, or relative to
+ * the working directory), relative to the adapter's own folder (an adapter moved with its base),
+ * and the built-in model wherever this copy of train-mcp has it ("default", or the path of
+ * another clone's `src/policy/default-model`: checkpoints of a LoRA run on it name that).
+ */
+function findAdapterBase(base: string, adapterDir: string): string | undefined {
+  const builtIn = defaultModelDir();
+  if (base === "default") return builtIn;
+  const tries = path.isAbsolute(base) ? [base] : [path.resolve(adapterDir, base), path.resolve(base)];
+  const hit = tries.find((d) => fs.existsSync(d) && fs.statSync(d).isDirectory());
+  if (hit) return hit;
+  return /(^|[\\/])src[\\/]policy[\\/]default-model[\\/]?$/.test(base) ? builtIn : undefined;
 }
 
 /** A usage error naming the latest checkpoint when `spec` is a run directory (it has checkpoints/). */

@@ -69,7 +69,23 @@ describe("--model folders", () => {
     expect(thrown(() => resolveModelFolder(empty)).message).toBe(`--model ${empty}: no model.safetensors, model.safetensors.index.json or adapter_config.json in the folder`);
     const orphan = tempDir("orphan");
     fs.writeFileSync(path.join(orphan, "adapter_config.json"), JSON.stringify({ base_model_name_or_path: "/no/such/base" }));
-    expect(thrown(() => resolveModelFolder(orphan)).message).toBe(`${path.join(orphan, "adapter_config.json")}: base model "/no/such/base" not found`);
+    expect(thrown(() => resolveModelFolder(orphan)).message).toBe(
+      `${path.join(orphan, "adapter_config.json")}: base model "/no/such/base" not found; put the base model there, or set base_model_name_or_path to its folder (absolute, or relative to the adapter's folder)`,
+    );
+  });
+
+  it("finds an adapter's base after a move: relative to the adapter's folder, and the built-in model named by another clone's path or \"default\"", () => {
+    const root = tempDir("moved");
+    const moved = path.join(root, "adapter");
+    fs.mkdirSync(moved);
+    fs.cpSync(base, path.join(root, "base"), { recursive: true });
+    const write = (b: string) => fs.writeFileSync(path.join(moved, "adapter_config.json"), JSON.stringify({ base_model_name_or_path: b }));
+    write("../base"); // relative to the adapter, whatever the working directory
+    expect(resolveModelFolder(moved).weightsDir).toBe(path.join(root, "base"));
+    write("/home/alice/old-clone/src/policy/default-model");
+    expect(resolveModelFolder(moved).weightsDir).toBe(defaultModelDir());
+    write("default");
+    expect(resolveModelFolder(moved).weightsDir).toBe(defaultModelDir());
   });
 
   it('"default" is the built-in model with its shipped weights', () => {
