@@ -26,8 +26,22 @@ export const AdapterConfigSchema = z
     bias: z.literal("none").default("none"),
     use_rslora: z.literal(false).optional(),
     use_dora: z.literal(false).optional(),
+    // PEFT writes these empty; filled, they change what the adapter computes, so folding the
+    // adapter without them would give other weights than PEFT's
+    alpha_pattern: emptyOr("per-module lora_alpha is not supported"),
+    rank_pattern: emptyOr("per-module ranks are not supported"),
+    modules_to_save: z.array(z.string()).max(0, "fully trained extra modules are not supported").nullable().optional(),
+    layers_to_transform: z.null({ error: "LoRA on a subset of layers is not supported" }).optional(),
   })
   .passthrough();
+
+function emptyOr(message: string) {
+  return z
+    .record(z.string(), z.unknown())
+    .refine((o) => Object.keys(o).length === 0, message)
+    .nullable()
+    .optional();
+}
 export type AdapterConfig = z.infer<typeof AdapterConfigSchema>;
 
 /** Writes adapter_config.json + adapter_model.safetensors (each atomically). */

@@ -88,6 +88,23 @@ describe("LoRA", () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "h3-lora-"));
     fs.writeFileSync(path.join(out, "adapter_config.json"), JSON.stringify({ peft_type: "LORA", r: 0, lora_alpha: 8, target_modules: ["q_proj"] }));
     expect(() => loadAdapter(out, model)).toThrow(/field "r"/);
+    // what PEFT writes empty is accepted empty and refused filled: folded without it the weights would differ from PEFT's
+    const cfg = { peft_type: "LORA", r: 4, lora_alpha: 8, target_modules: ["q_proj"] };
+    const refused = (extra: Record<string, unknown>) => {
+      fs.writeFileSync(path.join(out, "adapter_config.json"), JSON.stringify({ ...cfg, ...extra }));
+      try {
+        loadAdapter(out, model);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "accepted";
+    };
+    expect(refused({ alpha_pattern: { q_proj: 64 } })).toMatch(/field "alpha_pattern": per-module lora_alpha is not supported/);
+    expect(refused({ rank_pattern: { q_proj: 2 } })).toMatch(/field "rank_pattern": per-module ranks are not supported/);
+    expect(refused({ modules_to_save: ["lm_head"] })).toMatch(/field "modules_to_save": fully trained extra modules are not supported/);
+    expect(refused({ layers_to_transform: [0] })).toMatch(/field "layers_to_transform": LoRA on a subset of layers is not supported/);
+    // empty ones pass the config check (and fail later only for the missing weights file)
+    expect(refused({ alpha_pattern: {}, rank_pattern: {}, modules_to_save: null, layers_to_transform: null })).not.toMatch(/field "/);
     model.dispose();
   });
 });
