@@ -115,6 +115,9 @@ function withoutJudge({ judge: _judge, ...rest }: TrainConfig["rewards"]): Omit<
 }
 
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
+/** six significant digits: a learning rate of 4e-7 or a KL of 1.3e-6 keeps its value, where six
+ *  decimal places would write 0 */
+const significant = (x: number) => (Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(6)) : x);
 
 export async function train(o: TrainOptions): Promise<TrainSummary> {
   const t0 = performance.now();
@@ -318,7 +321,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         }
         const r = sftStep(trainable, batch, cfg.micro_batch_size, cfg.micro_batch_tokens, cfg.sft_reduction);
         done = i;
-        const rec = { step: i, phase: "sft", time: new Date().toISOString(), [MetricKey.lossSft]: round(r.loss, 5), [MetricKey.gradNorm]: round(r.gradNorm), [MetricKey.tokens]: r.tokens };
+        const rec = { step: i, phase: "sft", time: new Date().toISOString(), [MetricKey.lossSft]: significant(r.loss), [MetricKey.gradNorm]: significant(r.gradNorm), [MetricKey.tokens]: r.tokens };
         runDir.append("metrics.jsonl", [rec]);
         o.hooks.onMetrics?.(rec);
         o.hooks.progress?.("warm start", i, cfg.sft_steps);
@@ -411,7 +414,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         step,
         phase: "grpo",
         time: new Date().toISOString(),
-        ...Object.fromEntries(Object.entries({ ...rewardMetrics(scored), ...update }).map(([k, v]) => [k, round(v, 6)])),
+        ...Object.fromEntries(Object.entries({ ...rewardMetrics(scored), ...update }).map(([k, v]) => [k, significant(v)])),
         [MetricKey.groupsRefilled]: refilled,
         "rollout/turns": round(trajectories.reduce((s, t) => s + t.turns, 0) / Math.max(1, trajectories.length), 3),
         "rollout/tool_calls": toolCalls.length,

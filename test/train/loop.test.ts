@@ -144,12 +144,14 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(readCheckpointState(path.join(out, "checkpoints", "step-000001")).state.step).toBe(1);
     const t0 = performance.now();
     const logs: string[] = [];
-    const resumed = await train({ config: small(out, scenarios, { sft: "off", max_steps: 2, learning_rate: 5e-4 }), resume: true, hooks: { log: (l) => logs.push(l) } });
+    const resumed = await train({ config: small(out, scenarios, { sft: "off", max_steps: 2, learning_rate: 4e-7 }), resume: true, hooks: { log: (l) => logs.push(l) } });
     const thisProcess = (performance.now() - t0) / 1000;
     expect(resumed.steps).toBe(2);
     // other settings may change: named in the log, and config.json says what the run now uses
-    expect(logs.filter((l) => l.startsWith("resumed with"))).toEqual(["resumed with changes (saved in config.json once the run goes on): learning_rate 0.000001 → 0.0005, max_steps 1 → 2"]);
-    expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))).toMatchObject({ max_steps: 2, learning_rate: 5e-4 });
+    expect(logs.filter((l) => l.startsWith("resumed with"))).toEqual(["resumed with changes (saved in config.json once the run goes on): learning_rate 0.000001 → 4e-7, max_steps 1 → 2"]);
+    expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8"))).toMatchObject({ max_steps: 2, learning_rate: 4e-7 });
+    // metrics keep significant digits: a small learning rate is not written as 0
+    expect(readJsonl(path.join(out, "metrics.jsonl")).filter((m) => m.phase !== "sft").map((m) => m.lr)).toEqual([1e-6, 4e-7]);
     // the run's wall time counts the first process's, up to its checkpoint
     expect(resumed.wall_s).toBeGreaterThanOrEqual(thisProcess + ckWall / 2);
     expect(readJsonl(path.join(out, "eval.jsonl")).map((e) => [e.label, e.step])).toEqual([
