@@ -1,8 +1,11 @@
 /**
  * `train-mcp export-onnx --model <dir> [--out file.onnx]`: writes a standalone ONNX model of a
  * Hugging Face checkpoint folder (config.json + safetensors), the graph the onnxruntime sampler
- * runs, with the weights as initializers (policy/onnx/export.ts). Inputs: input_ids, position_ids,
- * attn_bias and the per-layer KV cache; outputs: logits and the updated cache.
+ * runs, with the weights as initializers (policy/onnx/export.ts). Inputs: input_ids and
+ * position_ids [batch, seq] (int64), attn_bias [batch, 1, seq, cache+seq] (float, 0 or -1e9),
+ * past_key_N / past_value_N [batch, kv_heads, cache, head_dim]; outputs: logits [batch, seq, vocab]
+ * and new_key_N / new_value_N holding the keys and values of the NEW positions only: the caller
+ * appends them to its cache (README "Exporting to ONNX").
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
