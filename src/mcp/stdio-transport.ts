@@ -60,7 +60,10 @@ export class StdioTransport implements Transport {
   describeFailure(withLogPath = true): string {
     // the last lines that say something: skip stack frames, blank lines and Node's version
     const said = this.stderrTail.split("\n").map((l) => l.trim()).filter((l) => l && !/^(at |Node\.js v|\^+$)/.test(l));
-    const tail = said.slice(-2).join(" | ").slice(0, 400);
+    // an exception's own line says most ("Error: Cannot find module …", Python's last
+    // "ModuleNotFoundError: …"); Node prints its properties after it ("requireStack: [] | }")
+    const errorLine = said.findLast((l) => /^(?:[\w.]*(?:Error|Exception)\b|error\b|fatal\b)/i.test(l));
+    const tail = (errorLine ?? said.slice(-2).join(" | ")).slice(0, 400);
     const parts = [this.exitInfo, tail ? `stderr: ${tail}` : "", withLogPath ? `log: ${this.params.logPath}` : ""];
     return parts.filter(Boolean).join("; ");
   }

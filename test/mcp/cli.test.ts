@@ -148,6 +148,12 @@ describe.concurrent("train-mcp CLI", () => {
     expect(crash.code).toBe(2);
     oneCleanLine(crash.stderr);
     expect(crash.stderr).toContain("server exited with code 3; stderr: boom: bad config");
+    // Node's own error for a missing script: its "Error: …" line, not the properties printed after it
+    const noScript = await cli("tools", "-s", `${process.execPath} /no/such/server.mjs`);
+    expect(noScript.code).toBe(2);
+    oneCleanLine(noScript.stderr);
+    expect(noScript.stderr).toContain("stderr: Error: Cannot find module '/no/such/server.mjs'");
+    expect(noScript.stderr).not.toContain("requireStack");
   });
 
   it("removes its stdio server log at a clean exit and keeps the one a failure names", async () => {
