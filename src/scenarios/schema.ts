@@ -76,7 +76,7 @@ export const ScenarioSchema = z.object({
   split: z.enum(["train", "test"]),
   tags: z.array(z.string()).default([]),
   server: z.string().optional().describe("which bundled server or target the scenario is for"),
-  expected: z.array(ExpectedSchema).optional().describe("all must pass for success"),
+  expected: z.array(ExpectedSchema).refine((list) => list.length > 0, "an empty list checks nothing, so every answer would succeed: leave the field out for a judge-only task").optional().describe("all must pass for success"),
   reference: ReferenceSolutionSchema.optional(),
 });
 export type Scenario = z.infer<typeof ScenarioSchema>;

@@ -47,6 +47,12 @@ describe("bad lines", () => {
     expect(messages([good(), good({ id: "b", difficulty: 7 })])).toEqual(['x.jsonl:2: field "difficulty": expected number ≤ 5, got 7']);
   });
 
+  it("refuses an empty expected list (it would pass every answer), naming the line", () => {
+    const out = messages([good(), good({ id: "b", expected: [] })]);
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatch(/^x\.jsonl:2: field "expected": .*an empty list checks nothing/);
+  });
+
   it("reports every bad line, not just the first", () => {
     const out = messages([
       good({ difficulty: 2.5 }),
