@@ -128,7 +128,7 @@ export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record
       const prefix = issue.path.length ? `${issue.path.join(".")}.` : "";
       const unknown = issue.keys.map((k) => {
         // nearest names are offered for top-level fields, the ones a typo usually hits
-        const near = prefix ? undefined : closest(k, Object.keys(TrainConfigFields.shape));
+        const near = prefix ? undefined : (OTHER_NAMES[k] ?? closest(k, Object.keys(TrainConfigFields.shape)));
         return `"${prefix}${k}"${near ? ` (did you mean "${near}"?)` : ""}`;
       });
       throw new TrainMcpError("ConfigInvalid", `${where}: unknown field ${unknown.join(", ")}`);
@@ -139,6 +139,17 @@ export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record
   }
   return parsed.data;
 }
+
+/** Names other trainers' configs use (TRL, PEFT, transformers' TrainingArguments) for a field
+ *  of ours, too far from it by spelling to be found as a typo. */
+const OTHER_NAMES: Record<string, string> = {
+  output_dir: "out",
+  lora_r: "lora_rank",
+  r: "lora_rank",
+  target_modules: "lora_target_modules",
+  model_name_or_path: "model",
+  num_train_steps: "max_steps",
+};
 
 /** The known name nearest to `name` by edit distance, if it is near enough to be a typo. */
 function closest(name: string, known: string[]): string | undefined {

@@ -33,6 +33,8 @@ describe("resolveTrainConfig", () => {
 
   it("names an unknown field with the nearest known one, and a bad value by the flag that set it", () => {
     expect(() => resolveTrainConfig({}, { server, max_step: 3 }, "train.json")).toThrow('train.json: unknown field "max_step" (did you mean "max_steps"?)');
+    // other trainers' names for our fields
+    expect(() => resolveTrainConfig({}, { server, output_dir: "runs/x", lora_r: 8 }, "train.json")).toThrow('train.json: unknown field "output_dir" (did you mean "out"?), "lora_r" (did you mean "lora_rank"?)');
     expect(() => resolveTrainConfig({}, { server, colour: "red" }, "train.json")).toThrow(/^train\.json: unknown field "colour"$/);
     expect(() => resolveTrainConfig({}, { server, rewards: { sucess: 1 } }, "train.json")).toThrow(/^train\.json: unknown field "rewards\.sucess"$/);
     expect(() => resolveTrainConfig({ max_steps: -1 }, { server }, "train.json", { max_steps: "--steps" })).toThrow(/^--steps \(max_steps\): Too small/);
