@@ -124,6 +124,7 @@ describe("LLM generator", () => {
       expect(log).toContain("request 1: task rejected (task: holds chat-template markup (<tool_call>, <|…|>))");
       expect(log).toContain("request 1: task rejected (expected_answer: answer_kind is numeric but expected_answer holds no number)");
       expect(log).toContain("request 1: task rejected (it names a tool)");
+      expect(log.find((l) => l.startsWith("request 2:"))).toMatch(/^request 2: the reply was not JSON \(.*\): "this is not JSON at all"$/);
       expect(r.scenarios.map((s) => s.task)[0]).toBe("What is 12 * 12 in total?");
       expect(r.scenarios).toHaveLength(3);
       expect(server.requests).toHaveLength(3);
@@ -143,6 +144,21 @@ describe("LLM generator", () => {
       );
       expect(err.message).toMatch(/--llm-base-url http:\/\/127\.0\.0\.1:\d+\/v1: the reply is not a chat completion \(no "choices"\): .*Welcome to nginx!.*is it an OpenAI-compatible \/v1 endpoint\?/);
       expect(isTrainMcpError(err) && err.code).toBe("ConfigInvalid");
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a 404 (a model the endpoint does not serve, a URL without /v1) is a usage error at once", async () => {
+    const server = await startChatServer(() => ({ status: 404, error: "The model `nosuch` does not exist." }));
+    try {
+      const err = await generateWithLlm(calc.tools, { ...base, model: "nosuch", baseUrl: server.url, n: 2 }).then(
+        () => new Error("expected an error"),
+        (e: unknown) => e as Error,
+      );
+      expect(isTrainMcpError(err) && err.code).toBe("ConfigInvalid");
+      expect(err.message).toMatch(/^--llm-model nosuch at --llm-base-url http:\/\/127\.0\.0\.1:\d+\/v1: HTTP 404: .*does not exist.*is the model served there/);
       expect(server.requests).toHaveLength(1);
     } finally {
       await server.close();

@@ -65,7 +65,7 @@ export function register(program: Command): void {
     .addOption(new Option("-g, --generator <kind>", "verified: offline, execution-checked; llm: written by an OpenAI-compatible model").choices(["verified", "llm"]).default("verified"))
     .option("-n, --n <count>", "number of scenarios", "200")
     .requiredOption("-o, --out <file>", "scenario file to write (JSONL; written atomically, only on success)")
-    .option("--seed <s>", "random seed (same seed, same server: same file)", "1")
+    .option("--seed <s>", "random seed (verified: same seed, server and --concurrency, same file; llm: a whole number, sent as the request seed)", "1")
     .option("--test-fraction <f>", "share of held-out test scenarios", "0.25")
     .option("--id-prefix <p>", "scenario id prefix (default: the fixture name, or s / llm)")
     .option("--concurrency <k>", "verified: scenarios built at once (default 4)")
@@ -99,7 +99,8 @@ export function register(program: Command): void {
             server: target,
             idPrefix: flags.idPrefix ?? (fixture ? `${fixture}-llm` : "llm"),
             onProgress: bar.update,
-            log: (line) => process.stderr.write(`\n${line}\n`),
+            // a line of its own, also when a progress bar is drawn on the terminal
+            log: (line) => process.stderr.write(`${process.stderr.isTTY ? "\n" : ""}${line}\n`),
           });
           result = r.scenarios;
         } else {

@@ -120,17 +120,21 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
         await new Promise((r) => setTimeout(r, delay));
         continue;
       }
+      // a model the endpoint does not serve, or a URL without /v1: the user's to fix, not a blip
+      if (status(e) === 404)
+        throw new TrainMcpError("ConfigInvalid", `--llm-model ${options.model} at --llm-base-url ${redactUrlCredentials(options.baseUrl)}: ${errorLine(e)} (is the model served there, and does the URL end in /v1?); nothing written`, true, { cause: e });
       if (e instanceof NotAChatCompletion) throw new TrainMcpError("ConfigInvalid", `--llm-base-url ${redactUrlCredentials(options.baseUrl)}: ${e.message}; is it an OpenAI-compatible /v1 endpoint? nothing written`, true, { cause: e });
       throw new TrainMcpError("JudgeFailed", `LLM generator: ${redactUrlCredentials(options.baseUrl)} refused the request: ${errorLine(e)}`, false, { cause: e });
     }
     answered = true;
-    const tasks = parseReply(content);
-    if (!tasks) {
+    const reply = parseReply(content);
+    if ("why" in reply) {
       rejected.invalid++;
-      lastError = "reply was not the JSON object asked for";
+      lastError = `the reply was ${reply.why}`;
       log(`request ${requests}: ${lastError}`);
       continue;
     }
+    const tasks = reply.tasks;
     received += tasks.length;
     if (tasks.length === 0) log(`request ${requests}: the reply held no tasks`);
     for (const raw of tasks) {
@@ -202,18 +206,21 @@ async function ask(client: OpenAI, o: LlmOptions, tools: readonly ToolSpec[], co
 
 class NotAChatCompletion extends Error {}
 
-/** The tasks array of a reply, tolerating code fences around the JSON; undefined when unusable. */
-function parseReply(content: string): unknown[] | undefined {
+/** The tasks array of a reply, tolerating code fences around the JSON; else why it is unusable. */
+function parseReply(content: string): { tasks: unknown[] } | { why: string } {
   const body = content.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
+  const snippet = JSON.stringify(body.length > 60 ? `${body.slice(0, 60)}…` : body);
   let value: unknown;
   try {
     value = JSON.parse(body);
-  } catch {
-    return undefined;
+  } catch (e) {
+    return { why: `not JSON (${(e as Error).message}): ${snippet}` };
   }
-  if (Array.isArray(value)) return value;
+  if (Array.isArray(value)) return { tasks: value };
   const r = LlmReplySchema.safeParse(value);
-  return r.success ? r.data.scenarios : undefined;
+  if (r.success) return { tasks: r.data.scenarios };
+  const keys = value && typeof value === "object" ? Object.keys(value) : [];
+  return { why: keys.length ? `a JSON object without a "scenarios" array (keys: ${keys.slice(0, 5).join(", ")})` : `JSON, but not an object with a "scenarios" array: ${snippet}` };
 }
 
 function expectedOf(t: LlmTask): Expected | undefined {
