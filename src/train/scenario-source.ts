@@ -79,6 +79,16 @@ export async function loadScenarios(
         `(the run's servers: ${servers.entries.map((e) => e.target).join(", ")}; with several servers each scenario's "server" must name one of them)`,
     );
   }
+  if (servers.entries.length === 1) {
+    // one server plays every scenario; ones written for another server are likely a mistake
+    const elsewhere = playable.filter((s) => s.server && !servers.has(s.server));
+    if (elsewhere.length > 0) {
+      const named = [...new Set(elsewhere.map((s) => s.server!))];
+      o.log(
+        `warning: ${elsewhere.length} of ${playable.length} scenarios name another server (${named.slice(0, 3).join(", ")}${named.length > 3 ? ", …" : ""}) and are played on ${servers.entries[0].target}`,
+      );
+    }
+  }
   const train = playable.filter((s) => s.split === "train");
   const test = playable.filter((s) => s.split === "test");
   if (train.length === 0 && o.requireTrain !== false)

@@ -69,4 +69,18 @@ describe("ServerSet isolation", () => {
       await set.close();
     }
   });
+  it("with one server, says how many scenarios were written for another server (they are played on this one)", async () => {
+    const set = await ServerSet.connect(["fixture:calculator"], "off");
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "other-server-")), "s.jsonl");
+    const line = (id: string, server?: string) => JSON.stringify({ id, task: `task ${id}`, difficulty: 1, split: "train", tags: [], ...(server ? { server } : {}) });
+    fs.writeFileSync(file, [line("a", "fixture:calculator"), line("b", "node weather.mjs"), line("c")].join("\n") + "\n");
+    const logs: string[] = [];
+    try {
+      const r = await loadScenarios([file], set, { seed: 1, runDir: os.tmpdir(), log: (l) => logs.push(l) });
+      expect(r.train.map((x) => x.id)).toEqual(["a", "b", "c"]);
+      expect(logs).toEqual(["warning: 1 of 3 scenarios name another server (node weather.mjs) and are played on fixture:calculator"]);
+    } finally {
+      await set.close();
+    }
+  });
 });
