@@ -24,6 +24,9 @@ export interface ToolList {
 export async function listAllTools(client: Client, timeoutMs: number): Promise<ToolList> {
   const tools = new Map<string, ToolSpec>();
   const conflicting = new Set<string>();
+  // a server without the tools capability answers tools/list with "Method not found": it has none
+  const caps = client.getServerCapabilities();
+  if (caps && !caps.tools) return { tools: [], notes: ["the server declares no tools capability (it may offer only resources or prompts)"] };
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {

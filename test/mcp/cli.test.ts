@@ -81,6 +81,11 @@ describe.concurrent("train-mcp CLI", () => {
     expect(r.stderr).toBe('note: the server lists tool "loose" more than once with different definitions: the first is the one a model sees\n');
     // the plain sloppy server serves the same page twice: nothing to note
     expect((await cli("tools", "--server", stdioTarget("sloppy"))).stderr).toBe("");
+    // a server without the tools capability has no tools, said plainly (not "Method not found")
+    const none = await cli("tools", "--server", stdioTarget("sloppy", "--resources-only"));
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe("(the server offers no tools)\n");
+    expect(none.stderr).toBe("note: the server declares no tools capability (it may offer only resources or prompts)\n");
   });
 
   it("call --json prints {isError, text, structuredContent}", async () => {

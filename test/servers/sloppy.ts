@@ -14,8 +14,12 @@ const TOOLS = [
 
 if (process.argv.includes("--conflict")) TOOLS.push({ name: "loose", description: "Something else under the same name.", inputSchema: {} });
 
-const server = new Server({ name: "sloppy", version: "1.0.0" }, { capabilities: { tools: {} } });
-// every page, including the one the cursor asks for, lists the same tools and the same cursor
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS, nextCursor: "again" }) as never);
-server.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: "text", text: JSON.stringify(req.params.arguments ?? {}) }] }));
+// `--resources-only`: a server that declares no tools capability at all (tools/list is "Method not found")
+const resourcesOnly = process.argv.includes("--resources-only");
+const server = new Server({ name: "sloppy", version: "1.0.0" }, { capabilities: resourcesOnly ? { resources: {} } : { tools: {} } });
+if (!resourcesOnly) {
+  // every page, including the one the cursor asks for, lists the same tools and the same cursor
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS, nextCursor: "again" }) as never);
+  server.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: "text", text: JSON.stringify(req.params.arguments ?? {}) }] }));
+}
 await server.connect(new StdioServerTransport());
