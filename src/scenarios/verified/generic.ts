@@ -17,7 +17,7 @@ import { containsCheck, fmt, isUseful, lowerFirst, numericCheck, resultData, typ
 import { synthesizeArgs } from "./schema-values.js";
 
 const MUTATING =
-  /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close)(?=$|_|-|[A-Z]|\b)/i;
+  /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close)(?=$|_|-|\b)/i;
 
 /**
  * Whether calling a tool leaves the server's state as it was. The server's own MCP annotations
@@ -30,6 +30,8 @@ export function isReadOnlyTool(tool: string | Pick<ToolSpec, "name" | "annotatio
   const hints = typeof tool === "string" ? undefined : tool.annotations;
   if (hints?.readOnlyHint === true) return true;
   if (hints?.readOnlyHint === false || hints?.destructiveHint === true) return false;
+  // camelCase words split first ("markDone" → "mark_Done"); the match is case-insensitive, so a
+  // verb must end at a separator, never inside a word ("settings", "bookmarks" read)
   return !MUTATING.test(name.replace(/([a-z])([A-Z])/g, "$1_$2"));
 }
 
@@ -63,7 +65,14 @@ const PREFERRED = ["result", "answer", "value", "total", "amount", "count", "nam
  */
 export function pickAnswerField(result: ToolResult, args: Record<string, unknown> = {}): { label: string; value: string | number } | undefined {
   const data = resultData(result);
-  const echoes = new Set(Object.values(args).filter((v) => typeof v === "string" || typeof v === "number").map(String));
+  // every scalar given, nested ones too ({location: {city: "cairo"}} gives "cairo")
+  const echoes = new Set<string>();
+  const given = (v: unknown): void => {
+    if (typeof v === "string" || typeof v === "number") echoes.add(String(v).trim());
+    else if (Array.isArray(v)) v.forEach(given);
+    else if (v && typeof v === "object") Object.values(v).forEach(given);
+  };
+  given(args);
   const scalars: Array<{ label: string; value: string | number }> = [];
   const visit = (v: unknown, label: string, depth: number): void => {
     if (depth > 3) return;
@@ -88,6 +97,17 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     if (t.length > 0 && t.length <= 60 && !echoes.has(t)) return { label: "result", value: t };
   }
   return undefined;
+}
+
+/**
+ * A count of 0 over an empty list (a search with a made-up tag): a task set full of these
+ * teaches a model that "0" is a good answer. Such tasks are not built.
+ */
+export function asksAboutNothing(result: ToolResult, value: string | number): boolean {
+  if (value !== 0) return false;
+  const empty = (v: unknown, depth: number): boolean =>
+    Array.isArray(v) ? v.length === 0 : depth < 3 && !!v && typeof v === "object" && Object.values(v).some((x) => empty(x, depth + 1));
+  return empty(resultData(result), 0);
 }
 
 function singularLabel(label: string): string {
@@ -117,7 +137,7 @@ function singleRecipe(tool: ToolSpec): Recipe {
       const r = await ctx.call(tool.name, args);
       if (!isUseful(r)) return undefined;
       const field = pickAnswerField(r, args);
-      if (!field) return undefined;
+      if (!field || asksAboutNothing(r, field.value)) return undefined;
       const goal = goalOf(tool);
       const task = ctx.phrase(SINGLE_TRAIN, SINGLE_TEST, { goal, given: describeArgs(args), field: field.label });
       const expected: Expected[] = [expectFor(field.value)];
@@ -179,7 +199,7 @@ function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
       const rb = await ctx.call(b.name, argsB);
       if (!isUseful(rb)) return undefined;
       const field = pickAnswerField(rb, argsB);
-      if (!field) return undefined;
+      if (!field || asksAboutNothing(rb, field.value)) return undefined;
       const goalA = goalOf(a);
       const task = ctx.phrase(CHAIN_TRAIN, CHAIN_TEST, {
         goalA,
@@ -189,7 +209,14 @@ function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
         field: field.label,
       });
       const value = typeof field.value === "number" ? fmt(field.value) : field.value;
-      return { task, difficulty: 3, expected: [expectFor(field.value)], answer: `The ${field.label} is ${value}.` };
+      const expected: Expected[] = [expectFor(field.value)];
+      // a chain that ends in a change is checked by what a reader then sees, as a single one is
+      if (!isReadOnlyTool(b)) {
+        const state = await stateCheckAfter(ctx, b, rb);
+        if (!state) return undefined;
+        expected.push(state);
+      }
+      return { task, difficulty: 3, expected, answer: `The ${field.label} is ${value}.` };
     },
   };
 }

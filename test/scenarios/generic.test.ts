@@ -1,0 +1,38 @@
+/**
+ * The generic recipes' judgements on their own: which tools read and which change state (MCP
+ * annotations first, then the name), which result field a task may ask about (never a value the
+ * task already gives, nested ones included), and which answers are not worth a task.
+ */
+import { describe, expect, it } from "vitest";
+import type { ToolResult } from "../../src/mcp/types.js";
+import { asksAboutNothing, isReadOnlyTool, pickAnswerField } from "../../src/scenarios/verified/generic.js";
+
+const result = (data: unknown): ToolResult => ({ isError: false, text: JSON.stringify(data), content: [] }) as unknown as ToolResult;
+
+describe("generic recipes", () => {
+  it("reads a tool's annotations before its name", () => {
+    expect(isReadOnlyTool("list_todos")).toBe(true);
+    expect(isReadOnlyTool("add_todo")).toBe(false);
+    expect(isReadOnlyTool("purge_everything")).toBe(false);
+    expect(isReadOnlyTool("markDone")).toBe(false);
+    expect(isReadOnlyTool("bookmarks")).toBe(true); // a verb inside a word is no verb
+    expect(isReadOnlyTool("get_settings")).toBe(true);
+    expect(isReadOnlyTool("setTitle")).toBe(false);
+    expect(isReadOnlyTool({ name: "spring_clean", annotations: { destructiveHint: true } })).toBe(false);
+    expect(isReadOnlyTool({ name: "tidy", annotations: { readOnlyHint: false } })).toBe(false);
+    expect(isReadOnlyTool({ name: "delete_preview", annotations: { readOnlyHint: true } })).toBe(true);
+    expect(isReadOnlyTool({ name: "tidy" })).toBe(true);
+  });
+
+  it("never asks for a value the task gives, nested arguments included", () => {
+    const r = result({ location: { city: "cairo", country: "EG" }, temperature: 31.5 });
+    expect(pickAnswerField(r, { location: { city: "cairo" } })).toEqual({ label: "location country", value: "EG" });
+    expect(pickAnswerField(result({ city: "cairo" }), { location: { city: "cairo" } })).toBeUndefined();
+  });
+
+  it("a count of 0 over an empty list is no task; a 0 with content is", () => {
+    expect(asksAboutNothing(result({ count: 0, titles: [] }), 0)).toBe(true);
+    expect(asksAboutNothing(result({ count: 2, titles: ["a", "b"] }), 2)).toBe(false);
+    expect(asksAboutNothing(result({ balance: 0, owner: "ann" }), 0)).toBe(false);
+  });
+});
