@@ -69,6 +69,10 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .string()
     .optional()
     .describe("working directory of stdio servers (--cwd); a run saves where it started, so a resume from elsewhere starts them there"),
+  server_template_dir: z
+    .string()
+    .optional()
+    .describe("stdio servers: a folder copied for every server instance, which runs in the copy (--template-dir); saved, so a resume works on copies too"),
   system_prompt: z.string().optional(),
   policy_url: z
     .string()
@@ -196,5 +200,6 @@ export function anchorPaths(cfg: TrainConfig, from: string): TrainConfig {
     model: cfg.model === "default" ? cfg.model : path.resolve(from, cfg.model),
     scenarios: cfg.scenarios.map((s) => (s === "auto" ? s : path.resolve(from, s))),
     server_cwd: path.resolve(from, cfg.server_cwd ?? "."),
+    ...(cfg.server_template_dir ? { server_template_dir: path.resolve(from, cfg.server_template_dir) } : {}),
   };
 }

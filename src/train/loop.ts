@@ -24,6 +24,7 @@ import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
 import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import { anchorPaths, scrubSecrets, type TrainConfig } from "./config.js";
+import { TrainMcpError } from "../errors.js";
 import { evaluate, isServerFault, type EvalResult } from "./evaluate.js";
 import { grpoUpdate } from "./grpo-update.js";
 import { playAndScore } from "./play.js";
@@ -143,9 +144,11 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     throw e;
   };
 
+  if (cfg.server_template_dir && !fs.existsSync(cfg.server_template_dir))
+    discardIfUnused(new TrainMcpError("ConfigInvalid", `--template-dir (server_template_dir): ${cfg.server_template_dir} is no folder`));
   // stdio servers' stderr, kept with the run unless --server-log put it elsewhere
   const serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
-  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd }, log).catch(discardIfUnused);
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir }, log).catch(discardIfUnused);
   if (cfg.rewards.judge && cfg.max_steps > 0) {
     // a wrong judge URL, key or model would leave every group to the other rewards, silently
     const { apiKeyEnv, ...judge } = cfg.rewards.judge;

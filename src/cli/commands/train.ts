@@ -11,7 +11,7 @@ import cliProgress from "cli-progress";
 import { TrainMcpError } from "../../errors.js";
 import { numberFlag } from "../number-flags.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
-import { addConnectOptions, parseEnvAndHeaders, templateDirFlag, type TargetFlags } from "../target-options.js";
+import { addConnectOptions, parseEnvAndHeaders, type TargetFlags } from "../target-options.js";
 import type { ConnectOptions } from "../../mcp/options.js";
 import { readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
 import { DEMO_CONFIG } from "../../train/demo.js";
@@ -128,6 +128,7 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["max_steps", "--steps", f.steps, "number"],
     ["tool_timeout_ms", "--timeout", f.timeout, "number"],
     ["server_cwd", "--cwd", f.cwd],
+    ["server_template_dir", "--template-dir", f.templateDir],
     ["groups_per_step", "--groups-per-step", f.groupsPerStep, "number"],
     ["num_generations", "--group-size", f.groupSize, "number"],
     ["learning_rate", "--lr", f.lr, "number"],
@@ -174,7 +175,6 @@ function connectOptions(f: TrainFlags, config: TrainConfig): ConnectOptions {
     headers,
     serverLog: f.serverLog, // the working directory is the config's server_cwd (--cwd)
     inheritEnv: f.inheritEnv,
-    templateDir: templateDirFlag(f.templateDir),
     timeoutMs: config.tool_timeout_ms,
     connectTimeoutMs: f.timeout !== undefined ? config.tool_timeout_ms : Math.max(30_000, config.tool_timeout_ms),
   };
