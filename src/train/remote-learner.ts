@@ -53,8 +53,10 @@ export class RemoteLearner {
     const where = redactUrlCredentials(o.baseURL);
     if (!URL.canParse(o.baseURL)) throw new TrainMcpError("ConfigInvalid", `--policy-url ${where}: not a URL (expected e.g. http://127.0.0.1:8000/v1)`);
     let served: string[];
+    let entries: Array<{ id: string; root?: string }>;
     try {
-      served = await policy.listModels();
+      entries = await policy.listModelEntries();
+      served = entries.map((m) => m.id);
     } catch (e) {
       // an endpoint that answers but has no GET /models (some proxies) can still play a named model
       if (o.model && e instanceof OpenAI.APIError && e.status !== undefined) {
@@ -67,6 +69,7 @@ export class RemoteLearner {
     if (served.length === 0 && !o.model) throw new TrainMcpError("ConfigInvalid", `--policy-url ${where}: GET /models lists no model; name one with --policy-model`);
     if (o.model && served.length > 0 && !served.includes(o.model)) throw new TrainMcpError("ConfigInvalid", `--policy-model ${o.model}: ${where} does not serve it (it serves ${served.join(", ")})`);
     policy.model = o.model ?? served[0];
+    checkServedBase(entries.find((m) => m.id === policy.model)?.root, o.baseModelDir, where, o.log);
     return new RemoteLearner(policy, o);
   }
 
@@ -87,5 +90,27 @@ export class RemoteLearner {
     await this.policy.useAdapter(`${this.runPrefix}${name}`, path.join(root, name));
     if (this.pushes === 1) await this.policy.unloadOthers(this.runPrefix);
     for (const old of fs.readdirSync(root)) if (old !== name) fs.rmSync(path.join(root, old), { recursive: true, force: true });
+  }
+}
+
+/**
+ * What the server says it serves (`root`, vLLM's and train-mcp serve's) against the trainer's
+ * base, when `root` is a folder on this machine: a LoRA checkpoint folded into its base cannot
+ * take the trainer's adapters (they are deltas on the base itself), and other weights would make
+ * every rollout another model's. A root elsewhere (another machine, a hub id) is not judged.
+ */
+function checkServedBase(root: string | undefined, baseModelDir: string, where: string, log?: (line: string) => void): void {
+  if (!root || !path.isAbsolute(root) || !fs.existsSync(root)) return;
+  if (fs.existsSync(path.join(root, "adapter_config.json")))
+    throw new TrainMcpError("ConfigInvalid", `--policy-url ${where} serves ${root}, a LoRA checkpoint folded into its base: the trainer's adapters need the base model itself there (serve --model ${baseModelDir})`);
+  if (path.resolve(root) !== path.resolve(baseModelDir) && !sameFile(path.join(root, "config.json"), path.join(baseModelDir, "config.json")))
+    log?.(`warning: --policy-url ${where} serves ${root}, whose config.json differs from the trainer's --model ${baseModelDir}: rollouts would play another model`);
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return fs.readFileSync(a).equals(fs.readFileSync(b));
+  } catch {
+    return false;
   }
 }

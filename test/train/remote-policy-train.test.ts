@@ -14,6 +14,8 @@ import { TrainMcpError } from "../../src/errors.js";
 import { startServer, type RunningServer } from "../../src/serve/server.js";
 import { resolveTrainConfig } from "../../src/train/config.js";
 import { train } from "../../src/train/loop.js";
+import { readModelConfig } from "../../src/policy/weights.js";
+import { makeAdapter } from "../serve/adapter.js";
 import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
 describe("train with a remote policy", () => {
@@ -115,6 +117,25 @@ describe("train with a remote policy", () => {
     expect(down.message).toMatch(/^--policy-url http:\/\/127\.0\.0\.1:9\/v1: cannot list its models \(GET \/models: Connection error\.\)/);
     const notUrl = await attempt({ policy_url: "localhost-8000" });
     expect(notUrl.message).toBe("--policy-url localhost-8000: not a URL (expected e.g. http://127.0.0.1:8000/v1)");
+  });
+
+  it("refuses an endpoint that serves a LoRA checkpoint folded into its base: the trainer's adapters need the base itself", async () => {
+    const lora = tempDir("served-lora");
+    await makeAdapter(lora, readModelConfig(modelDir));
+    const cfg = JSON.parse(fs.readFileSync(path.join(lora, "adapter_config.json"), "utf8")) as Record<string, unknown>;
+    fs.writeFileSync(path.join(lora, "adapter_config.json"), JSON.stringify({ ...cfg, base_model_name_or_path: modelDir }));
+    const folded = await startServer({ model: lora, servedModelName: "tiny-base", port: 0, engine: "tfjs" });
+    try {
+      const out = path.join(tempDir("remote-lora"), "run");
+      const e = await train({ config: resolveTrainConfig({ ...oneStep(), policy_url: folded.url, out }), hooks: { log: () => undefined } }).then(
+        () => new Error("trained"),
+        (x: Error) => x,
+      );
+      expect(e.message).toBe(`--policy-url ${folded.url} serves ${lora}, a LoRA checkpoint folded into its base: the trainer's adapters need the base model itself there (serve --model ${modelDir})`);
+      expect(fs.existsSync(out)).toBe(false);
+    } finally {
+      await folded.close();
+    }
   });
 
   it("plays a named --policy-model, with a warning, behind a proxy whose GET /models fails; without the name it refuses", async () => {
