@@ -60,13 +60,15 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
   const groups = played.scored.map((s) => s.group.trajectories);
   // a policy or server that fails every rollout would read as a 0% model: say what failed instead
   const all = groups.flat();
+  // (the rollouts travel with the error: the run keeps them, they show what failed)
   if (all.every((t) => t.finish === "error")) {
-    throw new TrainMcpError("RolloutFailed", `evaluation: every rollout failed (${all.length} of ${all.length}), the first with: ${all[0]?.error ?? "no message"}`, false);
+    throw new EvaluationFailed(`evaluation: every rollout failed (${all.length} of ${all.length}), the first with: ${all[0]?.error ?? "no message"}`, all);
   }
-  // a server that fails every call (crashing, hanging) would read as a 0% model too
-  const calls = all.flatMap((t) => t.toolCalls);
+  // a server that fails every call (crashing, hanging) would read as a 0% model too; the model's
+  // own malformed calls (parse errors) never reached it
+  const calls = all.flatMap((t) => t.toolCalls).filter((c) => !c.error?.startsWith("parse:"));
   if (calls.length > 0 && calls.every(isServerFault)) {
-    throw new TrainMcpError("RolloutFailed", `evaluation: every tool call failed on the server's side (${calls.length} of ${calls.length}), the first with: ${calls[0].result}`, false);
+    throw new EvaluationFailed(`evaluation: every tool call failed on the server's side (${calls.length} of ${calls.length}), the first with: ${faultText(calls[0].result)}`, all);
   }
   const first = groups.map((g) => g[0]);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
@@ -93,4 +95,24 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
 /** A call that failed for the server's sake, not the model's: the connection was lost or it timed out. */
 export function isServerFault(call: { error?: string }): boolean {
   return call.error === "connection" || call.error === "timeout";
+}
+
+/** A rollout that lost its server (crashed, unreachable) is no evidence about the model. */
+export function metServerOutage(t: Pick<Trajectory, "toolCalls">): boolean {
+  return t.toolCalls.some((c) => c.error === "connection");
+}
+
+/** A fault as a person reads it: what the toolbox tells the model about retrying is not for them. */
+export function faultText(result: string): string {
+  return result.replace(/;?\s*the next call reconnects\.?/, "").slice(0, 300);
+}
+
+/** An evaluation that measured nothing (every rollout or every tool call failed), with its rollouts. */
+export class EvaluationFailed extends TrainMcpError {
+  constructor(
+    message: string,
+    readonly trajectories: Trajectory[],
+  ) {
+    super("RolloutFailed", message, true);
+  }
 }

@@ -25,7 +25,7 @@ import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights
 import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import { anchorPaths, scrubSecrets, type TrainConfig } from "./config.js";
 import { TrainMcpError } from "../errors.js";
-import { evaluate, isServerFault, type EvalResult } from "./evaluate.js";
+import { EvaluationFailed, evaluate, faultText, isServerFault, metServerOutage, type EvalResult } from "./evaluate.js";
 import { grpoUpdate } from "./grpo-update.js";
 import { playAndScore } from "./play.js";
 import { RemoteLearner } from "./remote-learner.js";
@@ -107,6 +107,9 @@ function pick(train: Scenario[], position: number, count: number, seed: number):
  * tasks (answering others from memory) can, and that is RL's to teach.
  */
 const MIN_TOOL_CALLER_SHARE = 0.2;
+/** steps in a row with every tool call failing on the server's side before the run stops */
+const MAX_OUTAGE_STEPS = 3;
+
 /** scenarios the sft "auto" probe plays at least */
 const MIN_PROBE = 32;
 
@@ -251,7 +254,14 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         components: evalComponents,
         normalizeRewards: cfg.rewards.normalize,
         onProgress: (d, t) => o.hooks.progress?.(`eval ${label}`, d, t),
+      }).catch((e: unknown) => {
+        // an evaluation that measured nothing still leaves its rollouts: they show what failed
+        if (e instanceof EvaluationFailed) runDir.appendTrajectories(e.trajectories, { step, phase: "eval", label });
+        throw e;
       });
+      const lost = r.trajectories.filter(metServerOutage);
+      if (lost.length > 0)
+        log(`warning: eval ${label}: ${lost.length} of ${r.trajectories.length} rollouts lost the server mid-rollout (counted as failures), the first with: ${faultText(lost[0].toolCalls.find((c) => c.error === "connection")!.result)}`);
       const rec: EvalRecord = { step, label, split: scenarios.every((x) => x.split === "test") ? "test" : "test+train", n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, per_tag: r.per_tag, time: new Date().toISOString() };
       if (r.pass_at_k !== undefined) Object.assign(rec, { pass_at_k: r.pass_at_k, k: r.k });
       runDir.append("eval.jsonl", [rec]);
@@ -348,6 +358,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
 
     // 3. GRPO
     let interrupted = false;
+    let outageSteps = 0; // steps in a row in which the server failed every call
     while (state.step < cfg.max_steps) {
       if (o.signal?.aborted) {
         interrupted = true;
@@ -402,9 +413,17 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       }
       // truncated IS needs the sampler's log-probs of these very tokens: onnxruntime has them, a remote policy does not
       const samplerIsOtherEngine = !remote && sampler.engine !== "tfjs";
+      // A server outage is no evidence about the model: a group with a rollout that lost its server
+      // is left out of the update (rollouts that avoided the tools would otherwise look better), and
+      // a step in which every call the model made failed on the server's side trains nothing.
+      const realCalls = groups.flat().flatMap((t) => t.toolCalls).filter((c) => !c.error?.startsWith("parse:"));
+      const outage = realCalls.length > 0 && realCalls.every(isServerFault);
+      outageSteps = outage ? outageSteps + 1 : 0;
+      const lostServer = groups.flat().filter(metServerOutage);
+      const serverSound = outage ? [] : toTrain.map((s) => s.group.trajectories).filter((g) => !g.some(metServerOutage));
       let update: ReturnType<typeof grpoUpdate>;
       try {
-        update = grpoUpdate(trainable, { groups: toTrain.map((s) => s.group.trajectories), cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
+        update = grpoUpdate(trainable, { groups: serverSound, cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
       } catch (e) {
         runDir.appendTrajectories(groups.flat(), { phase: "grpo" }); // the step's rollouts outlive a failed update
         throw e;
@@ -424,6 +443,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         "rollout/tool_errors": toolCalls.filter((c) => c.isError).length,
         "rollout/failed": trajectories.filter((t) => t.finish === "error").length,
         "rollout/untokenized": untokenized.length,
+        "rollout/server_lost": lostServer.length,
         "rollout/truncated": trajectories.filter((t) => t.finish === "max_tokens").length,
         [MetricKey.timeRollout]: round(ms.rollout / 1000, 3),
         "time/reward": round(ms.reward / 1000, 3),
@@ -431,8 +451,20 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       };
       runDir.append("metrics.jsonl", [record]);
       runDir.appendTrajectories(trajectories, { phase: "grpo" });
-      if (toolCalls.length > 0 && toolCalls.every(isServerFault))
-        log(`warning: step ${step}: every tool call (${toolCalls.length}) failed on the server's side, the first with: ${toolCalls[0].result.slice(0, 300)}`);
+      const logHint = runDir.path("server.log");
+      if (outage) {
+        const first = faultText(realCalls[0].result);
+        log(`warning: step ${step}: every tool call (${realCalls.length}) failed on the server's side, so nothing was trained; the first with: ${first}`);
+        if (outageSteps >= MAX_OUTAGE_STEPS) {
+          // the weights are those of the last step that trained; its checkpoint is kept
+          throw new TrainMcpError(
+            "ServerUnreachable",
+            `the MCP server failed every tool call for ${outageSteps} steps in a row, so the run stopped (the first failure: ${first}); those steps trained nothing and the checkpoints are kept: resume with --resume ${runDir.dir} once the server works (its stderr: ${logHint})`,
+          );
+        }
+      } else if (lostServer.length > 0) {
+        log(`warning: step ${step}: ${lostServer.length} rollouts lost the server mid-rollout; their groups are left out of the update (server stderr: ${logHint})`);
+      }
       o.hooks.onMetrics?.(record);
       log(
         `step ${step}/${cfg.max_steps}: reward ${fmt(record["reward/total"])} success ${fmt(record["reward/success_rate"])} ` +
