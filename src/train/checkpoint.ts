@@ -19,6 +19,7 @@ import { loadCheckpoint, saveCheckpoint, type NamedWeights } from "../policy/wei
 export const TrainerStateSchema = z.object({
   step: z.number().int().describe("GRPO steps completed"),
   sftDone: z.boolean().describe("the warm start has run (or was not needed)"),
+  sftSteps: z.number().int().min(0).optional().describe("warm-start steps done: a resume of an interrupted warm start goes on from there"),
   dataPosition: z.number().int().describe("scenarios consumed from the training order"),
   rngCounter: z.number().int().describe("sampling seeds used so far"),
   bestSuccess: z.number().nullable(),
@@ -122,11 +123,16 @@ export interface LoadedCheckpoint {
 export function latestCheckpoint(checkpointsDir: string): string | null {
   const latest = path.join(checkpointsDir, "latest.json");
   if (fs.existsSync(latest)) {
-    const { dir } = JSON.parse(fs.readFileSync(latest, "utf8")) as { dir: string };
-    const full = path.join(checkpointsDir, dir);
-    if (fs.existsSync(path.join(full, "trainer_state.json"))) return full;
+    let dir: unknown;
+    try {
+      dir = (JSON.parse(fs.readFileSync(latest, "utf8")) as { dir?: unknown }).dir;
+    } catch {
+      dir = undefined; // a damaged pointer: the folders themselves say which is newest
+    }
+    const full = typeof dir === "string" ? path.join(checkpointsDir, dir) : "";
+    if (full && fs.existsSync(path.join(full, "trainer_state.json"))) return full;
   }
-  // latest.json is written after the rename: fall back to the newest complete folder
+  // latest.json is written after the rename (or is damaged): fall back to the newest complete folder
   const steps = fs.existsSync(checkpointsDir)
     ? fs.readdirSync(checkpointsDir).filter((e) => /^step-\d+$/.test(e) && fs.existsSync(path.join(checkpointsDir, e, "trainer_state.json")))
     : [];

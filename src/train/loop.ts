@@ -213,9 +213,13 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         state = ck.state;
         priorWall = ck.state.wall_s ?? 0;
         await sampler.refresh();
-        for (const f of ["metrics.jsonl", "trajectories.jsonl", "eval.jsonl"] as const) runDir.truncateAfterStep(f, state.step);
-        log(`resumed from ${path.basename(latest)} (step ${state.step})`);
-      } else log("no checkpoint yet: starting from the beginning");
+        for (const f of ["metrics.jsonl", "trajectories.jsonl", "eval.jsonl"] as const) runDir.truncateToCheckpoint(f, state);
+        log(`resumed from ${path.basename(latest)} (step ${state.step}${state.sftDone ? "" : `, warm start ${state.sftSteps ?? 0}/${cfg.sft_steps}`})`);
+      } else {
+        // what an earlier process wrote before its first checkpoint is played again from the start
+        for (const f of ["metrics.jsonl", "trajectories.jsonl", "eval.jsonl"] as const) runDir.truncateToCheckpoint(f, null);
+        log("no checkpoint yet: starting from the beginning");
+      }
     }
 
     // a remote policy plays the rollouts; with LoRA, the server loads the adapters after each update
@@ -288,8 +292,10 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     let base: number | undefined;
     // (a remote policy learns only through adapters: with full fine-tuning it stays the base model)
     if (!state.sftDone && !(remote && cfg.lora_rank === 0)) {
-      let needSft = cfg.sft === "on";
-      if (cfg.sft === "auto") {
+      // a warm start under way when the run stopped goes on (its probe decided it already)
+      const warmedBefore = state.sftSteps ?? 0;
+      let needSft = cfg.sft === "on" || warmedBefore > 0;
+      if (cfg.sft === "auto" && warmedBefore === 0) {
         // a few held-out rollouts (--eval-n 1) would decide the warm start by chance: probe at
         // least MIN_PROBE scenarios, topped up from the rest of the held-out set, then training
         const probeSet = heldout.length >= MIN_PROBE ? heldout : [...heldout, ...data.test.filter((x) => !heldout.includes(x)), ...data.train].slice(0, MIN_PROBE);
@@ -305,35 +311,43 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
           evals.push(rec);
         }
       }
-      if (needSft && cfg.sft_steps > 0) sftSteps = await warmStart(data.train);
-      // interrupted: the weights so far are checkpointed, and a resume runs the warm start again from them
+      if (needSft && cfg.sft_steps > 0) sftSteps = await warmStart(data.train, warmedBefore);
+      // interrupted: the weights and steps so far are checkpointed, and a resume goes on from them
       state.sftDone = !o.signal?.aborted;
       checkpoint();
-    }
+    } else sftSteps = state.sftSteps ?? 0;
 
-    async function warmStart(trainSet: Scenario[]): Promise<number> {
+    /** Supervised steps on verified reference solutions, from step `from` + 1 (a resume's). */
+    async function warmStart(trainSet: Scenario[], from: number): Promise<number> {
       const ts = performance.now();
       const { demos, rejected } = await collectDemonstrations(trainSet, tokenizer, servers, { ...rollout, components: evalComponents, seed: cfg.seed });
       log(`warm start: ${demos.length} demonstrations from reference solutions${rejected ? ` (${rejected} did not verify and were dropped)` : ""}`);
-      if (demos.length === 0) return 0;
+      if (demos.length === 0) return from;
       const lr = trainable.optimizer.lr;
       trainable.optimizer.lr = cfg.sft_learning_rate;
       const rng = new Rng(cfg.seed, 77);
       let order: number[] = [];
-      const probeSet = trainSet.slice(0, 32);
-      let done = 0;
-      for (let i = 1; i <= cfg.sft_steps; i++) {
-        // a step is minutes of synchronous compute on a big model: let signals and sockets (an
-        // HTTP server's connection) be served between steps
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        if (o.signal?.aborted) break;
+      const nextBatch = () => {
         const batch: Trajectory[] = [];
         while (batch.length < cfg.sft_batch_size) {
           if (order.length === 0) order = shuffled(demos.length, rng);
           batch.push(demos[order.pop()!]);
         }
-        const r = sftStep(trainable, batch, cfg.micro_batch_size, cfg.micro_batch_tokens, cfg.sft_reduction);
+        return batch;
+      };
+      // a resume draws the batches already trained on again, untrained: the order goes on as it would have
+      for (let i = 1; i <= from; i++) nextBatch();
+      if (from > 0) log(`warm start goes on from step ${from}`);
+      const probeSet = trainSet.slice(0, 32);
+      let done = from;
+      for (let i = from + 1; i <= cfg.sft_steps; i++) {
+        // a step is minutes of synchronous compute on a big model: let signals and sockets (an
+        // HTTP server's connection) be served between steps
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (o.signal?.aborted) break;
+        const r = sftStep(trainable, nextBatch(), cfg.micro_batch_size, cfg.micro_batch_tokens, cfg.sft_reduction);
         done = i;
+        state.sftSteps = i;
         const rec = { step: i, phase: "sft", time: new Date().toISOString(), [MetricKey.lossSft]: significant(r.loss), [MetricKey.gradNorm]: significant(r.gradNorm), [MetricKey.tokens]: r.tokens };
         runDir.append("metrics.jsonl", [rec]);
         o.hooks.onMetrics?.(rec);
@@ -343,11 +357,14 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
           const pr = await evaluate(probeSet, policy, servers, { ...rollout, k: 1, temperature: 0, seed: cfg.seed, components: evalComponents });
           log(`warm start ${i}/${cfg.sft_steps}: loss ${r.loss.toFixed(3)}, train-probe success ${(pr.success_rate * 100).toFixed(0)}%`);
           if (pr.success_rate >= cfg.sft_target_success) break;
+          // a long warm start is checkpointed as it goes: a kill loses at most these 25 steps
+          if (i < cfg.sft_steps) checkpoint();
         }
       }
       await refreshPolicy();
-      // GRPO starts with fresh optimizer moments at its own learning rate
-      trainable.loadOptimizerState({ step: 0, m: new Map(), v: new Map() });
+      // GRPO starts with fresh optimizer moments at its own learning rate (an interrupted warm
+      // start keeps its own in the checkpoint, for the resume that goes on with it)
+      if (!o.signal?.aborted) trainable.loadOptimizerState({ step: 0, m: new Map(), v: new Map() });
       trainable.optimizer.lr = lr;
       log(`warm start: ${done} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`);
       return done;

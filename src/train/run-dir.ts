@@ -94,19 +94,28 @@ export class RunDir {
     );
   }
 
-  /** Rewrites a JSONL file keeping only lines whose step is <= `step` (resume drops later ones)
-   *  and that are not the final "after" evaluation (a resumed run measures its own). */
-  truncateAfterStep(name: "metrics.jsonl" | "eval.jsonl" | "trajectories.jsonl", step: number): void {
+  /**
+   * Rewrites a JSONL file keeping what the checkpoint a resume starts from had seen: lines of
+   * GRPO steps up to `at.step`, warm-start lines up to the steps it had done, never the final
+   * "after" evaluation (a resumed run measures its own). `at` null (no checkpoint yet: the run
+   * starts over) keeps nothing; a warm start that had not begun keeps nothing either (its probe
+   * runs again).
+   */
+  truncateToCheckpoint(name: "metrics.jsonl" | "eval.jsonl" | "trajectories.jsonl", at: { step: number; sftDone: boolean; sftSteps?: number } | null): void {
     const file = this.path(name);
     if (!fs.existsSync(file)) return;
+    const warmed = at ? (at.sftDone ? Infinity : (at.sftSteps ?? 0)) : 0;
     const kept = fs
       .readFileSync(file, "utf8")
       .split("\n")
       .filter((line) => {
-        if (!line.trim()) return false;
+        if (!line.trim() || !at) return false;
         try {
-          const v = JSON.parse(line) as { step?: number; label?: string };
-          return (v.step ?? 0) <= step && v.label !== "after";
+          const v = JSON.parse(line) as { step?: number; label?: string; phase?: string };
+          if (v.label === "after") return false;
+          if (v.phase === "sft") return (v.step ?? 0) <= warmed; // warm-start steps count on their own
+          if (!at.sftDone && warmed === 0) return false;
+          return (v.step ?? 0) <= at.step;
         } catch {
           return false; // a line cut by a kill
         }

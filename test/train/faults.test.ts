@@ -128,7 +128,7 @@ describe("faults and bad input", () => {
     expect(JSON.parse(resumed.stdout.trim().split("\n").pop()!).steps).toBe(n + 1);
   });
 
-  it("on SIGINT during the warm start stops within a step, checkpoints, and a resume warms up again from there", async () => {
+  it("on SIGINT during the warm start stops within a step, checkpoints, and a resume goes on with the warm start from there", async () => {
     const out = path.join(tempDir("sft-int"), "run");
     const metrics = path.join(out, "metrics.jsonl");
     // the first probe comes at warm-start step 25: stopping before it means the signal was served between steps
@@ -139,10 +139,27 @@ describe("faults and bad input", () => {
     expect(sftLines).toBeGreaterThanOrEqual(3);
     expect(sftLines).toBeLessThan(25);
     expect(readJsonl(metrics).filter((m) => m.phase === "grpo")).toEqual([]);
-    expect(fs.existsSync(path.join(out, "checkpoints", "step-000000", "trainer_state.json"))).toBe(true);
-    const resumed = await cli([...args.filter((a) => a !== "train"), "--sft-steps", "2", "--resume", out]);
+    const state = JSON.parse(fs.readFileSync(path.join(out, "checkpoints", "step-000000", "trainer_state.json"), "utf8"));
+    expect(state).toMatchObject({ sftDone: false, sftSteps: sftLines });
+    // the warm start goes on from where it stopped, to the steps asked for: each step once
+    const resumed = await cli([...args.filter((a) => a !== "train"), "--sft-steps", String(sftLines + 3), "--resume", out]);
     expect(resumed.code).toBe(0);
-    expect(JSON.parse(resumed.stdout.trim().split("\n").pop()!)).toMatchObject({ steps: 2, sft_steps: 2 });
+    expect(JSON.parse(resumed.stdout.trim().split("\n").pop()!)).toMatchObject({ steps: 2, sft_steps: sftLines + 3 });
+    const sft = readJsonl(metrics).filter((m) => m.phase === "sft").map((m) => m.step);
+    expect(sft).toEqual(Array.from({ length: sftLines + 3 }, (_, i) => i + 1));
+  });
+
+  it("kill -9 during the warm start, before any checkpoint: a resume starts over, nothing written twice", async () => {
+    const out = path.join(tempDir("sft-kill"), "run");
+    const metrics = path.join(out, "metrics.jsonl");
+    const args = tinyRun(model, scenarios, out, 1).map((a, i, all) => (all[i - 1] === "--sft" ? "on" : a));
+    const killed = await cli([...args, "--sft-steps", "60"], { killWhen: () => fs.existsSync(metrics) && readJsonl(metrics).length >= 3 });
+    expect(killed.signal).toBe("SIGKILL");
+    expect(fs.existsSync(path.join(out, "checkpoints", "step-000000"))).toBe(false);
+    const resumed = await cli([...args.filter((a) => a !== "train"), "--sft-steps", "4", "--resume", out]);
+    expect(resumed.code).toBe(0);
+    expect(readJsonl(metrics).filter((m) => m.phase === "sft").map((m) => m.step)).toEqual([1, 2, 3, 4]);
+    expect(readJsonl(path.join(out, "eval.jsonl")).map((e) => e.label)).toEqual(["before", "after"]);
   });
 
   it("exits once the run is done, also when training on two wasm threads (whose workers would keep it alive)", async () => {

@@ -127,6 +127,20 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(fs.existsSync(path.join(out, "report.html"))).toBe(true);
   });
 
+  it("a resume from the checkpoint taken after the warm start keeps the warm start's metrics, once", async () => {
+    const out = path.join(tempDir("resume-sft"), "run");
+    const config = small(out, calculatorScenarios(6, 2), { sft: "on", sft_steps: 3, sft_batch_size: 2, max_steps: 2, save_steps: 1 });
+    await train({ config, hooks: { log: () => undefined } });
+    // back to the checkpoint right after the warm start, as if the run had died there
+    for (const s of ["step-000001", "step-000002"]) fs.rmSync(path.join(out, "checkpoints", s), { recursive: true, force: true });
+    // (a damaged latest.json: the newest complete folder is found without it)
+    fs.writeFileSync(path.join(out, "checkpoints", "latest.json"), '{"step": 2, "dir": "step-0');
+    const resumed = await train({ config, resume: true, hooks: { log: () => undefined } });
+    expect(resumed).toMatchObject({ steps: 2, sft_steps: 3 });
+    const metrics = readJsonl(path.join(out, "metrics.jsonl"));
+    expect(metrics.map((m) => `${m.phase}${m.step}`)).toEqual(["sft1", "sft2", "sft3", "grpo1", "grpo2"]);
+  });
+
   it("a finished run resumed for more steps measures its own 'after', in place of the earlier one", async () => {
     const out = path.join(tempDir("resume-after"), "run");
     const scenarios = calculatorScenarios(6, 2);
