@@ -133,13 +133,20 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   const newDir = !fs.existsSync(dir);
   const runDir = RunDir.create(dir, { resume: o.resume });
   const saved = o.resume ? runDir.readJson<Record<string, unknown>>("config.json") : undefined;
-  const changed = saved ? resumeChanges(saved, cfg, runDir.path("config.json")) : [];
+  let changed: string[] = [];
+  try {
+    changed = saved ? resumeChanges(saved, cfg, runDir.path("config.json")) : [];
+  } catch (e) {
+    runDir.unlock();
+    throw e;
+  }
   if (!saved) runDir.writeJson("config.json", scrubSecrets(cfg));
   log(`run directory: ${runDir.dir}`);
   if (changed.length > 0) log(`resumed with changes (saved in config.json once the run goes on): ${changed.join(", ")}`);
   // a run that fails before its first rollout (server, model, policy endpoint) leaves no directory behind
   let started = false;
   const discardIfUnused = (e: unknown): never => {
+    runDir.unlock();
     if (!o.resume && !started) {
       runDir.discard(newDir);
       log(newDir ? `run directory removed: the run stopped before its first rollout` : `run directory left as it was: the run stopped before its first rollout`);
@@ -208,6 +215,12 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       if (latest) {
         restored = true;
         const ck = readCheckpointState(latest);
+        const finished = runDir.readJsonIfAny<TrainSummary>("summary.json");
+        if (ck.state.step >= cfg.max_steps && ck.state.sftDone && finished && !finished.interrupted && finished.steps === ck.state.step) {
+          // nothing to do: measuring "after" again would only change the record
+          log(`the run is finished (${ck.state.step}/${cfg.max_steps} steps): nothing to resume; pass --steps N (more than ${ck.state.step}) to go on training it`);
+          return finished;
+        }
         await restoreWeights(latest, model, ck.state.lora, cfg.seed);
         trainable.loadOptimizerState(ck.optimizer);
         state = ck.state;
@@ -488,14 +501,17 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
           `loss ${fmt(record["loss/total"])} kl ${fmt(record["kl/mean"])} clip ${fmt(record["clip/region"])} ` +
           `zero-var ${record["groups/zero_variance"] ?? 0} (${fmt(record["time/step"], 1)} s)`,
       );
+      let best = false;
       if (cfg.eval_steps > 0 && heldout.length > 0 && step % cfg.eval_steps === 0 && step < cfg.max_steps) {
         const r = await runEval("periodic", step);
         if (state.bestSuccess === null || r.success_rate > state.bestSuccess) {
           state.bestSuccess = r.success_rate;
           state.bestStep = step;
+          best = true;
         }
       }
-      if (cfg.save_steps > 0 && step % cfg.save_steps === 0) checkpoint();
+      // the best weights so far are kept as a checkpoint, also between save_steps
+      if ((cfg.save_steps > 0 && step % cfg.save_steps === 0) || best) checkpoint();
     }
     if (state.step > 0 || sftSteps > 0) checkpoint();
 
@@ -531,6 +547,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     await setup?.sampler.close().catch(() => undefined);
     await servers.close();
     if (serverLogFrom !== undefined && (started || o.resume)) keepServerLog(runDir.path("server.log"), serverLogFrom);
+    runDir.unlock();
   }
 }
 

@@ -18,6 +18,17 @@ export type EvalRecord = EvalLine;
 /** Files whose presence means a directory holds a run (an empty checkpoints/ alone does not). */
 const RUN_FILES = ["config.json", "metrics.jsonl", "eval.jsonl", "trajectories.jsonl", "summary.json", "checkpoints/latest.json"];
 
+const LOCK_FILE = "run.lock";
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"; // alive, another user's
+  }
+}
+
 export class RunDir {
   /** the outermost folder `create` made (e.g. runs/ for runs/<stamp>), removed again by discard when empty */
   private madeFrom?: string;
@@ -41,7 +52,39 @@ export class RunDir {
     }
     const run = new RunDir(dir);
     run.madeFrom = made;
+    run.lock();
     return run;
+  }
+
+  /**
+   * Claims the directory for this process (`run.lock`, its pid): a second train on a live run
+   * (a --resume while it still runs) would rewrite the files under it. A lock whose process is
+   * gone (kill -9) is taken over.
+   */
+  private lock(): void {
+    const file = this.path(LOCK_FILE);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        fs.writeFileSync(file, `${process.pid}\n`, { flag: "wx" });
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") return; // a read-only place fails later, with its own message
+      }
+      const pid = Number(fs.readFileSync(file, "utf8").trim());
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid))
+        throw new TrainMcpError("ConfigInvalid", `${this.dir} is in use by another train-mcp run (pid ${pid}): wait for it to finish or stop it (Ctrl-C checkpoints it), then --resume`);
+      fs.rmSync(file, { force: true }); // stale: its process is gone
+    }
+  }
+
+  /** Gives the directory up (the run is over, or failed). */
+  unlock(): void {
+    const file = this.path(LOCK_FILE);
+    try {
+      if (Number(fs.readFileSync(file, "utf8").trim()) === process.pid) fs.rmSync(file, { force: true });
+    } catch {
+      // no lock, or the directory is gone
+    }
   }
 
   /**
@@ -74,6 +117,15 @@ export class RunDir {
 
   writeJson(name: string, value: unknown): void {
     writeFileAtomic(this.path(name), JSON.stringify(value, null, 2) + "\n");
+  }
+
+  /** a JSON file of the run, or undefined when it is missing or not JSON */
+  readJsonIfAny<T>(name: string): T | undefined {
+    try {
+      return JSON.parse(fs.readFileSync(this.path(name), "utf8")) as T;
+    } catch {
+      return undefined;
+    }
   }
 
   readJson<T>(name: string): T | undefined {

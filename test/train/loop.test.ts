@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -139,6 +140,37 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(resumed).toMatchObject({ steps: 2, sft_steps: 3 });
     const metrics = readJsonl(path.join(out, "metrics.jsonl"));
     expect(metrics.map((m) => `${m.phase}${m.step}`)).toEqual(["sft1", "sft2", "sft3", "grpo1", "grpo2"]);
+  });
+
+  it("keeps the best checkpoint a periodic evaluation finds, also between save_steps", async () => {
+    const out = path.join(tempDir("best"), "run");
+    await train({ config: small(out, calculatorScenarios(6, 2), { sft: "off", max_steps: 2, eval_steps: 1, save_steps: 5 }), hooks: { log: () => undefined } });
+    const state = readCheckpointState(path.join(out, "checkpoints", "step-000002")).state;
+    expect(state.bestStep).toBe(1);
+    expect(fs.existsSync(path.join(out, "checkpoints", "step-000001", "trainer_state.json"))).toBe(true);
+  });
+
+  it("a finished run resumed as it was changes nothing; a run in use by a live process is refused", async () => {
+    const out = path.join(tempDir("resume-done"), "run");
+    const config = small(out, calculatorScenarios(6, 2), { sft: "off" });
+    const first = await train({ config, hooks: { log: () => undefined } });
+    const files = ["eval.jsonl", "metrics.jsonl", "trajectories.jsonl", "summary.json"].map((f) => fs.readFileSync(path.join(out, f), "utf8"));
+    const logs: string[] = [];
+    expect(await train({ config, resume: true, hooks: { log: (l) => logs.push(l) } })).toEqual(first);
+    expect(logs).toContain("the run is finished (1/1 steps): nothing to resume; pass --steps N (more than 1) to go on training it");
+    expect(["eval.jsonl", "metrics.jsonl", "trajectories.jsonl", "summary.json"].map((f) => fs.readFileSync(path.join(out, f), "utf8"))).toEqual(files);
+    expect(fs.existsSync(path.join(out, "run.lock"))).toBe(false);
+    // another process holds the directory (a run still going): a second one may not write under it
+    const other = spawn("sleep", ["30"]);
+    try {
+      fs.writeFileSync(path.join(out, "run.lock"), `${other.pid}\n`);
+      await expect(train({ config: { ...config, max_steps: 2 }, resume: true, hooks: { log: () => undefined } })).rejects.toThrow(`${out} is in use by another train-mcp run (pid ${other.pid})`);
+    } finally {
+      other.kill("SIGKILL");
+      await new Promise((r) => other.once("exit", r));
+    }
+    // its process gone (kill -9), the lock is stale and taken over
+    expect((await train({ config, resume: true, hooks: { log: () => undefined } })).steps).toBe(1);
   });
 
   it("a finished run resumed for more steps measures its own 'after', in place of the earlier one", async () => {
