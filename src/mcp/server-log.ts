@@ -27,10 +27,12 @@ export function defaultServerLogSize(): number {
 }
 
 /** Appends what the default log gained since byte `from` to `dest`, e.g. `<run>/server.log`. */
-export function keepServerLog(dest: string, from = 0): void {
+export function keepServerLog(dest: string, from = 0, secrets: readonly string[] = []): void {
   if (!existsSync(DEFAULT_SERVER_LOG)) return;
   try {
-    const gained = readFileSync(DEFAULT_SERVER_LOG).subarray(from);
+    let gained = readFileSync(DEFAULT_SERVER_LOG).subarray(from).toString("utf8");
+    // a server that prints its environment or its arguments must not put a key in the run
+    for (const secret of secrets) if (secret.length >= 6) gained = gained.split(secret).join("***");
     if (gained.length > 0) appendFileSync(dest, gained);
   } catch {
     // a log that cannot be copied never fails the run

@@ -107,6 +107,13 @@ function pick(train: Scenario[], position: number, count: number, seed: number):
  * tasks (answering others from memory) can, and that is RL's to teach.
  */
 const MIN_TOOL_CALLER_SHARE = 0.2;
+/** values of `--env` variables whose names say they are secrets (API_KEY, TOKEN, PASSWORD…) */
+function secretValues(env: Record<string, string> | undefined): string[] {
+  return Object.entries(env ?? {})
+    .filter(([k]) => /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL/i.test(k))
+    .map(([, v]) => v);
+}
+
 /** steps in a row with every tool call failing on the server's side before the run stops */
 const MAX_OUTAGE_STEPS = 3;
 
@@ -546,7 +553,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   } finally {
     await setup?.sampler.close().catch(() => undefined);
     await servers.close();
-    if (serverLogFrom !== undefined && (started || o.resume)) keepServerLog(runDir.path("server.log"), serverLogFrom);
+    if (serverLogFrom !== undefined && (started || o.resume)) keepServerLog(runDir.path("server.log"), serverLogFrom, secretValues(o.connect?.env));
     runDir.unlock();
   }
 }

@@ -248,6 +248,8 @@ if (flag("http") !== undefined) {
   }, "/sse");
 } else {
   if (argv.includes("--junk-on-start")) process.stdout.write("Starting everything server v1.0 ...\n");
+  // (--log-env: a careless server that prints its environment, secrets and all)
+  if (argv.includes("--log-env")) process.stderr.write(`everything: env ${JSON.stringify(process.env)}\n`);
   process.stderr.write("everything: stdio server ready\n");
   await makeServer().connect(new StdioServerTransport());
 }
