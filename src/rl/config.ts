@@ -108,7 +108,7 @@ export const GrpoConfigSchema = z
       .positive()
       .default(2)
       .describe("TIS cap C on exp(old_trainer − old_sampler) (TRL vllm_importance_sampling_cap); default 2"),
-    learning_rate: z.number().positive().default(1e-6).describe("TRL default 1e-6 (full fine-tune); LoRA runs use ~1e-5"),
+    learning_rate: z.number().positive().max(1, "a learning rate above 1 makes every update diverge (typical: 1e-6 full fine-tuning, 1e-5 LoRA)").default(1e-6).describe("TRL default 1e-6 (full fine-tune); LoRA runs use ~1e-5"),
     max_grad_norm: z.number().min(0).default(1).describe("gradient clipping by global norm; 0 = off; default 1.0"),
     sft_reduction: z
       .enum(["token", "sequence"])

@@ -101,6 +101,12 @@ export const TrainConfigSchema = TrainConfigFields.superRefine((cfg, ctx) => {
 export type TrainConfig = z.infer<typeof TrainConfigSchema>;
 export type TrainConfigInput = z.input<typeof TrainConfigSchema>;
 
+/** ":line:column" (1-based) of a character offset */
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split("\n");
+  return `:${before.length}:${before[before.length - 1].length + 1}`;
+}
+
 /** Reads a JSON config file; errors name the file and the field. */
 export function readConfigFile(file: string): Record<string, unknown> {
   let text: string;
@@ -114,7 +120,11 @@ export function readConfigFile(file: string): Record<string, unknown> {
     if (!v || typeof v !== "object" || Array.isArray(v)) throw new Error("expected a JSON object");
     return v as Record<string, unknown>;
   } catch (e) {
-    throw new TrainMcpError("ConfigInvalid", `${file}: invalid JSON: ${(e as Error).message}`);
+    // "… at position 63": a person looks for a line
+    const msg = (e as Error).message;
+    const at = /position (\d+)/.exec(msg);
+    const where = at ? lineAndColumn(text, Number(at[1])) : "";
+    throw new TrainMcpError("ConfigInvalid", `${file}${where}: invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/, "")}`);
   }
 }
 

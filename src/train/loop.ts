@@ -499,6 +499,10 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
             `the MCP server failed every tool call for ${outageSteps} steps in a row, so the run stopped (the first failure: ${first}); those steps trained nothing and the checkpoints are kept: resume with --resume ${runDir.dir} once the server works (its stderr: ${logHint})`,
           );
         }
+      } else if (realCalls.length >= 4 && realCalls.every((c) => c.isError && !c.error)) {
+        // the tools ran and refused every call ("database locked", a bad credential): the run
+        // learns nothing useful until that is fixed
+        log(`warning: step ${step}: every tool call (${realCalls.length}) came back as the tool's error, the first: ${realCalls[0].result.replace(/\s+/g, " ").slice(0, 200)}`);
       } else if (lostServer.length > 0) {
         log(`warning: step ${step}: ${lostServer.length} rollouts lost the server mid-rollout; their groups are left out of the update (server stderr: ${logHint})`);
       }

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { resolveTrainConfig } from "../../src/train/config.js";
+import { readConfigFile, resolveTrainConfig } from "../../src/train/config.js";
 
 const server = ["fixture:calculator"];
 
@@ -17,6 +17,13 @@ describe("resolveTrainConfig", () => {
   it("takes dr_grpo's divisor from the rollout's token limits unless one is given", () => {
     expect(resolveTrainConfig({}, { server, max_turns: 3, max_tokens_per_turn: 64 }).max_completion_length).toBe(192);
     expect(resolveTrainConfig({ max_completion_length: 100 }, { server, max_turns: 3 }).max_completion_length).toBe(100);
+  });
+
+  it("a config file that is not JSON is named with the line and column; a learning rate above 1 is refused", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cfg-")), "train.json");
+    fs.writeFileSync(file, '{\n  "server": ["fixture:calculator"],\n  max_steps: 3\n}\n');
+    expect(() => readConfigFile(file)).toThrow(new RegExp(`^${file.replace(/[.]/g, "\\.")}:3:3: invalid JSON: Expected double-quoted property name$`));
+    expect(() => resolveTrainConfig({}, { server: ["fixture:calculator"], learning_rate: 1e10 }, "train.json")).toThrow(/train\.json: field "learning_rate": a learning rate above 1 makes every update diverge/);
   });
 
   it("names an unknown field instead of ignoring it", () => {

@@ -285,7 +285,10 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
       hooks: h,
       signal: controller.signal,
     });
-    if (summary.interrupted) process.exitCode = stopSignal === "SIGTERM" ? 143 : 130;
+    if (summary.interrupted) {
+      process.exitCode = stopSignal === "SIGTERM" ? 143 : 130;
+      h.log(`stopped after step ${summary.steps} (checkpointed): continue with  train-mcp train --resume ${summary.run_dir}`);
+    }
     return summary;
   } finally {
     stop();
