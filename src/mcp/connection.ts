@@ -136,8 +136,11 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
   } catch (e) {
     await transport.close().catch(() => {});
     // still running but silent: our own kill afterwards is not the story
-    if (e instanceof McpError && e.code === ErrorCode.RequestTimeout)
-      throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: no reply to initialize within ${timeoutMs} ms (is it an MCP server on stdio?)`, true, { cause: e });
+    if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+      // a server that printed something else on stdout (a banner, logs, a REPL) is the usual story
+      const junk = transport.junkLines > 0 ? `; it wrote ${transport.junkLines} line${transport.junkLines === 1 ? "" : "s"} of other text on stdout, see ${spec.logPath}` : "";
+      throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: no reply to initialize within ${timeoutMs} ms (is it an MCP server on stdio?)${junk}`, true, { cause: e });
+    }
     // the exit status / spawn error says more than the SDK's "Connection closed"
     const why = transport.describeFailure();
     const what = /^(spawn |server )/.test(why) ? why : `${message(e)} (${why})`;

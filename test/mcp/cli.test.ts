@@ -153,6 +153,11 @@ describe.concurrent("train-mcp CLI", () => {
     expect(crash.code).toBe(2);
     oneCleanLine(crash.stderr);
     expect(crash.stderr).toContain("server exited with code 3; stderr: boom: bad config");
+    // a program that talks on stdout but not MCP: the timeout says it wrote other text, and where
+    const chatty = await cli("tools", "--timeout", "1500", "-s", `${process.execPath} -e "setInterval(() => console.log('hello from a REPL'), 100)"`);
+    expect(chatty.code).toBe(2);
+    oneCleanLine(chatty.stderr);
+    expect(chatty.stderr).toMatch(/no reply to initialize within 1500 ms \(is it an MCP server on stdio\?\); it wrote \d+ lines? of other text on stdout, see \S+\.log/);
     // Node's own error for a missing script: its "Error: …" line, not the properties printed after it
     const noScript = await cli("tools", "-s", `${process.execPath} /no/such/server.mjs`);
     expect(noScript.code).toBe(2);
