@@ -506,6 +506,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       } else if (lostServer.length > 0) {
         log(`warning: step ${step}: ${lostServer.length} rollouts lost the server mid-rollout; their groups are left out of the update (server stderr: ${logHint})`);
       }
+      // every group left to the other rewards: the judge is down or its replies unusable
+      if (cfg.rewards.judge && groups.length > 0 && Number(record["reward/judge_fallbacks"] ?? 0) >= groups.length)
+        log(`warning: step ${step}: the judge failed on every group (${groups.length}), so the rewards came from the other components only; see the trajectories' judge explanations`);
       o.hooks.onMetrics?.(record);
       log(
         `step ${step}/${cfg.max_steps}: reward ${fmt(record["reward/total"])} success ${fmt(record["reward/success_rate"])} ` +
