@@ -11,7 +11,9 @@
  * which case the state check fails.
  */
 import { checkAnswer, runStateCheck, type CheckResult } from "../scenarios/check.js";
+import { extractNumbers, withinTolerance } from "../scenarios/numbers.js";
 import type { Expected } from "../scenarios/schema.js";
+import type { Trajectory } from "../rollout/trajectory.js";
 import type { MissingScore, TrajectoryComponent, TrajectoryScore } from "./types.js";
 
 export interface VerifierOptions {
@@ -43,7 +45,8 @@ export function verifierReward(o: VerifierOptions = {}): TrajectoryComponent {
           }
           results.push(await runStateCheck(target, e, { signal: ctx.signal, timeoutMs: o.stateTimeoutMs ?? 30_000 }));
         } else {
-          results.push(checkAnswer(e, t.finalAnswer));
+          const r = checkAnswer(e, t.finalAnswer);
+          results.push(r.pass && e.kind === "numeric" ? (hedgeOf(t, ctx.scenario.task, expected) ?? r) : r);
         }
       }
       const passed = results.filter((r) => r.pass).length;
@@ -53,4 +56,28 @@ export function verifierReward(o: VerifierOptions = {}): TrajectoryComponent {
       return { score, detail, success };
     },
   };
+}
+
+/** numbers of its own an answer may offer besides the expected ones before it reads as a list of guesses */
+const MAX_OWN_NUMBERS = 2;
+
+/**
+ * A numeric check passes on any number of the answer that is close enough, so "0, 1, 2, … or 9"
+ * would pass for 3: a policy could learn to list guesses. An answer that offers more than two
+ * numbers of its own (not in the task, not in a tool's result, not an expected value) fails.
+ * Restating the task or what the tools said is fine.
+ */
+function hedgeOf(t: Pick<Trajectory, "finalAnswer" | "toolCalls">, task: string, expected: readonly Expected[]): CheckResult | undefined {
+  const known = [...extractNumbers(task), ...t.toolCalls.flatMap((c) => extractNumbers(c.result))];
+  const wanted = expected.flatMap((e) => (e.kind === "numeric" ? [e] : []));
+  const own = [
+    ...new Set(
+      extractNumbers(t.finalAnswer).filter(
+        // (a rounded restatement, 2.16 for 2.1602, counts as the tool's number)
+        (n) => !known.some((k) => Math.abs(k - n) <= Math.max(0.005, 1e-3 * Math.abs(k))) && !wanted.some((w) => withinTolerance(n, w.value, w.tolerance ?? 1e-6, w.relTolerance ?? 0)),
+      ),
+    ),
+  ];
+  if (own.length <= MAX_OWN_NUMBERS) return undefined;
+  return { pass: false, detail: `the answer offers ${own.length} other numbers of its own (${own.slice(0, 5).join(", ")}${own.length > 5 ? ", …" : ""}): a list of guesses is not an answer` };
 }

@@ -39,6 +39,22 @@ describe("verifier: answer checks", () => {
     });
   }
 
+  it("numeric: a list of guesses fails, restating the task and the tools' results does not", async () => {
+    const s = scenario({ task: "What is 12% of 25 after adding 3?", expected: [{ kind: "numeric", value: 6, tolerance: 1e-6 }] });
+    const score = async (answer: string, steps: Parameters<typeof trajectory>[0]["steps"] = []) => {
+      const t = trajectory({ answer, steps, task: s.task });
+      return (await verifierReward().score(t, { scenario: s, group: group([t]), index: 0 })) as TrajectoryScore;
+    };
+    const hedge = await score("It is 0, 1, 2, 4, 5, 6, 7, 8 or 9.");
+    expect(hedge.success).toBe(false);
+    expect(hedge.detail).toMatch(/the answer offers 8 other numbers of its own \(0, 1, 2, 4, 5, …\): a list of guesses is not an answer/);
+    // the task's numbers, a tool's result (rounded too) and the answer itself may all be said
+    const steps = [{ name: "percentage", args: { value: 25, percent: 12 }, result: '{"result": 3.0000001, "note": "ratio 0.12"}' }];
+    expect((await score("12% of 25 is 3.00, and 3 + 3 = 6; the ratio was 0.12.", steps)).success).toBe(true);
+    // two numbers of its own are still an answer with an aside
+    expect((await score("6 (about 5.9 to 6.1)")).success).toBe(true);
+  });
+
   it("all vs fraction over several checks", async () => {
     const checks: NonNullable<ScenarioInput["expected"]> = [
       { kind: "contains", value: "5003" },
