@@ -11,7 +11,7 @@ import { scoreGroup } from "../../src/rewards/combine.js";
 import type { TrajectoryScore } from "../../src/rewards/types.js";
 import { verifierReward } from "../../src/rewards/verifier.js";
 import type { ScenarioInput } from "../../src/scenarios/schema.js";
-import { group, scenario, trajectory } from "./build.js";
+import { group, scenario, trajectory, type Step } from "./build.js";
 
 async function verify(expected: ScenarioInput["expected"], answer: string, mode?: "all" | "fraction") {
   const s = scenario({ expected });
@@ -41,7 +41,7 @@ describe("verifier: answer checks", () => {
 
   it("numeric: a list of guesses fails, restating the task and the tools' results does not", async () => {
     const s = scenario({ task: "What is 12% of 25 after adding 3?", expected: [{ kind: "numeric", value: 6, tolerance: 1e-6 }] });
-    const score = async (answer: string, steps: Parameters<typeof trajectory>[0]["steps"] = []) => {
+    const score = async (answer: string, steps: Step[] = []) => {
       const t = trajectory({ answer, steps, task: s.task });
       return (await verifierReward().score(t, { scenario: s, group: group([t]), index: 0 })) as TrajectoryScore;
     };
