@@ -12,7 +12,7 @@ import { TrainMcpError } from "../errors.js";
 import type { ModelConfig } from "../policy/config.js";
 import { mergeAdapter } from "../policy/peft.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
-import { loadModelFolder, resolveModelFolder, tokenizerDirOf } from "../policy/model-folder.js";
+import { loadModelFolder, refuseRunDirectory, resolveModelFolder, tokenizerDirOf } from "../policy/model-folder.js";
 import type { NamedWeights } from "../policy/weights.js";
 import { ApiError } from "./api-error.js";
 import { createEngine, type EngineKind, type EngineOptions, type StepEngine } from "./engine.js";
@@ -111,7 +111,15 @@ export class ModelRegistry {
     const old = this.models.get(name);
     if (old && old.parent === null) throw new ApiError(400, `lora_name "${name}" is the base model's name`, "invalid_request_error", "lora_name");
     if (old && !replace) throw new ApiError(400, `lora_name "${name}" is already loaded; unload it first or pass load_inplace: true`, "invalid_request_error", "lora_name");
-    if (!fs.existsSync(path.join(dir, "adapter_config.json"))) throw new ApiError(400, `lora_path "${dir}": no adapter_config.json (expected a PEFT adapter folder)`, "invalid_request_error", "lora_path");
+    if (!fs.existsSync(path.join(dir, "adapter_config.json"))) {
+      // a LoRA run's directory: name the checkpoint that holds the adapter, as --model does
+      try {
+        refuseRunDirectory(dir, "lora_path");
+      } catch (e) {
+        throw new ApiError(400, (e as Error).message, "invalid_request_error", "lora_path");
+      }
+      throw new ApiError(400, `lora_path "${dir}": no adapter_config.json (expected a PEFT adapter folder)`, "invalid_request_error", "lora_path");
+    }
     // an adapter was trained on the plain base, not on the base with another adapter folded in
     if (this.foldedOnto)
       throw new ApiError(400, `the served model is a LoRA checkpoint folded into ${this.foldedOnto}: serve that base model (--model ${this.foldedOnto}) and load each adapter onto it`, "invalid_request_error", "lora_path");

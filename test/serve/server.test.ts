@@ -316,6 +316,14 @@ describe("serve", () => {
       const missing = await fetch(`${server.url}/load_lora_adapter`, { method: "POST", body: JSON.stringify({ lora_name: "x", lora_path: path.join(dir, "nope") }) });
       expect(missing.status).toBe(400);
       expect(((await missing.json()) as { error: { param: string } }).error.param).toBe("lora_path");
+      // a LoRA run's directory: the error names the checkpoint to load instead
+      const run = fs.mkdtempSync(path.join(os.tmpdir(), "lora-run-"));
+      fs.mkdirSync(path.join(run, "checkpoints", "step-000004"), { recursive: true });
+      const runDir = await fetch(`${server.url}/load_lora_adapter`, { method: "POST", body: JSON.stringify({ lora_name: "x", lora_path: run }) });
+      expect(runDir.status).toBe(400);
+      expect(((await runDir.json()) as { error: { message: string } }).error.message).toBe(
+        `lora_path ${run} is a run directory, not a model: name one of its checkpoints, e.g. ${path.join(run, "checkpoints", "step-000004")} (the latest)`,
+      );
       // an unload racing with requests for the adapter: each request succeeds or gets a 404, never a 500
       const post = (url: string, body: object) => fetch(`${server.url}${url}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       const racing = await Promise.all([
