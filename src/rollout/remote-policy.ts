@@ -93,10 +93,6 @@ export class RemotePolicy implements Policy {
   }
 
   /** the ids GET /models lists */
-  async listModels(): Promise<string[]> {
-    return (await this.listModelEntries()).map((m) => m.id);
-  }
-
   /** the served models with vLLM's `root` (the weights' folder or hub id) where the server says it */
   async listModelEntries(): Promise<Array<{ id: string; root?: string }>> {
     const page = await this.client.models.list();

@@ -140,13 +140,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   const newDir = !fs.existsSync(dir);
   const runDir = RunDir.create(dir, { resume: o.resume });
   const saved = o.resume ? runDir.readJson<Record<string, unknown>>("config.json") : undefined;
-  let changed: string[] = [];
-  try {
-    changed = saved ? resumeChanges(saved, cfg, runDir.path("config.json")) : [];
-  } catch (e) {
-    runDir.unlock();
-    throw e;
-  }
+  const changed = saved ? resumeChanges(saved, cfg, runDir.path("config.json")) : [];
+  runDir.lock(); // from here on this process writes the run's files
   if (!saved) runDir.writeJson("config.json", scrubSecrets(cfg));
   log(`run directory: ${runDir.dir}`);
   if (changed.length > 0) log(`resumed with changes (saved in config.json once the run goes on): ${changed.join(", ")}`);
@@ -222,7 +217,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       if (latest) {
         restored = true;
         const ck = readCheckpointState(latest);
-        const finished = runDir.readJsonIfAny<TrainSummary>("summary.json");
+        const finished = runDir.readJson<TrainSummary>("summary.json");
         if (ck.state.step >= cfg.max_steps && ck.state.sftDone && finished && !finished.interrupted && finished.steps === ck.state.step) {
           // nothing to do: measuring "after" again would only change the record
           log(`the run is finished (${ck.state.step}/${cfg.max_steps} steps): nothing to resume; pass --steps N (more than ${ck.state.step}) to go on training it`);

@@ -38,6 +38,7 @@ export class RunDir {
   /**
    * Opens `dir` for a run. A directory that already holds a run is refused unless the run is
    * resumed: two runs in one directory would share metrics lines, checkpoints and latest.json.
+   * `lock` claims it before anything is written.
    */
   static create(dir: string, o: { resume?: boolean } = {}): RunDir {
     const held = RUN_FILES.filter((f) => fs.existsSync(path.join(dir, f)));
@@ -52,7 +53,6 @@ export class RunDir {
     }
     const run = new RunDir(dir);
     run.madeFrom = made;
-    run.lock();
     return run;
   }
 
@@ -61,7 +61,7 @@ export class RunDir {
    * (a --resume while it still runs) would rewrite the files under it. A lock whose process is
    * gone (kill -9) is taken over.
    */
-  private lock(): void {
+  lock(): void {
     const file = this.path(LOCK_FILE);
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
@@ -117,15 +117,6 @@ export class RunDir {
 
   writeJson(name: string, value: unknown): void {
     writeFileAtomic(this.path(name), JSON.stringify(value, null, 2) + "\n");
-  }
-
-  /** a JSON file of the run, or undefined when it is missing or not JSON */
-  readJsonIfAny<T>(name: string): T | undefined {
-    try {
-      return JSON.parse(fs.readFileSync(this.path(name), "utf8")) as T;
-    } catch {
-      return undefined;
-    }
   }
 
   readJson<T>(name: string): T | undefined {
