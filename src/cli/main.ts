@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { isTrainMcpError } from "../errors.js";
-import { redactUrlCredentials } from "../mcp/url-credentials.js";
+import { redactSecretValues } from "../mcp/command-credentials.js";
 import { commands } from "./commands/index.js";
 
 export function buildProgram(): Command {
@@ -53,11 +53,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     // error messages name server and endpoint URLs: their credentials stay out
     if (isTrainMcpError(e)) {
-      process.stderr.write(`train-mcp: ${redactUrlCredentials(e.message)}\n`);
+      process.stderr.write(`train-mcp: ${redactSecretValues(e.message)}\n`);
       return e.usage ? 2 : 1;
     }
     const message = e instanceof Error ? e.message : String(e);
-    process.stderr.write(`train-mcp: ${redactUrlCredentials(message)}\n`);
+    process.stderr.write(`train-mcp: ${redactSecretValues(message)}\n`);
     if (process.env.TRAIN_MCP_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
     return 1;
   }

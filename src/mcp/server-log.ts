@@ -7,6 +7,7 @@
 import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { redactSecretValues } from "./command-credentials.js";
 
 export const DEFAULT_SERVER_LOG = join(tmpdir(), "train-mcp", `server-${process.pid}.log`);
 
@@ -33,6 +34,7 @@ export function keepServerLog(dest: string, from = 0, secrets: readonly string[]
     let gained = readFileSync(DEFAULT_SERVER_LOG).subarray(from).toString("utf8");
     // a server that prints its environment or its arguments must not put a key in the run
     for (const secret of secrets) if (secret.length >= 6) gained = gained.split(secret).join("***");
+    gained = redactSecretValues(gained);
     if (gained.length > 0) appendFileSync(dest, gained);
   } catch {
     // a log that cannot be copied never fails the run

@@ -16,6 +16,7 @@ import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { trackChild, untrackChild } from "./children.js";
+import { redactCommandWords } from "./command-credentials.js";
 import { DEFAULT_SERVER_LOG, removeDefaultServerLogOnCleanExit } from "./server-log.js";
 
 export interface StdioTransportParams {
@@ -75,7 +76,7 @@ export class StdioTransport implements Transport {
     if (logPath === DEFAULT_SERVER_LOG) removeDefaultServerLogOnCleanExit();
     this.log = createWriteStream(logPath, { flags: "a" });
     this.log.on("error", () => {}); // a broken log must never break the session
-    this.log.write(`--- ${new Date().toISOString()} start: ${[command, ...args].join(" ")}\n`);
+    this.log.write(`--- ${new Date().toISOString()} start: ${redactCommandWords([command, ...args]).join(" ")}\n`);
     return new Promise((resolve, reject) => {
       const child = spawn(command, args, {
         env,

@@ -7,6 +7,7 @@
  * spawns without a shell).
  */
 import { TrainMcpError } from "../errors.js";
+import { quoteWord, REDACTED, redactCommandWords, redactSecretValues } from "./command-credentials.js";
 import { redactUrlCredentials } from "./url-credentials.js";
 
 export type TargetSpec =
@@ -37,12 +38,13 @@ export function parseTarget(target: string): TargetSpec {
 
 /** One spelling per target, for matching a scenario's `server` to a run's servers: "stdio:node
  *  a.mjs", "node  a.mjs" and "node 'a.mjs'" are the same server, and so are a URL and the same URL
- *  with its credentials redacted (as scenario files keep it); a target that does not parse is its
+ *  with its credentials redacted (as scenario files keep it), a command line and the same with
+ *  its secrets redacted; a target that does not parse is its
  *  own trimmed text. */
 export function targetKey(target: string): string {
   try {
     const t = parseTarget(target);
-    return t.kind === "http" ? redactUrlCredentials(t.url) : t.kind === "fixture" ? `fixture:${t.name}` : JSON.stringify([t.command, ...t.args]);
+    return t.kind === "http" ? redactUrlCredentials(t.url) : t.kind === "fixture" ? `fixture:${t.name}` : JSON.stringify(redactCommandWords([t.command, ...t.args]));
   } catch {
     return target.trim();
   }
@@ -83,9 +85,32 @@ export function splitCommandLine(line: string): string[] {
   return words;
 }
 
-/** A short human label for messages and log headers (never includes header values). */
+/** A short human label for messages and log headers: no header values, no credentials. */
 export function describeTarget(spec: TargetSpec): string {
-  if (spec.kind === "http") return spec.url;
+  if (spec.kind === "http") return redactUrlCredentials(spec.url);
   if (spec.kind === "fixture") return `fixture:${spec.name}`;
-  return [spec.command, ...spec.args].join(" ");
+  return redactCommandWords([spec.command, ...spec.args]).join(" ");
+}
+
+/** A server target as it may be saved or shown: a URL without its credentials, a command line
+ *  without the secrets on it (re-quoted only where something was replaced). */
+export function redactTargetCredentials(target: string): string {
+  let spec;
+  try {
+    spec = parseTarget(target);
+  } catch {
+    return redactSecretValues(target);
+  }
+  if (spec.kind === "http") return redactUrlCredentials(target);
+  if (spec.kind === "fixture") return target;
+  const words = [spec.command, ...spec.args];
+  const redacted = redactCommandWords(words);
+  if (redacted.every((w, i) => w === words[i])) return target;
+  return (target.trim().startsWith("stdio:") ? "stdio:" : "") + redacted.map(quoteWord).join(" ");
+}
+
+
+/** Whether a target (as saved) lost a credential to redaction: a resume needs it given again. */
+export function isRedactedTarget(target: string): boolean {
+  return target.includes(REDACTED);
 }

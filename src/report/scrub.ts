@@ -12,7 +12,7 @@
  * trajectories: there a tool argument named `key` is data (a key-value store's key), not a secret.
  */
 
-import { redactUrlCredentials } from "../mcp/url-credentials.js";
+import { redactSecretValues } from "../mcp/command-credentials.js";
 
 export const REDACTED = "[redacted]";
 
@@ -20,21 +20,12 @@ export const REDACTED = "[redacted]";
 // `keywords` or `token_budget` stay readable; the unambiguous words anywhere.
 const SECRET_KEY = /(secret|passw(or)?d|authori[sz]ation|credential|cookie|api[_-]?key|private[_-]?key)|(key|token|keys|tokens)$/i;
 
-const SECRET_VALUE: RegExp[] = [
-  /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}/g, // OpenAI / Anthropic style keys
-  /\bhf_[A-Za-z0-9]{20,}/g, // Hugging Face tokens
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
-  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/g, // HTTP bearer credentials
-];
-
 export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 
 export function scrubString(s: string): string {
-  let out = redactUrlCredentials(s);
-  for (const re of SECRET_VALUE) out = out.replace(re, REDACTED);
-  return out;
+  return redactSecretValues(s);
 }
 
 /** Both rules: a scrubbed deep copy of a JSON value (no cycles: it came from JSON). */

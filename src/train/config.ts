@@ -9,7 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
-import { redactUrlCredentials } from "../mcp/url-credentials.js";
+import { redactSecretValues } from "../mcp/command-credentials.js";
+import { redactTargetCredentials } from "../mcp/target.js";
 import { RewardConfigSchema } from "../rewards/defaults.js";
 import { GrpoConfigSchema } from "../rl/config.js";
 
@@ -187,15 +188,16 @@ function closest(name: string, known: string[]): string | undefined {
 const SECRET_KEY = /key|token|secret|password|authorization/i;
 
 /** The config as saved with a run: anything that looks like a secret removed, credentials in
- *  server URLs too. */
+ *  server URLs and on servers' command lines too. */
 export function scrubSecrets<T>(value: T): T {
-  if (typeof value === "string") return redactUrlCredentials(value) as T;
+  if (typeof value === "string") return redactSecretValues(value) as T;
   if (Array.isArray(value)) return value.map((v) => scrubSecrets(v)) as T;
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // apiKeyEnv names a variable, it holds no secret
-      out[k] = SECRET_KEY.test(k) && k !== "apiKeyEnv" && typeof v === "string" ? "[redacted]" : scrubSecrets(v);
+      if (k === "server" && Array.isArray(v)) out[k] = v.map((t) => (typeof t === "string" ? redactTargetCredentials(t) : scrubSecrets(t)));
+      else out[k] = SECRET_KEY.test(k) && k !== "apiKeyEnv" && typeof v === "string" ? "[redacted]" : scrubSecrets(v);
     }
     return out as T;
   }

@@ -22,7 +22,8 @@ import type { Policy } from "../rollout/policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
 import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
-import { redactUrlCredentials } from "../mcp/url-credentials.js";
+import { commandLineSecrets, redactSecretValues } from "../mcp/command-credentials.js";
+import { parseTarget } from "../mcp/target.js";
 import { anchorPaths, scrubSecrets, type TrainConfig } from "./config.js";
 import { TrainMcpError } from "../errors.js";
 import { EvaluationFailed, evaluate, faultText, isServerFault, metServerOutage, type EvalResult } from "./evaluate.js";
@@ -108,10 +109,16 @@ function pick(train: Scenario[], position: number, count: number, seed: number):
  */
 const MIN_TOOL_CALLER_SHARE = 0.2;
 /** values of `--env` variables whose names say they are secrets (API_KEY, TOKEN, PASSWORD…) */
-function secretValues(env: Record<string, string> | undefined): string[] {
-  return Object.entries(env ?? {})
+/** What server.log must not show: secret-named --env values, the secrets on a command line. */
+function secretValues(env: Record<string, string> | undefined, servers: readonly string[]): string[] {
+  const fromEnv = Object.entries(env ?? {})
     .filter(([k]) => /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL/i.test(k))
     .map(([, v]) => v);
+  const fromCommands = servers.flatMap((t) => {
+    const spec = parseTarget(t);
+    return spec.kind === "stdio" ? commandLineSecrets([spec.command, ...spec.args]) : [];
+  });
+  return [...fromEnv, ...fromCommands];
 }
 
 /** steps in a row with every tool call failing on the server's side before the run stops */
@@ -135,7 +142,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   // paths as absolute ones, so that a resume from another directory finds them
   const cfg = anchorPaths({ ...o.config, server_cwd: o.config.server_cwd ?? o.connect?.cwd }, process.cwd());
   // log lines name server targets: a URL's credentials stay out of them
-  const log = (line: string) => o.hooks.log(redactUrlCredentials(line));
+  const log = (line: string) => o.hooks.log(redactSecretValues(line));
   const dir = path.resolve(cfg.out ?? freshRunPath(path.join("runs", stamp())));
   const newDir = !fs.existsSync(dir);
   const runDir = RunDir.create(dir, { resume: o.resume });
@@ -555,7 +562,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   } finally {
     await setup?.sampler.close().catch(() => undefined);
     await servers.close();
-    if (serverLogFrom !== undefined && (started || o.resume)) keepServerLog(runDir.path("server.log"), serverLogFrom, secretValues(o.connect?.env));
+    if (serverLogFrom !== undefined && (started || o.resume)) keepServerLog(runDir.path("server.log"), serverLogFrom, secretValues(o.connect?.env, cfg.server));
     runDir.unlock();
   }
 }

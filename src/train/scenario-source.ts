@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { TrainMcpError } from "../errors.js";
+import { redactTargetCredentials } from "../mcp/target.js";
 import { readScenarioFile, writeScenarioFile } from "../scenarios/io.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { generateVerified } from "../scenarios/verified/generate.js";
@@ -55,7 +56,7 @@ export async function loadScenarios(
         continue;
       }
       const n = o.generateN ?? 200;
-      o.log(`generating ${n} execution-verified scenarios for ${entry.target} ...`);
+      o.log(`generating ${n} execution-verified scenarios for ${redactTargetCredentials(entry.target)} ...`);
       const { scenarios } = await generateVerified(entry.toolbox, { n, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, ...writesPolicy(entry.target, o.log) });
       const file = path.join(o.runDir, `scenarios-${sources.length}.jsonl`);
       writeScenarioFile(file, scenarios);
@@ -85,7 +86,7 @@ export async function loadScenarios(
     if (elsewhere.length > 0) {
       const named = [...new Set(elsewhere.map((s) => s.server!))];
       o.log(
-        `warning: ${elsewhere.length} of ${playable.length} scenarios name another server (${named.slice(0, 3).join(", ")}${named.length > 3 ? ", …" : ""}) and are played on ${servers.entries[0].target}`,
+        `warning: ${elsewhere.length} of ${playable.length} scenarios name another server (${named.slice(0, 3).join(", ")}${named.length > 3 ? ", …" : ""}) and are played on ${redactTargetCredentials(servers.entries[0].target)}`,
       );
     }
   }
@@ -106,7 +107,7 @@ async function generateTraining(
   const guard = new HeldOutGuard(existing.filter((s) => s.split === "test"));
   const out: Scenario[] = [];
   for (const [i, entry] of servers.entries.entries()) {
-    o.log(`generating ${o.n} execution-verified training scenarios for ${entry.target} ...`);
+    o.log(`generating ${o.n} execution-verified training scenarios for ${redactTargetCredentials(entry.target)} ...`);
     const { scenarios } = await generateVerified(entry.toolbox, { n: o.n, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, ...writesPolicy(entry.target, o.log) });
     const kept = scenarios.filter((s) => !guard.leaks(s));
     const file = path.join(o.runDir, `scenarios-train-${i}.jsonl`);

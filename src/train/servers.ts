@@ -6,7 +6,7 @@
  * changes something — the same test the scenario generator uses; "on" / "off" when asked).
  */
 import { connect, type ConnectOptions } from "../mcp/connect.js";
-import { targetKey } from "../mcp/target.js";
+import { redactTargetCredentials, targetKey } from "../mcp/target.js";
 import type { Toolbox } from "../mcp/types.js";
 import { TrainMcpError } from "../errors.js";
 import type { Scenario } from "../scenarios/schema.js";
@@ -32,9 +32,9 @@ export class ServerSet {
         const toolbox = await connect(target, options);
         if (toolbox.tools.length === 0) {
           await toolbox.close();
-          throw new TrainMcpError("ConfigInvalid", `${target}: the server lists no tools, so there is nothing to play with`);
+          throw new TrainMcpError("ConfigInvalid", `${redactTargetCredentials(target)}: the server lists no tools, so there is nothing to play with`);
         }
-        for (const note of toolbox.toolNotes) log?.(`note: ${target}: ${note}`);
+        for (const note of toolbox.toolNotes) log?.(`note: ${redactTargetCredentials(target)}: ${note}`);
         const known = target.startsWith("fixture:");
         const stateful = isolate === "on" || (isolate === "auto" && (known ? STATEFUL_FIXTURES.has(target) : detectStateful(toolbox.tools)));
         entries.push({ target, toolbox, isolate: stateful });
@@ -53,7 +53,7 @@ export class ServerSet {
     if (!hit)
       throw new TrainMcpError(
         "ScenarioInvalid",
-        `scenario ${scenario.id}: server "${scenario.server ?? "(none)"}" is not among the run's servers (${this.entries.map((e) => e.target).join(", ")})`,
+        `scenario ${scenario.id}: server "${scenario.server ?? "(none)"}" is not among the run's servers (${this.entries.map((e) => redactTargetCredentials(e.target)).join(", ")})`,
       );
     return hit;
   }

@@ -249,7 +249,7 @@ if (flag("http") !== undefined) {
 } else {
   if (argv.includes("--junk-on-start")) process.stdout.write("Starting everything server v1.0 ...\n");
   // (--log-env: a careless server that prints its environment, secrets and all)
-  if (argv.includes("--log-env")) process.stderr.write(`everything: env ${JSON.stringify(process.env)}\n`);
+  if (argv.includes("--log-env")) process.stderr.write(`everything: env ${JSON.stringify(process.env)} argv ${JSON.stringify(argv)}\n`);
   process.stderr.write("everything: stdio server ready\n");
   await makeServer().connect(new StdioServerTransport());
 }

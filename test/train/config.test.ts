@@ -54,7 +54,7 @@ describe("resolveTrainConfig", () => {
     fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: ["https://[redacted]@mcp.example.com/mcp?token=[redacted]"], max_steps: 2 }));
     const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--resume", run], { encoding: "utf8" });
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe(`train-mcp: ${run}/config.json keeps https://[redacted]@mcp.example.com/mcp?token=[redacted] without its credentials: pass --server with the full URL again to resume\n`);
+    expect(r.stderr).toBe(`train-mcp: ${run}/config.json keeps https://[redacted]@mcp.example.com/mcp?token=[redacted] without its credentials: pass --server with them again to resume (secrets passed by --env are never saved)\n`);
   });
 
   it("train-mcp names the flag the user typed", () => {

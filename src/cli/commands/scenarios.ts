@@ -18,7 +18,7 @@ import { formatProblem, parseScenarioText, readScenarioFile, writeScenarioFile }
 import { generateWithLlm } from "../../scenarios/llm/generate.js";
 import { replayMutates, replayScenario } from "../../scenarios/replay.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
-import { redactUrlCredentials } from "../../mcp/url-credentials.js";
+import { redactTargetCredentials } from "../../mcp/target.js";
 import { detectStateful, generateVerified } from "../../scenarios/verified/generate.js";
 import { readFileSync } from "node:fs";
 import { addConnectOptions, addTargetOptions, connectArgs, type TargetFlags } from "../target-options.js";
@@ -105,7 +105,7 @@ export function register(program: Command): void {
           result = r.scenarios;
         } else {
           // the generator calls the tools for real, and can take minutes: say so before it does
-          process.stderr.write(`building ${n} verified scenarios by calling the tools of ${redactUrlCredentials(target)} ...\n`);
+          process.stderr.write(`building ${n} verified scenarios by calling the tools of ${redactTargetCredentials(target)} ...\n`);
           const r = await generateVerified(toolbox, {
             n,
             seed: flags.seed,

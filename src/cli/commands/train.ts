@@ -9,6 +9,7 @@ import path from "node:path";
 import { Command, Option } from "commander";
 import cliProgress from "cli-progress";
 import { TrainMcpError } from "../../errors.js";
+import { isRedactedTarget } from "../../mcp/target.js";
 import { numberFlag } from "../number-flags.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
 import { addConnectOptions, parseEnvAndHeaders, type TargetFlags } from "../target-options.js";
@@ -255,10 +256,11 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
     base.rewards = { ...rewards, dangerous: parseDangerousPatterns(f.dangerousTools) };
   }
   const config: TrainConfig = resolveTrainConfig(flagCfg, base, f.config ?? (f.resume ? `${f.resume}/config.json` : "config"), flagNames(f));
-  // a run's config.json keeps URLs without their credentials: a resume needs them given again
+  // a run's config.json keeps URLs and command lines without their credentials: a resume needs
+  // them given again
   if (f.resume) {
-    const stripped = [...config.server.map((t) => ["--server", t]), ...(config.policy_url ? [["--policy-url", config.policy_url]] : [])].find(([, v]) => v.includes("[redacted]"));
-    if (stripped) throw new TrainMcpError("ConfigInvalid", `${f.resume}/config.json keeps ${stripped[1]} without its credentials: pass ${stripped[0]} with the full URL again to resume`);
+    const stripped = [...config.server.map((t) => ["--server", t]), ...(config.policy_url ? [["--policy-url", config.policy_url]] : [])].find(([, v]) => isRedactedTarget(v));
+    if (stripped) throw new TrainMcpError("ConfigInvalid", `${f.resume}/config.json keeps ${stripped[1]} without its credentials: pass ${stripped[0]} with them again to resume (secrets passed by --env are never saved)`);
   }
   const judgeKey = config.rewards.judge ? process.env[config.rewards.judge.apiKeyEnv] : undefined;
   const { hooks: h, stop } = hooks(f);

@@ -14,6 +14,7 @@ import OpenAI from "openai";
 import { rootCause, TrainMcpError } from "../../errors.js";
 import type { ToolSpec } from "../../mcp/types.js";
 import { redactUrlCredentials } from "../../mcp/url-credentials.js";
+import { redactTargetCredentials } from "../../mcp/target.js";
 import { NearDuplicateFilter } from "../dedupe.js";
 import { ScenarioSchema, type Expected, type Scenario } from "../schema.js";
 import { Rng } from "../verified/rng.js";
@@ -173,7 +174,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
       difficulty: t.difficulty,
       split: testIdx.has(i) ? "test" : "train",
       tags: ["generator:llm", ...(t.tags ?? []).slice(0, 5)],
-      ...(options.server ? { server: redactUrlCredentials(options.server) } : {}),
+      ...(options.server ? { server: redactTargetCredentials(options.server) } : {}),
       ...(expectedOf(t) ? { expected: [expectedOf(t)] } : {}),
     }),
   );

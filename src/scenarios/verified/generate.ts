@@ -18,7 +18,7 @@
  */
 import { TrainMcpError } from "../../errors.js";
 import type { Toolbox, ToolResult, ToolSpec } from "../../mcp/types.js";
-import { redactUrlCredentials } from "../../mcp/url-credentials.js";
+import { redactTargetCredentials } from "../../mcp/target.js";
 import { checkExpected } from "../check.js";
 import { replayScenario } from "../replay.js";
 import { ScenarioSchema, type ReferenceCall, type Scenario } from "../schema.js";
@@ -204,7 +204,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
           ...(c.built.tags ?? []),
         ],
         // scenario files get shared; a URL's credentials stay on the command line (targetKey matches either)
-        ...(options.server ? { server: redactUrlCredentials(options.server) } : {}),
+        ...(options.server ? { server: redactTargetCredentials(options.server) } : {}),
         expected: c.built.expected,
         reference: { calls: c.built.calls, answer: c.built.answer },
       }),

@@ -1,0 +1,82 @@
+/**
+ * Credentials written into a server's target: a stdio command line's `--api-key sk-…`,
+ * `--token=…`, `env GITHUB_TOKEN=… node server.js`, or a value shaped like a key anywhere; a URL's
+ * `user:pass@` and `?token=`. A target is how a user names a server, so it lands in config.json,
+ * scenario files, logs and reports: those get it with the secret replaced. The README still says
+ * to pass secrets by `--env`, which never leaves the process.
+ */
+import { redactUrlCredentials } from "./url-credentials.js";
+
+export const REDACTED = "[redacted]";
+
+/** Substrings shaped like a credential, whatever surrounds them. */
+export const SECRET_VALUES: readonly RegExp[] = [
+  /\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{16,}/g, // OpenAI / Anthropic style keys
+  /\bhf_[A-Za-z0-9]{20,}/g, // Hugging Face tokens
+  /\bgh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
+  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+  /\bxox[abpr]-[A-Za-z0-9-]{10,}/g, // Slack tokens
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/g, // HTTP bearer credentials
+];
+
+/** `s` with URL credentials and key-shaped substrings replaced (any text). */
+export function redactSecretValues(s: string): string {
+  let out = redactUrlCredentials(s);
+  for (const re of SECRET_VALUES) out = out.replace(re, REDACTED);
+  return out;
+}
+
+// a flag or variable whose last word names a secret: `--api-key`, `--github-token`, `DB_PASSWORD`;
+// `--key-file`, `--max-tokens` or `--keyword` name no secret
+const SECRET_NAME = /(?:^|[-_.])(?:token|key|apikey|secret|password|passwd|pwd|pass|auth|authorization|credentials?|pat|cookie)$/i;
+const FLAG = /^(-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*)(?:=(.*))?$/s;
+const ENV_ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
+
+/** The words of a command line with every secret they carry replaced. */
+export function redactCommandWords(words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    const flag = FLAG.exec(word);
+    if (flag && SECRET_NAME.test(flag[1].replace(/^-+/, ""))) {
+      if (flag[2] !== undefined) out.push(`${flag[1]}=${REDACTED}`);
+      else {
+        out.push(word);
+        // `--token VALUE`: the next word, unless it is another flag
+        if (i + 1 < words.length && !words[i + 1].startsWith("-")) {
+          out.push(REDACTED);
+          i++;
+        }
+      }
+      continue;
+    }
+    const env = flag ? null : ENV_ASSIGNMENT.exec(word);
+    if (env && SECRET_NAME.test(env[1])) {
+      out.push(`${env[1]}=${REDACTED}`);
+      continue;
+    }
+    out.push(redactSecretValues(word));
+  }
+  return out;
+}
+
+/** The secrets `redactCommandWords` would replace, as typed: a server that echoes its arguments
+ *  into its log has them blanked there too. */
+export function commandLineSecrets(words: readonly string[]): string[] {
+  const redacted = redactCommandWords(words);
+  const secrets: string[] = [];
+  words.forEach((word, i) => {
+    const r = redacted[i];
+    if (r === word) return;
+    if (r === REDACTED) secrets.push(word);
+    else if (r.endsWith(`=${REDACTED}`) && !word.endsWith(`=${REDACTED}`)) secrets.push(word.slice(word.indexOf("=") + 1));
+    else for (const re of SECRET_VALUES) secrets.push(...(word.match(re) ?? []));
+  });
+  return secrets.filter((s) => s.length > 0);
+}
+
+/** A word as `splitCommandLine` reads it back. */
+export function quoteWord(word: string): string {
+  if (/^[A-Za-z0-9_./:=@%+,[\]-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,75 @@
+/**
+ * Secrets written on a stdio server's command line never reach a run's config.json, scenario
+ * files, logs or report: a secret-named flag's or variable's value and key-shaped words are
+ * replaced, the rest of the command line is kept, and the redacted target still names the same
+ * server.
+ */
+import { describe, expect, it } from "vitest";
+import { redactCommandWords, redactSecretValues } from "../../src/mcp/command-credentials.js";
+import { connect } from "../../src/mcp/connect.js";
+import { describeTarget, parseTarget, redactTargetCredentials, splitCommandLine, targetKey } from "../../src/mcp/target.js";
+import { scrubSecrets as scrubForReport } from "../../src/report/scrub.js";
+import { generateVerified } from "../../src/scenarios/verified/generate.js";
+import { scrubSecrets as scrubConfig } from "../../src/train/config.js";
+
+describe("redactTargetCredentials", () => {
+  it.each([
+    ["node server.js --api-key abc123", "node server.js --api-key [redacted]"],
+    ["node server.js --token=abc123 --port 3000", "node server.js --token=[redacted] --port 3000"],
+    ["stdio:npx -y @acme/mcp --github-token ghx --read-only", "stdio:npx -y @acme/mcp --github-token [redacted] --read-only"],
+    ["env GITHUB_TOKEN=abc DB_PASSWORD=pw REGION=eu node s.js", "env GITHUB_TOKEN=[redacted] DB_PASSWORD=[redacted] REGION=eu node s.js"],
+    ["python server.py sk-proj-AAAAAAAAAAAAAAAAAAAA", "python server.py [redacted]"],
+    ["node s.js --header 'Authorization: Bearer abcdefgh12345'", "node s.js --header 'Authorization: [redacted]'"],
+    ["node s.js --password 'two words'", "node s.js --password [redacted]"],
+    ["https://u:p@h.example/mcp?token=t", "https://[redacted]@h.example/mcp?token=[redacted]"],
+  ])("%s", (input, want) => {
+    expect(redactTargetCredentials(input)).toBe(want);
+  });
+
+  it("leaves command lines without secrets exactly as typed", () => {
+    for (const t of [
+      "node  'my server.js' --port 3000",
+      "node s.js --key-file ./k.pem --max-tokens 512 --keyword cats --tokenizer x",
+      "node s.js --auth-type basic --bypass yes",
+      "fixture:calculator",
+      "stdio:uvx mcp-server-fetch",
+    ])
+      expect(redactTargetCredentials(t)).toBe(t);
+  });
+
+  it("keeps the flag when the next word is another flag, and re-quotes words it rebuilds", () => {
+    expect(redactCommandWords(["node", "s.js", "--token", "--verbose"])).toEqual(["node", "s.js", "--token", "--verbose"]);
+    const redacted = redactTargetCredentials("node 'my dir/s.js' --api-key k1 --name \"it's\"");
+    expect(redacted).toBe("node 'my dir/s.js' --api-key [redacted] --name 'it'\\''s'");
+    expect(splitCommandLine(redacted)).toEqual(["node", "my dir/s.js", "--api-key", "[redacted]", "--name", "it's"]);
+  });
+
+  it("names the same server as the target typed with its secret", () => {
+    const typed = "node s.js --api-key k1 --port 3000";
+    expect(targetKey(redactTargetCredentials(typed))).toBe(targetKey(typed));
+    expect(targetKey("node s.js --api-key k2 --port 3001")).not.toBe(targetKey(typed));
+    expect(describeTarget(parseTarget(typed))).toBe("node s.js --api-key [redacted] --port 3000");
+  });
+
+  it("is applied to the config saved with a run and to what a report shows", () => {
+    const config = { server: ["node s.js --token abc123", "fixture:calculator"], note: "key sk-AAAAAAAAAAAAAAAAAAAAAA here", seed: 1 };
+    expect(scrubConfig(config)).toEqual({ server: ["node s.js --token [redacted]", "fixture:calculator"], note: "key [redacted] here", seed: 1 });
+    expect(scrubForReport({ x: "ghp_AAAAAAAAAAAAAAAAAAAAAAAA" })).toEqual({ x: "[redacted]" });
+    expect(redactSecretValues("hf_AAAAAAAAAAAAAAAAAAAAAAAA and xoxb-1234567890-abc")).toBe("[redacted] and [redacted]");
+  });
+
+  it("is applied to the server a generated scenario names, which still matches the target as typed", async () => {
+    const typed = "node calc.js --api-key s3cret-value";
+    const toolbox = await connect("fixture:calculator");
+    try {
+      const { scenarios } = await generateVerified(toolbox, { n: 4, seed: 1, server: typed });
+      for (const s of scenarios) {
+        expect(s.server).toBe("node calc.js --api-key [redacted]");
+        expect(targetKey(s.server!)).toBe(targetKey(typed));
+      }
+      expect(JSON.stringify(scenarios)).not.toContain("s3cret");
+    } finally {
+      await toolbox.close();
+    }
+  });
+});
