@@ -64,9 +64,8 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
   if (all.every((t) => t.finish === "error")) {
     throw new EvaluationFailed(`evaluation: every rollout failed (${all.length} of ${all.length}), the first with: ${all[0]?.error ?? "no message"}`, all);
   }
-  // a server that fails every call (crashing, hanging) would read as a 0% model too; the model's
-  // own malformed calls (parse errors) never reached it
-  const calls = all.flatMap((t) => t.toolCalls).filter((c) => !c.error?.startsWith("parse:"));
+  // a server that fails every call (crashing, hanging) would read as a 0% model too
+  const calls = all.flatMap((t) => t.toolCalls).filter(wasSent);
   if (calls.length > 0 && calls.every(isServerFault)) {
     throw new EvaluationFailed(`evaluation: every tool call failed on the server's side (${calls.length} of ${calls.length}), the first with: ${faultText(calls[0].result)}`, all);
   }
@@ -90,6 +89,12 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
     result.pass_at_k = mean(groups.map((g) => (g.some((t) => t.success) ? 1 : 0)));
   }
   return result;
+}
+
+/** A call that went to the server: not the model's malformed call (parse error), nor one refused
+ *  before sending (unknown tool, arguments against the schema, aborted). */
+export function wasSent(call: { error?: string }): boolean {
+  return !call.error || !(call.error.startsWith("parse:") || call.error === "unknown_tool" || call.error === "invalid_arguments" || call.error === "aborted");
 }
 
 /** A call that failed for the server's sake, not the model's: the connection was lost or it timed out. */

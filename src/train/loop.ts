@@ -26,7 +26,7 @@ import { commandLineSecrets, redactSecretValues } from "../mcp/command-credentia
 import { parseTarget } from "../mcp/target.js";
 import { anchorPaths, scrubSecrets, type TrainConfig } from "./config.js";
 import { TrainMcpError } from "../errors.js";
-import { EvaluationFailed, evaluate, faultText, isServerFault, metServerOutage, type EvalResult } from "./evaluate.js";
+import { EvaluationFailed, evaluate, faultText, isServerFault, metServerOutage, wasSent, type EvalResult } from "./evaluate.js";
 import { grpoUpdate } from "./grpo-update.js";
 import { playAndScore } from "./play.js";
 import { RemoteLearner } from "./remote-learner.js";
@@ -455,7 +455,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       // A server outage is no evidence about the model: a group with a rollout that lost its server
       // is left out of the update (rollouts that avoided the tools would otherwise look better), and
       // a step in which every call the model made failed on the server's side trains nothing.
-      const realCalls = groups.flat().flatMap((t) => t.toolCalls).filter((c) => !c.error?.startsWith("parse:"));
+      const realCalls = groups.flat().flatMap((t) => t.toolCalls).filter(wasSent);
       const outage = realCalls.length > 0 && realCalls.every(isServerFault);
       outageSteps = outage ? outageSteps + 1 : 0;
       const lostServer = groups.flat().filter(metServerOutage);

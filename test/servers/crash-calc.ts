@@ -1,27 +1,29 @@
 /**
  * A test MCP server (stdio) that offers the calculator fixture's tools and dies on every call, as
  * a server does during an outage: training must not learn from it, and must stop.
+ * `--crash-every N`: dies on every Nth call only (answering the others with a number);
+ * `--tool-error`: never dies, answers every call with the tool's own error (a locked database).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import calculatorTools from "./calculator-tools.json" with { type: "json" };
 
-const number = { type: "number" };
-const TOOLS = [
-  { name: "calculate", description: "Evaluate one arithmetic expression and return the number.", inputSchema: { type: "object", properties: { expression: { type: "string" } }, required: ["expression"] } },
-  { name: "percentage", description: "Percent of a value, or percent change.", inputSchema: { type: "object", properties: { value: number, percent: number }, required: ["value"] } },
-  {
-    name: "compound_interest",
-    description: "Compound interest on a principal.",
-    inputSchema: { type: "object", properties: { principal: number, rate_percent: number, years: number, compounds_per_year: number }, required: ["principal", "rate_percent", "years"] },
-  },
-  { name: "statistics", description: "Statistics of a list of numbers.", inputSchema: { type: "object", properties: { values: { type: "array", items: number } }, required: ["values"] } },
-];
+// the calculator fixture's own tool list (`train-mcp tools --server fixture:calculator --json`), so
+// the built-in model calls them as it learned to
+const TOOLS = calculatorTools;
 
 const server = new Server({ name: "crash-calc", version: "1.0.0" }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+const argv = process.argv.slice(2);
+const crashEvery = argv.includes("--crash-every") ? Number(argv[argv.indexOf("--crash-every") + 1]) : 1;
+let calls = 0;
 server.setRequestHandler(CallToolRequestSchema, async () => {
+  if (argv.includes("--tool-error")) return { content: [{ type: "text", text: "database is locked" }], isError: true };
+  if (++calls % crashEvery !== 0) return { content: [{ type: "text", text: "1234.56" }] };
   process.stderr.write("outage: crashing on purpose\n");
+  // answers already written reach the client first (stdout to a pipe is asynchronous)
+  await new Promise((resolve) => setTimeout(resolve, 50));
   process.exit(1);
 });
 await server.connect(new StdioServerTransport());

@@ -2,7 +2,8 @@
  * A server that dies on every call during training: no step trains on the outage (the update is
  * skipped, the weights stay those of the last sound step), each such step says so, and after
  * three in a row the run stops with a usage error naming what failed and how to resume, its
- * rollouts kept.
+ * rollouts kept. A server that dies now and then during an evaluation, and tools that refuse
+ * every call, are named in warnings.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,16 +14,20 @@ import { train } from "../../src/train/loop.js";
 import { stdioTarget } from "../servers/launch.js";
 import { readJsonl, tempDir } from "./helpers.js";
 
+/** Compound-interest scenarios of the bundled calculator set: the built-in model calls a tool on
+ *  every one. */
+function compoundScenarios(split: "train" | "test", n: number): string[] {
+  return fs
+    .readFileSync(path.resolve("scenarios/calculator.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.includes('"template:calculator.compound"') && l.includes(`"split":"${split}"`))
+    .slice(0, n);
+}
+
 describe("a server outage during training", () => {
   it("trains nothing on it and stops after three steps of it, exit 2, rollouts kept", async () => {
-    // compound-interest tasks: the built-in model calls a tool on every one
-    const lines = fs
-      .readFileSync(path.resolve("scenarios/calculator.jsonl"), "utf8")
-      .split("\n")
-      .filter((l) => l.includes('"template:calculator.compound"') && l.includes('"split":"train"'))
-      .slice(0, 8);
     const scenarios = path.join(tempDir("outage-scenarios"), "train-only.jsonl");
-    fs.writeFileSync(scenarios, lines.join("\n") + "\n");
+    fs.writeFileSync(scenarios, compoundScenarios("train", 8).join("\n") + "\n");
     const out = path.join(tempDir("outage"), "run");
     const config = resolveTrainConfig({
       server: [stdioTarget("crash-calc")], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
@@ -41,5 +46,40 @@ describe("a server outage during training", () => {
     for (const m of metrics) expect(m["update/skipped"] === 1).toBe(outageSteps.includes(m.step as number));
     // every rollout of every step played is kept
     expect(readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "grpo")).toHaveLength(8 * last);
+  });
+
+  it("warns when evaluation rollouts lost the server, and counts them as failures", async () => {
+    const scenarios = path.join(tempDir("outage-eval-scenarios"), "compound.jsonl");
+    fs.writeFileSync(scenarios, [...compoundScenarios("train", 4), ...compoundScenarios("test", 8)].join("\n") + "\n");
+    const out = path.join(tempDir("outage-eval"), "run");
+    const config = resolveTrainConfig({
+      server: [stdioTarget("crash-calc", "--crash-every", "3")], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
+      max_steps: 1, groups_per_step: 1, num_generations: 2, max_turns: 2, max_tokens_per_turn: 64, eval_n: 8, tool_timeout_ms: 10_000,
+    });
+    const logs: string[] = [];
+    await train({ config, hooks: { log: (l) => logs.push(l) } });
+    const warning = logs.find((l) => l.startsWith("warning: eval before:"));
+    expect(warning).toMatch(/^warning: eval before: \d+ of 8 rollouts lost the server mid-rollout \(counted as failures\), the first with: connection to the server lost .*outage: crashing on purpose/);
+    const lost = Number(/(\d+) of 8/.exec(warning!)![1]);
+    expect(lost).toBeGreaterThan(0);
+    const before = readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "eval" && t.label === "before");
+    expect(before).toHaveLength(8);
+    expect(before.filter((t) => (t.toolCalls as { error?: string }[]).some((c) => c.error === "connection")).every((t) => t.success !== true)).toBe(true);
+  });
+
+  it("warns when every tool call of a step came back as the tool's own error, and still trains", async () => {
+    const scenarios = path.join(tempDir("tool-error-scenarios"), "train-only.jsonl");
+    fs.writeFileSync(scenarios, compoundScenarios("train", 4).join("\n") + "\n");
+    const out = path.join(tempDir("tool-error"), "run");
+    const config = resolveTrainConfig({
+      server: [stdioTarget("crash-calc", "--tool-error")], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
+      max_steps: 1, groups_per_step: 2, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64,
+    });
+    const logs: string[] = [];
+    await train({ config, hooks: { log: (l) => logs.push(l) } });
+    expect(logs).toContainEqual(expect.stringMatching(/^warning: step 1: every tool call \(\d+\) came back as the tool's error, the first: database is locked$/));
+    const [m] = readJsonl(path.join(out, "metrics.jsonl")).filter((x) => x.phase === "grpo");
+    expect(m["update/skipped"]).not.toBe(1);
+    expect(m["rollout/tool_errors"]).toBe(m["rollout/tool_calls"]);
   });
 });
