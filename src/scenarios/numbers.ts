@@ -24,7 +24,9 @@ const NUMBER = new RegExp(
 
 const SCALE: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12 };
 
-/** Every number stated in `text`, in order. Digits glued to letters ("x2", "H2O") still count. */
+/** Every number stated in `text`, in order. Digits right after a letter belong to a name, not a
+ *  number: "SKU A100", "H2O", "Q3" state no 100, 2 or 3 (a wrong answer naming an item passed a
+ *  check for 100). */
 export function extractNumbers(text: string): number[] {
   const out: number[] = [];
   for (const m of text.matchAll(NUMBER)) {
@@ -33,6 +35,7 @@ export function extractNumbers(text: string): number[] {
     // "-" directly after a letter or digit is a hyphen or a subtraction, not a sign: "COVID-19".
     const start = m.index ?? 0;
     const before = start > 0 ? text[start - 1] : "";
+    if (!g.sign && /\p{L}/u.test(before) && !(/[xX]/.test(before) && /\d/.test(text[start - 2] ?? ""))) continue; // "2x3" is a product
     let sign = g.sign === "-" || g.sign === "−" ? -1 : 1;
     if (sign === -1 && /[\p{L}\p{N}]/u.test(before)) sign = 1;
     // One decimal string, parsed once, so "6.02 × 10^23" is exactly 6.02e23 (no float product).

@@ -8,7 +8,7 @@ import { z } from "zod";
 export const AnswerCheckSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("exact"),
-    value: z.string().describe("the whole answer, compared after trimming"),
+    value: z.string().trim().min(1).describe("the whole answer, compared after trimming"),
     caseSensitive: z.boolean().default(false),
   }).strict(),
   z.object({
@@ -19,7 +19,7 @@ export const AnswerCheckSchema = z.discriminatedUnion("kind", [
   }).strict(),
   z.object({
     kind: z.literal("contains"),
-    value: z.string().describe("substring the answer must contain"),
+    value: z.string().refine((v) => v.trim() !== "", "an empty value is in every answer, so every answer would pass").describe("substring the answer must contain"),
     caseSensitive: z.boolean().default(false),
   }).strict(),
   z.object({
@@ -34,11 +34,17 @@ export const AnswerCheckSchema = z.discriminatedUnion("kind", [
         new RegExp(c.pattern, c.flags);
       } catch (e) {
         ctx.addIssue({ code: "custom", path: [/flag/i.test((e as Error).message) ? "flags" : "pattern"], message: (e as Error).message });
+        return;
       }
+      if (new RegExp(c.pattern, c.flags).test("")) ctx.addIssue({ code: "custom", path: ["pattern"], message: "matches the empty string, so every answer would pass" });
     }),
   z.object({
     kind: z.literal("json_subset"),
-    value: z.unknown().describe("every key/value here must appear in the JSON parsed from the answer"),
+    value: z
+      .unknown()
+      .refine((v) => v !== undefined, "required: the JSON the answer must contain")
+      .refine((v) => !(v !== null && typeof v === "object" && Object.keys(v).length === 0), "an empty object or list is in every JSON answer, so every answer would pass")
+      .describe("every key/value here must appear in the JSON parsed from the answer"),
   }).strict(),
 ]);
 export type AnswerCheck = z.infer<typeof AnswerCheckSchema>;
@@ -70,8 +76,8 @@ export const ReferenceSolutionSchema = z.object({
 export type ReferenceSolution = z.infer<typeof ReferenceSolutionSchema>;
 
 export const ScenarioSchema = z.object({
-  id: z.string().min(1).describe("unique within the file"),
-  task: z.string().min(1).describe("the user message"),
+  id: z.string().trim().min(1).describe("unique within the file"),
+  task: z.string().trim().min(1).describe("the user message"),
   difficulty: z.number().int().min(1).max(5),
   split: z.enum(["train", "test"]),
   tags: z.array(z.string()).default([]),

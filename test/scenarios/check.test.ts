@@ -24,6 +24,13 @@ describe("extractNumbers", () => {
     expect(extractNumbers("COVID-19")).toEqual([19]);
     expect(extractNumbers("no numbers here")).toEqual([]);
   });
+
+  it("does not read digits that belong to a name, but reads a product written with x", () => {
+    expect(extractNumbers("SKU A100 has 40 left")).toEqual([40]);
+    expect(extractNumbers("H2O, Q3 and v1.2")).toEqual([]);
+    expect(extractNumbers("2x3 = 6")).toEqual([2, 3, 6]);
+    expect(checkAnswer(numeric(100), "A100 has 7 left").pass).toBe(false);
+  });
 });
 
 describe("checkAnswer", () => {

@@ -47,6 +47,33 @@ describe("bad lines", () => {
     expect(messages([good(), good({ id: "b", difficulty: 7 })])).toEqual(['x.jsonl:2: field "difficulty": expected number ≤ 5, got 7']);
   });
 
+  it("refuses checks that every answer passes, and blank ids and tasks, naming line and field", () => {
+    const out = messages([
+      good({ id: "a", expected: [{ kind: "contains", value: " " }] }),
+      good({ id: "b", expected: [{ kind: "regex", pattern: "" }] }),
+      good({ id: "c", expected: [{ kind: "regex", pattern: "x*" }] }),
+      good({ id: "d", expected: [{ kind: "json_subset", value: {} }] }),
+      good({ id: "e", expected: [{ kind: "exact", value: "  " }] }),
+      good({ id: " " }),
+      good({ id: "g", task: "\t" }),
+      good({ id: "h", expected: [{ kind: "state", tool: "t", expect: { kind: "contains", value: "" } }] }),
+      good({ id: "i", expected: [{ kind: "json_subset" }] }),
+    ]);
+    expect(out).toEqual([
+      'x.jsonl:1: field "expected[0].value": an empty value is in every answer, so every answer would pass, got " "',
+      'x.jsonl:2: field "expected[0].pattern": matches the empty string, so every answer would pass, got ""',
+      'x.jsonl:3: field "expected[0].pattern": matches the empty string, so every answer would pass, got "x*"',
+      'x.jsonl:4: field "expected[0].value": an empty object or list is in every JSON answer, so every answer would pass, got an object',
+      'x.jsonl:5: field "expected[0].value": expected a non-empty string, got "  "',
+      'x.jsonl:6: field "id": expected a non-empty string, got " "',
+      'x.jsonl:7: field "task": expected a non-empty string, got "\\t"',
+      'x.jsonl:8: field "expected[0].expect.value": an empty value is in every answer, so every answer would pass, got ""',
+      'x.jsonl:9: field "expected[0].value": required: the JSON the answer must contain, got nothing (missing)',
+    ]);
+    // an ordinary pattern and subset still load
+    expect(messages([good({ expected: [{ kind: "regex", pattern: "\\d+" }, { kind: "json_subset", value: { ok: true } }] })])).toEqual([]);
+  });
+
   it("refuses an empty expected list (it would pass every answer), naming the line", () => {
     const out = messages([good(), good({ id: "b", expected: [] })]);
     expect(out).toHaveLength(1);
