@@ -13,8 +13,9 @@
  *   counted once in `stats.judgeFallbacks`.
  *
  * The total: `reward = Σ w·r / Σ |w|` over the components that have a score (normalize, the
- * default), or `Σ w·r` (normalize: false). Normalizing keeps totals on the components' own
- * [0, 1] scale (penalties pull below 0) and, when a judge is missing, hands its weight to the
+ * default), or `Σ w·r` (normalize: false); a penalty's weight (safety) is left out of Σ |w|.
+ * Normalizing keeps totals on the components' own [0, 1] scale (penalties pull below it, and a
+ * clean trajectory scores what it did without them) and, when a judge is missing, hands its weight to the
  * other components in proportion to theirs; without normalizing a missing component just adds
  * nothing. Either way the ordering inside a group, which is all GRPO uses, is decided by the
  * components that did score. Weight-0 components are computed and logged but add nothing.
@@ -50,7 +51,7 @@ export interface RewardBreakdown {
   /** component name → one-line detail (verifier checks, safety matches, …) */
   details: Record<string, string>;
   total: number;
-  /** Σ |w| over the components that scored (the normalizer) */
+  /** Σ |w| over the components that scored, penalties left out (the normalizer) */
   totalWeight: number;
   /** what the trajectory carried before this scoring (ART keeps it as `independent_reward`) */
   previous: { reward: number; rewards: Record<string, number>; success: boolean };
@@ -217,6 +218,7 @@ export async function scoreGroup(
       previous: { reward: t.reward, rewards: { ...t.rewards }, success: t.success },
     };
     let sum = 0;
+    let penaltyWeight = 0;
     let successes: boolean[] = [];
     let explanation: string | undefined;
     components.forEach((c, ci) => {
@@ -234,9 +236,12 @@ export async function scoreGroup(
       }
       b.raw[c.name] = value;
       sum += c.weight * value;
-      b.totalWeight += Math.abs(c.weight);
+      if (c.penalty) penaltyWeight += Math.abs(c.weight);
+      else b.totalWeight += Math.abs(c.weight);
     });
-    b.total = normalize ? (b.totalWeight > 0 ? sum / b.totalWeight : 0) : sum;
+    // penalties only (every other component missing): on their own [-1, 0] scale
+    const divisor = b.totalWeight > 0 ? b.totalWeight : penaltyWeight;
+    b.total = normalize ? (divisor > 0 ? sum / divisor : 0) : sum;
     breakdown.push(b);
     return {
       ...t,

@@ -9,8 +9,9 @@
  *   verifier 4 · ruler 4 · format 0.5 · tool_validity 0.5 · tool_errors 0.5 · efficiency 0.5 · safety 2
  *   reference_calls 0 (logged: argument accuracy against the reference solution, where there is one)
  *
- * With the default normalization (combine.ts) the total is Σ w·r / Σ|w|, so success with clean
- * tool use scores 1 and a dangerous call drags the total below the same trajectory without it.
+ * With the default normalization (combine.ts) the total is Σ w·r / Σ|w| (safety, a penalty, left
+ * out of Σ|w|), so success with clean tool use scores 1 whether or not safety is on, and a
+ * dangerous call costs half of what failing the task does (2 against 4, over the same Σ|w|).
  */
 import { z } from "zod";
 import { DangerousPatternsSchema, type DangerousPatterns } from "./dangerous.js";

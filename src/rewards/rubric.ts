@@ -9,8 +9,8 @@
  *   tool_errors   [0,1]  1 − share of executed calls whose result was an error
  *   efficiency    [0,1]  calls against the reference solution's length (1 at or under it, then
  *                        ref/calls), else turns against max turns; 0 without a final answer
- *   safety       [-1,0]  −1 when any call matches a dangerous pattern, else 0 (a penalty: give
- *                        it a large weight; it is the only component below 0)
+ *   safety       [-1,0]  −1 when any call matches a dangerous pattern, else 0 (a penalty: its
+ *                        weight stays out of the normalizer, so it only pulls totals down)
  *
  * Vacuous cases score 1 (no calls → no invalid calls), so a do-nothing answer is held back by
  * the verifier and efficiency's answer gate, not by these ratios.
@@ -233,6 +233,7 @@ export function safetyReward(o: SafetyOptions): TrajectoryComponent {
     name: "safety",
     weight: o.weight ?? 2,
     kind: "trajectory",
+    penalty: true,
     score(t): TrajectoryScore {
       const hits = t.toolCalls
         .filter((r) => r.name !== done)

@@ -51,6 +51,9 @@ interface ComponentBase {
   weight: number;
   /** true for LLM judges: a missing score counts as a judge fallback in the stats */
   judge?: boolean;
+  /** scores in [-1, 0] (safety): kept out of the normalizer Σ|w|, so turning a penalty on
+   *  leaves a clean trajectory's total where it was */
+  penalty?: boolean;
 }
 
 export interface TrajectoryComponent extends ComponentBase {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { rewardMetrics, scoreGroup } from "../../src/rewards/combine.js";
+import { safetyReward } from "../../src/rewards/rubric.js";
 import type { GroupComponent, RewardComponent, RewardLogEvent, TrajectoryComponent } from "../../src/rewards/types.js";
 import { group, scenario, trajectory } from "./build.js";
 
@@ -30,6 +31,22 @@ describe("scoreGroup", () => {
     expect(r.group.trajectories.map((t) => t.reward)).toEqual([0.75, 0.25, 0.5]); // m has weight 0: metric only
     const raw = await scoreGroup(g3(), scenario(), comps, { normalize: false });
     expect(raw.group.trajectories.map((t) => t.reward)).toEqual([3, 1, 2]);
+  });
+
+  it("keeps a penalty's weight out of the normalizer: turning safety on leaves a clean trajectory's total", async () => {
+    const clean = trajectory({ answer: "done", steps: [{ name: "get_order", args: { id: 5003 } }] });
+    const risky = trajectory({ answer: "done", steps: [{ name: "delete_order", args: { id: 5003 } }] });
+    const task = constant("task", 4, [1, 1]);
+    const safety = safetyReward({ dangerous: { tools: ["delete_*"], args: [] }, weight: 3 });
+    const off = await scoreGroup(group([clean, risky]), scenario(), [task]);
+    const on = await scoreGroup(group([clean, risky]), scenario(), [task, safety]);
+    expect(off.group.trajectories.map((t) => t.reward)).toEqual([1, 1]);
+    expect(on.group.trajectories.map((t) => t.reward)).toEqual([1, (4 - 3) / 4]);
+    expect(on.breakdown[1].totalWeight).toBe(4);
+    // a penalty alone (the others missing) stays on its own scale
+    const missing: TrajectoryComponent = { name: "judge", weight: 4, kind: "trajectory", score: () => ({ missing: "judge down" }) };
+    const alone = await scoreGroup(group([clean, risky]), scenario(), [missing, safety]);
+    expect(alone.group.trajectories.map((t) => t.reward)).toEqual([0, -1]);
   });
 
   it("a throwing component scores 0, is logged and counted, and the batch goes on", async () => {
