@@ -93,16 +93,21 @@ export function parseScenarioText(text: string): ParsedScenarios {
 
 /** Reads and validates a scenario file; throws ScenarioFileError listing every bad line. */
 export function readScenarioFile(path: string): Scenario[] {
+  return readScenarioFileLines(path).scenarios;
+}
+
+/** readScenarioFile, with each scenario's line number (parallel to `scenarios`). */
+export function readScenarioFileLines(path: string): { scenarios: Scenario[]; lines: number[] } {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
     throw new TrainMcpError("IoFailed", `cannot read scenario file ${path}: ${(e as Error).message}`, true, { cause: e });
   }
-  const { scenarios, problems } = parseScenarioText(text);
+  const { scenarios, problems, lines } = parseScenarioText(text);
   if (problems.length > 0) throw new ScenarioFileError(path, problems);
   if (scenarios.length === 0) throw new TrainMcpError("ScenarioInvalid", `${path}: no scenarios (the file is empty)`);
-  return scenarios;
+  return { scenarios, lines };
 }
 
 /** One line per scenario, keys in schema order, defaults filled in. */

@@ -11,7 +11,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { TrainMcpError } from "../errors.js";
 import { redactTargetCredentials } from "../mcp/target.js";
-import { readScenarioFile, writeScenarioFile } from "../scenarios/io.js";
+import { readScenarioFile, readScenarioFileLines, ScenarioFileError, writeScenarioFile, type ScenarioProblem } from "../scenarios/io.js";
+import { problemsAgainstTools } from "../scenarios/against-tools.js";
+import { ArgumentValidator } from "../mcp/validate.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { generateVerified } from "../scenarios/verified/generate.js";
 import { HeldOutGuard } from "../scenarios/held-out-guard.js";
@@ -41,9 +43,13 @@ export async function loadScenarios(
 ): Promise<ScenarioSplit> {
   const all: Scenario[] = [];
   const sources: string[] = [];
+  // where a user's scenario came from, for errors found once the servers' tools are known
+  const origin = new Map<Scenario, { file: string; line: number }>();
   for (const spec of specs) {
     if (spec !== "auto") {
-      all.push(...readScenarioFile(spec)); // throws ScenarioInvalid naming every bad line
+      const read = readScenarioFileLines(spec); // throws ScenarioInvalid naming every bad line
+      read.scenarios.forEach((s, i) => origin.set(s, { file: spec, line: read.lines[i] }));
+      all.push(...read.scenarios);
       sources.push(spec);
       continue;
     }
@@ -90,11 +96,29 @@ export async function loadScenarios(
       );
     }
   }
+  checkAgainstTools(playable, origin, servers);
   const train = playable.filter((s) => s.split === "train");
   const test = playable.filter((s) => s.split === "test");
   if (train.length === 0 && o.requireTrain !== false)
     throw new TrainMcpError("ScenarioInvalid", `no training scenarios (split "train")${playable.length < all.length ? " for the run's servers" : ""} in ${sources.join(", ")}`);
   return { train, test, sources };
+}
+
+/** A user's scenario whose state check or reference names a tool its server lacks, or gives
+ *  arguments the tool refuses, can never pass: refused like a bad field, every one named. */
+function checkAgainstTools(playable: Scenario[], origin: Map<Scenario, { file: string; line: number }>, servers: ServerSet): void {
+  // one validator per server: it caches compiled schemas by tool name
+  const validators = new Map<unknown, ArgumentValidator>();
+  const byFile = new Map<string, ScenarioProblem[]>();
+  for (const s of playable) {
+    const from = origin.get(s);
+    if (!from) continue;
+    const { toolbox } = servers.entryFor(s);
+    if (!validators.has(toolbox)) validators.set(toolbox, new ArgumentValidator());
+    for (const p of problemsAgainstTools(s, toolbox.tools, validators.get(toolbox))) byFile.set(from.file, [...(byFile.get(from.file) ?? []), { line: from.line, ...p }]);
+  }
+  const [first] = byFile;
+  if (first) throw new ScenarioFileError(first[0], first[1]);
 }
 
 /** `n` training tasks per server from the verified generator, less any that asks what a held-out

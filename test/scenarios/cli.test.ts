@@ -114,10 +114,10 @@ describe("train-mcp scenarios", () => {
     );
     const r = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/w: no replayed result reproduces it: expected 5/);
+    expect(r.err).toContain(`${file}:1: w: no replayed result reproduces it: expected 5`);
   });
 
-  it("check --server names scenarios that call or check a tool the server does not have, with or without a reference", async () => {
+  it("check --server names scenarios that call or check a tool the server does not have, or with arguments it refuses (exit 2, file:line: field)", async () => {
     const file = join(dir, "unknown-tools.jsonl");
     const line = (o: Record<string, unknown>) => JSON.stringify({ difficulty: 1, split: "train", ...o });
     writeFileSync(
@@ -125,13 +125,15 @@ describe("train-mcp scenarios", () => {
       [
         line({ id: "ok", task: "What is 2 + 2?", expected: [{ kind: "numeric", value: 4 }], reference: { calls: [{ name: "calculate", arguments: { expression: "2 + 2" } }], answer: "4" } }),
         line({ id: "b3", task: "Is it stored?", expected: [{ kind: "state", tool: "nosuch", arguments: {}, expect: { kind: "contains", value: "x" } }] }),
+        line({ id: "b4", task: "What is 10% of 5?", expected: [{ kind: "numeric", value: 0.5 }], reference: { calls: [{ name: "percentage", arguments: { operation: "tenth", a: 10, b: 5 } }], answer: "0.5" } }),
       ].join("\n") + "\n",
     );
     const r = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
-    expect(r.code).toBe(1);
-    expect(r.err).toContain("b3: names tool the server does not have: nosuch");
-    expect(r.out).toContain("replayed 1 reference solutions: 1 reproduce their expected outcome, 0 do not");
-    expect(r.out).toContain("1 scenario names a tool the server does not have");
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${file}:2: field "expected[0].tool": the server has no tool "nosuch" (its tools: calculate, percentage, compound_interest, statistics)`);
+    expect(r.err).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: field "reference.calls\\[0\\].arguments": percentage refuses these arguments: .*operation`));
+    expect(r.out).toContain("replayed 2 reference solutions: 1 reproduce their expected outcome, 1 do not");
+    expect(r.err).toContain(`${file}: 2 scenarios name a tool the server does not have, or arguments it refuses`);
   });
 
   it("check --server takes the connection flags (--env reaches the server the replay runs on)", async () => {

@@ -83,4 +83,28 @@ describe("ServerSet isolation", () => {
       await set.close();
     }
   });
+
+  it("refuses a scenario whose state check or reference names a tool its server lacks, or arguments the tool refuses, by file, line and field", async () => {
+    const set = await ServerSet.connect(["fixture:calculator", "fixture:knowledge"], "off");
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "against-tools-")), "s.jsonl");
+    const line = (o: Record<string, unknown>) => JSON.stringify({ task: "a task", difficulty: 1, split: "train", tags: [], ...o });
+    const state = (tool: string, args: Record<string, unknown>) => [{ kind: "state", tool, arguments: args, expect: { kind: "contains", value: "x" } }];
+    fs.writeFileSync(
+      file,
+      [
+        line({ id: "ok", server: "fixture:knowledge", expected: state("search", { query: "pi" }), reference: { calls: [{ name: "get_fact", arguments: { id: "pi" } }], answer: "3.14" } }),
+        line({ id: "other-server", server: "fixture:calculator", expected: state("search", { query: "pi" }) }),
+        line({ id: "bad-args", server: "fixture:knowledge", reference: { calls: [{ name: "search", arguments: { q: "pi" } }], answer: "x" } }),
+      ].join("\n") + "\n",
+    );
+    try {
+      const e = await loadScenarios([file], set, { seed: 1, runDir: os.tmpdir(), log: () => undefined }).then(() => undefined, (x: Error) => x);
+      expect(e?.message).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: 2 problems in 2 lines:`));
+      expect(e?.message).toContain(`${file}:2: field "expected[0].tool": the server has no tool "search" (its tools: calculate, percentage, compound_interest, statistics)`);
+      expect(e?.message).toContain(`${file}:3: field "reference.calls[0].arguments": search refuses these arguments:`);
+      expect(e?.message).not.toContain(":1:");
+    } finally {
+      await set.close();
+    }
+  });
 });

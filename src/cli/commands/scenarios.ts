@@ -17,6 +17,8 @@ import type { Toolbox } from "../../mcp/types.js";
 import { formatProblem, parseScenarioText, readScenarioFile, writeScenarioFile } from "../../scenarios/io.js";
 import { generateWithLlm } from "../../scenarios/llm/generate.js";
 import { replayMutates, replayScenario } from "../../scenarios/replay.js";
+import { problemsAgainstTools } from "../../scenarios/against-tools.js";
+import { ArgumentValidator } from "../../mcp/validate.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
 import { detectStateful, generateVerified } from "../../scenarios/verified/generate.js";
@@ -148,7 +150,7 @@ export function register(program: Command): void {
       } catch (e) {
         throw new TrainMcpError("IoFailed", `cannot read ${file}: ${(e as Error).message}`);
       }
-      const { scenarios: list, problems } = parseScenarioText(text);
+      const { scenarios: list, problems, lines } = parseScenarioText(text);
       if (problems.length > 0) {
         for (const p of problems) process.stderr.write(`${formatProblem(file, p)}\n`);
         throw new TrainMcpError("ScenarioInvalid", `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"} (${list.length} valid scenarios)`);
@@ -162,19 +164,16 @@ export function register(program: Command): void {
       const bar = progressBar("replay");
       let failed = 0;
       let replayed = 0;
-      let unknownTools = 0;
+      let badAgainstTools = 0;
       try {
         // every tool a scenario names (reference calls, state checks) must be one the server has,
-        // also in scenarios without a reference solution to replay
-        const known = new Set(toolbox.tools.map((t) => t.name));
-        for (const s of list) {
-          const named = [...(s.reference?.calls ?? []).map((x) => x.name), ...(s.expected ?? []).flatMap((e) => (e.kind === "state" ? [e.tool] : []))];
-          const unknown = [...new Set(named.filter((name) => !known.has(name)))];
-          if (unknown.length > 0) {
-            unknownTools++;
-            process.stderr.write(`\n${s.id}: names tool${unknown.length === 1 ? "" : "s"} the server does not have: ${unknown.join(", ")}\n`);
-          }
-        }
+        // with arguments it takes, also in scenarios without a reference solution to replay
+        const validator = new ArgumentValidator();
+        list.forEach((s, i) => {
+          const found = problemsAgainstTools(s, toolbox.tools, validator);
+          if (found.length > 0) badAgainstTools++;
+          for (const p of found) process.stderr.write(`\n${formatProblem(file, { line: lines[i], ...p })}\n`);
+        });
         const stateful = detectStateful(toolbox.tools);
         for (const s of list) {
           if (!s.reference) continue;
@@ -184,7 +183,7 @@ export function register(program: Command): void {
             replayed++;
             if (!r.pass) {
               failed++;
-              process.stderr.write(`\n${s.id}: ${r.detail}\n`);
+              process.stderr.write(`\n${file}:${lines[list.indexOf(s)]}: ${s.id}: ${r.detail}\n`);
             }
           } finally {
             if (box !== toolbox) await box.close();
@@ -196,8 +195,9 @@ export function register(program: Command): void {
         await toolbox.close();
       }
       process.stdout.write(`replayed ${replayed} reference solutions: ${replayed - failed} reproduce their expected outcome, ${failed} do not\n`);
-      if (unknownTools > 0) process.stdout.write(`${unknownTools} scenario${unknownTools === 1 ? " names" : "s name"} a tool the server does not have\n`);
-      if (failed > 0 || unknownTools > 0) process.exitCode = 1;
+      if (badAgainstTools > 0)
+        throw new TrainMcpError("ScenarioInvalid", `${file}: ${badAgainstTools} scenario${badAgainstTools === 1 ? " names" : "s name"} a tool the server does not have, or arguments it refuses`);
+      if (failed > 0) process.exitCode = 1;
     });
   void check;
 

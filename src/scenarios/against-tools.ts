@@ -1,0 +1,34 @@
+/**
+ * A scenario read against the tools of the server it plays on: a state check or reference call
+ * that names a tool the server does not have, or arguments its input schema refuses, can never
+ * work — the state check fails on every rollout, the reference teaches a call that fails — so
+ * it is bad input, reported like a bad field (file:line: field "expected[1].tool": …).
+ */
+import type { ToolSpec } from "../mcp/types.js";
+import { ArgumentValidator } from "../mcp/validate.js";
+import type { Scenario } from "./schema.js";
+
+export interface ToolProblem {
+  field: string;
+  message: string;
+}
+
+export function problemsAgainstTools(s: Scenario, tools: readonly ToolSpec[], validator = new ArgumentValidator()): ToolProblem[] {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const problems: ToolProblem[] = [];
+  const check = (field: string, name: string, args: unknown) => {
+    const tool = byName.get(name);
+    if (!tool) {
+      const known = tools.map((t) => t.name);
+      problems.push({ field: `${field}.${field.startsWith("reference") ? "name" : "tool"}`, message: `the server has no tool ${JSON.stringify(name)} (its tools: ${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""})` });
+      return;
+    }
+    const r = validator.check(name, tool.inputSchema, args);
+    if (!r.ok) problems.push({ field: `${field}.arguments`, message: `${name} refuses these arguments: ${r.message}` });
+  };
+  (s.expected ?? []).forEach((e, i) => {
+    if (e.kind === "state") check(`expected[${i}]`, e.tool, e.arguments);
+  });
+  (s.reference?.calls ?? []).forEach((c, i) => check(`reference.calls[${i}]`, c.name, c.arguments));
+  return problems;
+}
