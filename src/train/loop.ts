@@ -183,6 +183,12 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     const heldout = cfg.eval_n > 0 ? takeAcrossServers(data.test, cfg.eval_n) : data.test;
     log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
     if (heldout.length === 0) log(`warning: no held-out scenarios (split "test") in ${data.sources.join(", ")}: success before and after RL cannot be measured`);
+    const unchecked = [...data.train, ...heldout].filter((s) => !s.expected?.length).length;
+    if (unchecked > 0)
+      log(
+        `warning: ${unchecked} of ${data.train.length + heldout.length} scenarios have no "expected" checks, so their success is never measured (they count as failures) ` +
+          `and they train on ${cfg.rewards.judge ? "the judge's ranking and " : ""}the rule rubric alone${cfg.rewards.judge ? "" : " (format and tool hygiene: no judge is configured)"}`,
+      );
 
     setup = await setupPolicy({
       model: cfg.model,

@@ -120,6 +120,16 @@ describe("train-mcp eval", () => {
     expect(none.stderr).toContain(`no scenarios in split "train" of ${heldOutOnly}; try --split all`);
   });
 
+  it("warns that scenarios without expected checks count as failures", async () => {
+    const file = path.join(tempDir("unchecked"), "test.jsonl");
+    const rows = fs.readFileSync(scenarios, "utf8").split("\n").filter((l) => l.includes('"split":"test"')).slice(0, 2).map((l) => JSON.parse(l) as Record<string, unknown>);
+    delete rows[1].expected;
+    fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", file, "--max-tokens-per-turn", "8", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('warning: 1 of 2 scenarios have no "expected" checks: eval cannot tell their success, so they count as failures');
+  });
+
   it("exits 2 naming --trajectories when its file cannot be written", async () => {
     const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--trajectories", "/no/such/dir/out.jsonl"]);
     expect(r.code).toBe(2);

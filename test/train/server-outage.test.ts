@@ -69,7 +69,10 @@ describe("a server outage during training", () => {
 
   it("warns when every tool call of a step came back as the tool's own error, and still trains", async () => {
     const scenarios = path.join(tempDir("tool-error-scenarios"), "train-only.jsonl");
-    fs.writeFileSync(scenarios, compoundScenarios("train", 4).join("\n") + "\n");
+    // one without expected checks: named in a warning too
+    const rows = compoundScenarios("train", 4).map((l) => JSON.parse(l) as Record<string, unknown>);
+    delete rows[3].expected;
+    fs.writeFileSync(scenarios, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     const out = path.join(tempDir("tool-error"), "run");
     const config = resolveTrainConfig({
       server: [stdioTarget("crash-calc", "--tool-error")], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
@@ -78,6 +81,7 @@ describe("a server outage during training", () => {
     const logs: string[] = [];
     await train({ config, hooks: { log: (l) => logs.push(l) } });
     expect(logs).toContainEqual(expect.stringMatching(/^warning: step 1: every tool call \(\d+\) came back as the tool's error, the first: database is locked$/));
+    expect(logs).toContain('warning: 1 of 4 scenarios have no "expected" checks, so their success is never measured (they count as failures) and they train on the rule rubric alone (format and tool hygiene: no judge is configured)');
     const [m] = readJsonl(path.join(out, "metrics.jsonl")).filter((x) => x.phase === "grpo");
     expect(m["update/skipped"]).not.toBe(1);
     expect(m["rollout/tool_errors"]).toBe(m["rollout/tool_calls"]);

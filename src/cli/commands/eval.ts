@@ -82,6 +82,8 @@ export function register(program: Command): void {
         };
         const trajectoryFile = f.trajectories ? openOut(f.trajectories) : undefined;
         const templateOf = new Map(scenarios.map((s) => [s.id, templateTag(s)]));
+        const unchecked = scenarios.filter((s) => !s.expected?.length).length;
+        if (unchecked > 0) logLine(`warning: ${unchecked} of ${scenarios.length} scenarios have no "expected" checks: eval cannot tell their success, so they count as failures`);
         for (const spec of f.model) {
           const p = await loadInferencePolicy(spec, { engine: f.engine, log: logLine });
           const trained = readRolloutSettings(p.dir);
