@@ -194,7 +194,9 @@ export function isStateCheck(e: Expected): e is StateCheck {
 /**
  * Runs a state check: calls `check.tool` with `check.arguments` on the given toolbox (the
  * rollout's own instance) and checks the result. A json_subset check reads the tool's
- * structuredContent when it has one (the text may wrap it in prose). A tool error fails.
+ * structuredContent when it has one (the text may wrap it in prose). A tool error fails, unless
+ * the check says one is expected (`error: true`): then only an error passes, read by its text. A
+ * fault (no connection, a timeout, a call refused before sending) always fails.
  */
 export async function runStateCheck(
   toolbox: Pick<Toolbox, "call">,
@@ -203,7 +205,8 @@ export async function runStateCheck(
 ): Promise<CheckResult> {
   const result = await toolbox.call(check.tool, check.arguments ?? {}, options);
   const where = `state ${check.tool}(${JSON.stringify(check.arguments ?? {})})`;
-  if (result.isError) return { pass: false, detail: `${where} failed: ${show(result.text)}` };
+  if (result.fault || (result.isError && !check.error)) return { pass: false, detail: `${where} failed: ${show(result.text)}` };
+  if (!result.isError && check.error) return { pass: false, detail: `${where} answered without the error expected: ${show(result.text)}` };
   let r: CheckResult;
   if (check.expect.kind === "json_subset" && result.structuredContent !== undefined) {
     r = checkJsonSubset(check.expect.value, result.structuredContent);

@@ -55,6 +55,7 @@ export const StateCheckSchema = z.object({
   tool: z.string().describe("tool to call after the rollout, on the rollout's own server instance"),
   arguments: z.record(z.string(), z.unknown()).default({}),
   expect: AnswerCheckSchema.describe("check applied to the tool result's text"),
+  error: z.boolean().optional().describe("true when the tool should answer with its own error (the item is gone): the check then reads the error's text; otherwise an error fails"),
 }).strict();
 export type StateCheck = z.infer<typeof StateCheckSchema>;
 
@@ -66,12 +67,14 @@ export type Expected = z.infer<typeof ExpectedSchema>;
 export const ReferenceCallSchema = z.object({
   name: z.string(),
   arguments: z.record(z.string(), z.unknown()),
+  error: z.boolean().optional().describe("true when this call should come back as the tool's own error (a lookup of something absent); otherwise an error fails the replay"),
 }).strict();
 export type ReferenceCall = z.infer<typeof ReferenceCallSchema>;
 
 export const ReferenceSolutionSchema = z.object({
   calls: z.array(ReferenceCallSchema).describe("tool calls in order; one per assistant turn"),
   answer: z.string().describe("the final answer text after the calls"),
+  derived: z.boolean().optional().describe("true when the answer is worked out from the results (a sum, a yes/no) rather than stated by one: a replay then checks it on the reference answer only"),
 }).strict();
 export type ReferenceSolution = z.infer<typeof ReferenceSolutionSchema>;
 

@@ -49,8 +49,11 @@ export async function collectDemonstrations(
     components: o.components,
   });
   const all = played.scored.flatMap((g) => g.group.trajectories);
-  // a demonstration must end in an answer and pass its checks (when it has any)
-  const demos = all.filter((t) => t.finish === "answer" && (t.success || !("verifier" in t.rewards)) && !t.toolCalls.some((c) => c.isError));
+  // a demonstration must end in an answer and pass its checks (when it has any), each call
+  // answering as its reference says (an error only where one is marked expected)
+  const refOf = new Map(withRef.map((s) => [s.id, s.reference!]));
+  const callsAsExpected = (t: Trajectory) => t.toolCalls.every((c, i) => !c.error && c.isError === !!refOf.get(t.scenarioId)?.calls[i]?.error);
+  const demos = all.filter((t) => t.finish === "answer" && (t.success || !("verifier" in t.rewards)) && callsAsExpected(t));
   return { demos, rejected: all.length - demos.length };
 }
 

@@ -44,6 +44,7 @@ describe("bundled scenario files replay on fresh servers", () => {
           try {
             const r = await replayScenario(b, s);
             if (!r.pass) failures.push(`${s.id}: ${r.detail}`);
+            else if (r.unconfirmed) failures.push(`${s.id}: no result states ${r.unconfirmed.join(", ")}`);
           } finally {
             if (b !== toolbox) await b.close();
           }

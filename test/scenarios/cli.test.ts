@@ -114,7 +114,7 @@ describe("train-mcp scenarios", () => {
     );
     const r = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
     expect(r.code).toBe(1);
-    expect(r.err).toContain(`${file}:1: w: no replayed result reproduces it: expected 5`);
+    expect(r.err).toMatch(/:1: w: no replayed result reproduces it: expected 5/);
   });
 
   it("check --server names scenarios that call or check a tool the server does not have, or with arguments it refuses (exit 2, file:line: field)", async () => {
@@ -134,6 +134,31 @@ describe("train-mcp scenarios", () => {
     expect(r.err).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: field "reference.calls\\[0\\].arguments": percentage refuses these arguments: .*operation`));
     expect(r.out).toContain("replayed 2 reference solutions: 1 reproduce their expected outcome, 1 do not");
     expect(r.err).toContain(`${file}: 2 scenarios name a tool the server does not have, or arguments it refuses`);
+  });
+
+  it("check --server: a call or state check marked error: true must come back as the tool's error; a derived answer is checked on the reference alone", async () => {
+    const file = join(dir, "errors-derived.jsonl");
+    const line = (o: Record<string, unknown>) => JSON.stringify({ difficulty: 1, split: "train", ...o });
+    const bad = { name: "calculate", arguments: { expression: "2 +" } };
+    const stateOnBad = (error?: boolean) => ({ kind: "state", tool: "calculate", arguments: { expression: "2 +" }, expect: { kind: "contains", value: "could not evaluate" }, ...(error === undefined ? {} : { error }) });
+    writeFileSync(
+      file,
+      [
+        line({ id: "e-ok", task: "Evaluate 2 +.", expected: [{ kind: "contains", value: "Unexpected end" }, stateOnBad(true)], reference: { calls: [{ ...bad, error: true }], answer: "It fails: Unexpected end of expression." } }),
+        line({ id: "e-unmarked", task: "Evaluate 2 + again.", expected: [{ kind: "contains", value: "Unexpected end" }], reference: { calls: [bad], answer: "Unexpected end of expression." } }),
+        line({ id: "e-state", task: "Evaluate 3 + 4.", expected: [{ kind: "numeric", value: 7 }, stateOnBad()], reference: { calls: [{ name: "calculate", arguments: { expression: "3 + 4" } }], answer: "7" } }),
+        line({ id: "e-none", task: "Evaluate 5 + 5.", expected: [{ kind: "numeric", value: 10 }], reference: { calls: [{ name: "calculate", arguments: { expression: "5 + 5" }, error: true }], answer: "10" } }),
+        line({ id: "sum", task: "Add 3 + 4 and 5 + 5.", expected: [{ kind: "numeric", value: 17 }], reference: { calls: [{ name: "calculate", arguments: { expression: "3 + 4" } }, { name: "calculate", arguments: { expression: "5 + 5" } }], answer: "17", derived: true } }),
+      ].join("\n") + "\n",
+    );
+    const r = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
+    expect(r.code).toBe(1);
+    expect(r.err).not.toMatch(/e-ok: /);
+    expect(r.err).toMatch(/:2: e-unmarked: reference call 1 calculate failed: .*could not evaluate/);
+    expect(r.err).toMatch(/:3: e-state: state calculate\(\{"expression":"2 \+"\}\) failed: /);
+    expect(r.err).toMatch(/:4: e-none: reference call 1 calculate answered without the error expected: 10/);
+    expect(r.err).toMatch(/note: .*:5: sum: no replayed result states numeric 17: checked on the derived reference answer only/);
+    expect(r.out).toContain("replayed 5 reference solutions: 2 reproduce their expected outcome (1 derived, checked on the reference answer), 3 do not");
   });
 
   it("check --server takes the connection flags (--env reaches the server the replay runs on)", async () => {
