@@ -57,6 +57,17 @@ describe("resolveTrainConfig", () => {
     expect(r.stderr).toBe(`train-mcp: ${run}/config.json keeps https://[redacted]@mcp.example.com/mcp?token=[redacted] without its credentials: pass --server with them again to resume (secrets passed by --env are never saved)\n`);
   });
 
+  it("a resume's --config is laid over the run's saved config, not in place of it", () => {
+    const run = fs.mkdtempSync(path.join(os.tmpdir(), "train-mcp-layered-"));
+    fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: ["https://[redacted]@mcp.example.com/mcp"], max_steps: 2, rewards: { weights: { format: 1 } } }));
+    const partial = path.join(run, "more-steps.json");
+    fs.writeFileSync(partial, JSON.stringify({ max_steps: 4, rewards: { weights: { efficiency: 0 } } }));
+    const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--resume", run, "--config", partial], { encoding: "utf8" });
+    // the saved server is still there (the file named none): the resume asks for its credentials
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("keeps https://[redacted]@mcp.example.com/mcp without its credentials");
+  });
+
   it("train-mcp names the flag the user typed", () => {
     const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--server", "fixture:calculator", "--group-size", "1"], { encoding: "utf8" });
     expect(r.status).toBe(2);

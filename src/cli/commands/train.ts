@@ -228,6 +228,14 @@ async function modelRolloutDefaults(model: string): Promise<Record<string, unkno
   return Object.fromEntries(Object.entries({ system_prompt, max_turns, max_tokens_per_turn }).filter(([, v]) => v !== undefined));
 }
 
+/** `over` laid on `base`: objects merged key by key (rewards.weights.ruler alone), the rest replaced. */
+function layer(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...base };
+  const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+  for (const [k, v] of Object.entries(over)) out[k] = isObject(v) && isObject(out[k]) ? layer(out[k], v) : v;
+  return out;
+}
+
 /** `--resume` names a run directory: not a checkpoint in it, not a folder that is not there. */
 function checkResumeDir(dir: string): void {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ConfigInvalid", `--resume ${dir}: no such run directory`);
@@ -238,7 +246,10 @@ function checkResumeDir(dir: string): void {
 
 async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}): Promise<TrainSummary> {
   if (f.resume) checkResumeDir(f.resume);
-  const file = f.config ? readConfigFile(f.config) : f.resume ? readConfigFile(`${f.resume}/config.json`) : undefined;
+  // a resume's --config is laid over the run's saved config, as its flags are
+  const saved = f.resume ? readConfigFile(`${f.resume}/config.json`) : undefined;
+  const given = f.config ? readConfigFile(f.config) : undefined;
+  const file = saved && given ? layer(saved, given) : (given ?? saved);
   const flagCfg = flagsToConfig(f);
   // a model folder says how it plays best (train_mcp.json: system prompt, turn limits), as eval
   // and serve read it; the preset, the config file and the flags override that (a resume keeps
