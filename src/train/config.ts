@@ -143,7 +143,9 @@ export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record
       const prefix = issue.path.length ? `${issue.path.join(".")}.` : "";
       const unknown = issue.keys.map((k) => {
         // nearest names are offered for top-level fields, the ones a typo usually hits
-        const near = prefix ? undefined : (OTHER_NAMES[k] ?? closest(k, Object.keys(TrainConfigFields.shape)));
+        const other = prefix ? undefined : OTHER_NAMES[k];
+        if (other !== undefined && !/^[a-z_]+$/.test(other)) return `"${k}" (${other})`;
+        const near = prefix ? undefined : (other ?? closest(k, Object.keys(TrainConfigFields.shape)));
         return `"${prefix}${k}"${near ? ` (did you mean "${near}"?)` : ""}`;
       });
       throw new TrainMcpError("ConfigInvalid", `${where}: unknown field ${unknown.join(", ")}`);
@@ -156,7 +158,8 @@ export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record
 }
 
 /** Names other trainers' configs use (TRL, PEFT, transformers' TrainingArguments) for a field
- *  of ours, too far from it by spelling to be found as a typo. */
+ *  of ours, too far from it by spelling to be found as a typo, or what stands for them here. */
+const BATCH = "a step here plays groups_per_step × num_generations rollouts; micro_batch_size / micro_batch_tokens bound the memory of its update";
 const OTHER_NAMES: Record<string, string> = {
   output_dir: "out",
   lora_r: "lora_rank",
@@ -164,6 +167,17 @@ const OTHER_NAMES: Record<string, string> = {
   target_modules: "lora_target_modules",
   model_name_or_path: "model",
   num_train_steps: "max_steps",
+  num_train_epochs: "max_steps",
+  per_device_train_batch_size: BATCH,
+  gradient_accumulation_steps: BATCH,
+  generation_batch_size: BATCH,
+  steps_per_generation: BATCH,
+  reward_weights: 'here: "rewards": {"weights": {"verifier": 4, "format": 0.5, …}}, see the README\'s rewards section',
+  reward_funcs: 'here: "rewards": {"weights": {…}} over the built-in components (verifier, ruler, format, tool_validity, tool_errors, efficiency, safety, reference_calls)',
+  max_prompt_length: "prompts are not cut here; a rollout longer than the model's context trains on the part that fits",
+  logging_steps: "every step is logged here (metrics.jsonl)",
+  use_vllm: "here: --policy-url, a served model (vLLM or train-mcp serve) plays the rollouts",
+  gradient_checkpointing_kwargs: "not needed: gradient_checkpointing is true or false here",
 };
 
 /** The known name nearest to `name` by edit distance, if it is near enough to be a typo. */

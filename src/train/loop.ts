@@ -26,6 +26,7 @@ import { commandLineSecrets, redactSecretValues } from "../mcp/command-credentia
 import { parseTarget } from "../mcp/target.js";
 import { anchorPaths, scrubSecrets, type TrainConfig } from "./config.js";
 import { TrainMcpError } from "../errors.js";
+import { scheduledLr, warmupStepsOf } from "../rl/lr-schedule.js";
 import { EvaluationFailed, evaluate, faultText, isServerFault, metServerOutage, wasSent, type EvalResult } from "./evaluate.js";
 import { grpoUpdate } from "./grpo-update.js";
 import { playAndScore } from "./play.js";
@@ -183,6 +184,13 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     const heldout = cfg.eval_n > 0 ? takeAcrossServers(data.test, cfg.eval_n) : data.test;
     log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
     if (heldout.length === 0) log(`warning: no held-out scenarios (split "test") in ${data.sources.join(", ")}: success before and after RL cannot be measured`);
+    // TRL's max_completion_length caps generation; here turns are capped one by one
+    const rolloutCap = cfg.max_turns * cfg.max_tokens_per_turn;
+    if (cfg.max_completion_length !== rolloutCap)
+      log(
+        `warning: max_completion_length ${cfg.max_completion_length} does not cap generation here: each turn is capped by max_tokens_per_turn (${cfg.max_tokens_per_turn}), a rollout by max_turns × that (${rolloutCap}); ` +
+          (cfg.loss_type === "dr_grpo" ? "it is dr_grpo's divisor only" : `with loss_type ${cfg.loss_type} it has no effect`),
+      );
     const unchecked = [...data.train, ...heldout].filter((s) => !s.expected?.length).length;
     if (unchecked > 0)
       log(
@@ -402,6 +410,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     const beforeRecord = heldout.length === 0 || o.signal?.aborted ? undefined : (evals.find((e) => e.label === "before") ?? (await runEval("before", state.step)));
 
     // 3. GRPO
+    const lrSchedule = { type: cfg.lr_scheduler_type, learningRate: cfg.learning_rate, maxSteps: cfg.max_steps, warmupSteps: warmupStepsOf(cfg.max_steps, cfg.warmup_ratio, cfg.warmup_steps) };
     let interrupted = false;
     let outageSteps = 0; // steps in a row in which the server failed every call
     while (state.step < cfg.max_steps) {
@@ -411,6 +420,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       }
       const step = state.step + 1;
       const tStep = performance.now();
+      trainable.optimizer.lr = scheduledLr(lrSchedule, step);
       const ms = { rollout: 0, reward: 0 };
       // the step's scenarios, next in the seeded data order, each played num_generations times
       let groupsPlayed = 0;

@@ -43,6 +43,10 @@ describe("resolveTrainConfig", () => {
     // other trainers' names for our fields
     expect(() => resolveTrainConfig({}, { server, output_dir: "runs/x", lora_r: 8 }, "train.json")).toThrow('train.json: unknown field "output_dir" (did you mean "out"?), "lora_r" (did you mean "lora_rank"?)');
     expect(() => resolveTrainConfig({}, { server, colour: "red" }, "train.json")).toThrow(/^train\.json: unknown field "colour"$/);
+    // a TRL user's names: what stands for them here
+    expect(() => resolveTrainConfig({}, { server, per_device_train_batch_size: 8, reward_weights: [1, 2] }, "train.json")).toThrow(
+      'train.json: unknown field "per_device_train_batch_size" (a step here plays groups_per_step × num_generations rollouts; micro_batch_size / micro_batch_tokens bound the memory of its update), "reward_weights" (here: "rewards": {"weights": {"verifier": 4, "format": 0.5, …}}, see the README\'s rewards section)',
+    );
     expect(() => resolveTrainConfig({}, { server, rewards: { sucess: 1 } }, "train.json")).toThrow(/^train\.json: unknown field "rewards\.sucess"$/);
     expect(() => resolveTrainConfig({ max_steps: -1 }, { server }, "train.json", { max_steps: "--steps" })).toThrow(/^--steps \(max_steps\): Too small/);
     // the same bad value from the file names the file and field

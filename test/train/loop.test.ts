@@ -117,8 +117,10 @@ describe("the training loop on a tiny model and the real calculator server", () 
     const out = path.join(tempDir("no-test"), "run");
     const logs: string[] = [];
     // periodic evaluations asked for, with nothing to evaluate: none run
-    const summary = await train({ config: small(out, calculatorScenarios(6, 0), { sft: "off", eval_steps: 1, max_steps: 2 }), hooks: { log: (l) => logs.push(l) } });
+    // (and with TRL's linear decay of the learning rate)
+    const summary = await train({ config: small(out, calculatorScenarios(6, 0), { sft: "off", eval_steps: 1, max_steps: 2, lr_scheduler_type: "linear", learning_rate: 1e-5 }), hooks: { log: (l) => logs.push(l) } });
     expect(summary.steps).toBe(2);
+    expect(readJsonl(path.join(out, "metrics.jsonl")).filter((m) => m.phase === "grpo").map((m) => m.lr)).toEqual([1e-5, 5e-6]);
     expect(summary.heldout_n).toBe(0);
     expect(summary.heldout_before).toBeNull();
     expect(summary.heldout_after).toBeNull();
