@@ -227,6 +227,11 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       knownTools,
       stateTimeoutMs: cfg.tool_timeout_ms,
     });
+    // every reward 0, or every rollout of a group the same: nothing for GRPO to learn from
+    if (components.every((c) => c.weight === 0))
+      throw new TrainMcpError("ConfigInvalid", `every reward component of this run has weight 0 (rewards.weights: ${components.map((c) => c.name).join(", ")}), so every reward is 0 and nothing is learned`);
+    if (cfg.temperature === 0 && cfg.num_generations > 1)
+      log(`warning: temperature 0 plays the ${cfg.num_generations} rollouts of a group alike, so their rewards do not differ and GRPO learns nothing from them`);
 
     // resume: weights, optimizer, counters, and the run files cut back to the checkpoint
     let state: TrainerState = { step: 0, sftDone: false, dataPosition: 0, rngCounter: 0, bestSuccess: null, bestStep: null, lora: cfg.lora_rank > 0, time: new Date().toISOString() };

@@ -76,6 +76,12 @@ describe("resolveTrainConfig", () => {
     const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--server", "fixture:calculator", "--group-size", "1"], { encoding: "utf8" });
     expect(r.status).toBe(2);
     expect(r.stderr).toBe("train-mcp: --group-size (num_generations): Too small: expected number to be >=2\n");
+    // TRL's spellings are aliases, named as typed; both at once is refused
+    const alias = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--server", "fixture:calculator", "--num-generations", "1"], { encoding: "utf8" });
+    expect(alias.stderr).toBe("train-mcp: --num-generations (num_generations): Too small: expected number to be >=2\n");
+    const both = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--server", "fixture:calculator", "--lr", "1e-5", "--learning-rate", "2e-5"], { encoding: "utf8" });
+    expect(both.status).toBe(2);
+    expect(both.stderr).toBe("train-mcp: --lr and --learning-rate are the same setting: give one\n");
   });
 
   it("train plays a model as its folder's train_mcp.json says, as eval does, unless told otherwise", () => {

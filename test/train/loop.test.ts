@@ -113,6 +113,15 @@ describe("the training loop on a tiny model and the real calculator server", () 
     ]);
   });
 
+  it("refuses rewards that are all weighted 0 (nothing to learn), leaving no run directory", async () => {
+    const out = path.join(tempDir("zero-weights"), "run");
+    const zero = { verifier: 0, ruler: 0, format: 0, tool_validity: 0, tool_errors: 0, efficiency: 0, safety: 0, reference_calls: 0 };
+    await expect(train({ config: small(out, calculatorScenarios(4, 1), { sft: "off", rewards: { weights: zero } }), hooks: { log: () => undefined } })).rejects.toThrow(
+      "every reward component of this run has weight 0 (rewards.weights: verifier, format, tool_validity, tool_errors, efficiency, reference_calls), so every reward is 0 and nothing is learned",
+    );
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
   it("trains without a held-out set, saying that success cannot be measured, and reports it as not measured", async () => {
     const out = path.join(tempDir("no-test"), "run");
     const logs: string[] = [];

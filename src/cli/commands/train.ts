@@ -31,6 +31,9 @@ interface TrainFlags extends Omit<TargetFlags, "server"> {
   steps?: string;
   groupsPerStep?: string;
   groupSize?: string;
+  numGenerations?: string;
+  maxSteps?: string;
+  learningRate?: string;
   lr?: string;
   lossType?: string;
   epsilon?: string;
@@ -77,6 +80,10 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--scenarios <file|auto>", "scenario file (.jsonl), repeatable; auto: bundled or generated", collect)
     .option("--generate-train-scenarios <n>", "also train on N execution-verified scenarios generated per server (none equal to a held-out one)")
     .option("--steps <n>", "GRPO steps (max_steps)")
+    // TRL's spellings, as aliases
+    .addOption(new Option("--max-steps <n>").hideHelp())
+    .addOption(new Option("--num-generations <n>").hideHelp())
+    .addOption(new Option("--learning-rate <x>").hideHelp())
     .option("--groups-per-step <n>", "scenarios per step (B)")
     .option("--group-size <n>", "rollouts per scenario (G, num_generations)")
     .option("--lr <x>", "learning rate")
@@ -126,13 +133,13 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["model", "--model", f.model],
     ["scenarios", "--scenarios", f.scenarios],
     ["generate_train_scenarios", "--generate-train-scenarios", f.generateTrainScenarios, "number"],
-    ["max_steps", "--steps", f.steps, "number"],
+    ["max_steps", ...either("--steps", f.steps, "--max-steps", f.maxSteps), "number"],
     ["tool_timeout_ms", "--timeout", f.timeout, "number"],
     ["server_cwd", "--cwd", f.cwd],
     ["server_template_dir", "--template-dir", f.templateDir],
     ["groups_per_step", "--groups-per-step", f.groupsPerStep, "number"],
-    ["num_generations", "--group-size", f.groupSize, "number"],
-    ["learning_rate", "--lr", f.lr, "number"],
+    ["num_generations", ...either("--group-size", f.groupSize, "--num-generations", f.numGenerations), "number"],
+    ["learning_rate", ...either("--lr", f.lr, "--learning-rate", f.learningRate), "number"],
     ["loss_type", "--loss-type", f.lossType],
     ["epsilon", "--epsilon", f.epsilon, "number"],
     ["epsilon_high", "--epsilon-high", f.epsilonHigh, "number"],
@@ -157,6 +164,12 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["policy_url", "--policy-url", f.policyUrl],
     ["policy_model", "--policy-model", f.policyModel],
   ];
+}
+
+/** A flag and its TRL spelling (`--steps` / `--max-steps`): whichever was typed, not both. */
+function either(flag: string, value: string | undefined, alias: string, aliasValue: string | undefined): [string, string | undefined] {
+  if (value !== undefined && aliasValue !== undefined) throw new TrainMcpError("ConfigInvalid", `${flag} and ${alias} are the same setting: give one`);
+  return aliasValue !== undefined ? [alias, aliasValue] : [flag, value];
 }
 
 function flagsToConfig(f: TrainFlags): Record<string, unknown> {
