@@ -21,10 +21,17 @@ export interface ModelFolder {
   adapterDir?: string;
 }
 
+/** A spec shaped like a Hugging Face Hub id ("Qwen/Qwen2.5-0.5B-Instruct", also once made
+ *  absolute against the working directory) that is no local folder: how to fetch it. */
+export function hubIdHint(spec: string): string {
+  const id = path.isAbsolute(spec) ? path.relative(process.cwd(), spec) : spec;
+  return /^[\w-][\w.-]*\/[\w.-]+$/.test(id) ? `; it looks like a Hugging Face Hub id: train-mcp never downloads, so fetch it first (huggingface-cli download ${id} --local-dir DIR) and give DIR` : "";
+}
+
 /** Resolves `spec` without reading weights; bad input is a usage error naming `flag`. */
 export function resolveModelFolder(spec: string, flag = "--model"): ModelFolder {
   const dir = spec === "default" ? defaultModelDir() : path.resolve(spec);
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ModelInvalid", `${flag} ${spec}: no such folder (expected a Hugging Face model folder, a checkpoint, or "default")`);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ModelInvalid", `${flag} ${spec}: no such folder (expected a Hugging Face model folder, a checkpoint, or "default")${hubIdHint(spec)}`);
   if (hasWeights(dir)) return { dir, weightsDir: dir };
   const adapterCfg = path.join(dir, "adapter_config.json");
   if (fs.existsSync(adapterCfg)) {

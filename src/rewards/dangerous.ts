@@ -14,7 +14,18 @@ import { TrainMcpError } from "../errors.js";
 
 export const DangerousPatternsSchema = z.object({
   tools: z.array(z.string().min(1)).default([]).describe("tool-name globs, e.g. delete_* (case-insensitive)"),
-  args: z.array(z.string().min(1)).default([]).describe("regexes over argument values, e.g. rm\\s+-rf (case-insensitive)"),
+  args: z
+    .array(
+      z.string().min(1).superRefine((src, ctx) => {
+        try {
+          new RegExp(src, "i");
+        } catch (e) {
+          ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${(e as Error).message}` });
+        }
+      }),
+    )
+    .default([])
+    .describe("regexes over argument values, e.g. rm\\s+-rf (case-insensitive)"),
 });
 export type DangerousPatterns = z.infer<typeof DangerousPatternsSchema>;
 

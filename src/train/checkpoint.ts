@@ -108,7 +108,7 @@ export function pruneCheckpoints(checkpointsDir: string, keep: number, bestStep:
   const entries = fs.existsSync(checkpointsDir) ? fs.readdirSync(checkpointsDir) : [];
   for (const e of entries) if (e.startsWith(".tmp-")) fs.rmSync(path.join(checkpointsDir, e), { recursive: true, force: true });
   const steps = entries.filter((e) => /^step-\d+$/.test(e)).sort();
-  const keepSet = new Set(steps.slice(-keep));
+  const keepSet = new Set(Number.isFinite(keep) ? steps.slice(-keep) : steps);
   if (bestStep !== null) keepSet.add(checkpointName(bestStep));
   for (const s of steps) if (!keepSet.has(s)) fs.rmSync(path.join(checkpointsDir, s), { recursive: true, force: true });
 }

@@ -15,8 +15,10 @@ import { RewardConfigSchema } from "../rewards/defaults.js";
 import { GrpoConfigSchema } from "../rl/config.js";
 
 /** The run config's fields (before the cross-field checks). */
+const LINEAR_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] as const;
+
 const TrainConfigFields = GrpoConfigSchema.extend({
-  server: z.array(z.string().min(1)).min(1).describe("MCP targets (URL, command line, stdio:..., fixture:NAME); several train together"),
+  server: z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(z.string().min(1)).min(1)).describe("MCP targets (URL, command line, stdio:..., fixture:NAME); several train together; one may be given as a string"),
   out: z.string().optional().describe("run directory; default runs/<date>-<time>"),
   model: z.string().default("default").describe('"default" (the built-in tiny model) or a Hugging Face model folder'),
   scenarios: z
@@ -42,11 +44,18 @@ const TrainConfigFields = GrpoConfigSchema.extend({
   lora_alpha: z.number().positive().default(32),
   lora_dropout: z.number().min(0).lt(1).default(0),
   lora_target_modules: z
-    .array(z.enum(["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]))
-    .default(["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]),
+    // PEFT's "all-linear": every projection of the blocks
+    .preprocess((v) => (v === "all-linear" ? [...LINEAR_MODULES] : v), z.array(z.enum(LINEAR_MODULES)))
+    .default([...LINEAR_MODULES]),
   weight_decay: z.number().min(0).default(0),
   save_steps: z.number().int().min(0).default(10).describe("checkpoint every N steps (0 = only at the end)"),
-  save_total_limit: z.number().int().min(1).default(2).describe("checkpoints kept (plus the best)"),
+  save_total_limit: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .default(2)
+    .describe("checkpoints kept (plus the best); null keeps all, as in TRL"),
   eval_steps: z.number().int().min(0).default(0).describe("held-out evaluation every N steps (0 = before and after only)"),
   eval_n: z.number().int().min(0).default(0).describe("held-out scenarios per evaluation (0 = all)"),
   eval_k: z.number().int().min(1).default(1).describe("samples per scenario for pass@k (1 = greedy)"),
@@ -92,7 +101,7 @@ const TrainConfigFields = GrpoConfigSchema.extend({
 export const TrainConfigSchema = TrainConfigFields.superRefine((cfg, ctx) => {
   // the KL term's reference is the base model with the adapters off; full fine-tuning keeps no copy of it
   if (cfg.beta !== 0 && cfg.lora_rank === 0)
-    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["beta"], message: `beta = ${cfg.beta} needs a reference model: set lora_rank > 0 (full fine-tuning keeps no reference weights), or beta 0` });
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["beta"], message: `beta = ${cfg.beta} needs a reference model: set lora_rank > 0 (--lora-rank N; full fine-tuning keeps no reference weights), or beta 0` });
   // a remote server takes the trainer's updates only as adapters (POST /v1/load_lora_adapter)
   if (cfg.policy_url && cfg.max_steps > 0 && cfg.lora_rank === 0)
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["policy_url"], message: "training with a remote policy needs lora_rank > 0: the server loads the trainer's LoRA adapters after each update" });
@@ -116,6 +125,7 @@ export function readConfigFile(file: string): Record<string, unknown> {
   } catch (e) {
     throw new TrainMcpError("ConfigInvalid", `${file}: cannot read: ${(e as Error).message}`);
   }
+  if (/\.ya?ml$/i.test(file)) throw new TrainMcpError("ConfigInvalid", `${file}: config files are JSON here (YAML is not read): write the same fields as a JSON object`);
   try {
     const v: unknown = JSON.parse(text);
     if (!v || typeof v !== "object" || Array.isArray(v)) throw new Error("expected a JSON object");
@@ -125,7 +135,8 @@ export function readConfigFile(file: string): Record<string, unknown> {
     const msg = (e as Error).message;
     const at = /position (\d+)/.exec(msg);
     const where = at ? lineAndColumn(text, Number(at[1])) : "";
-    throw new TrainMcpError("ConfigInvalid", `${file}${where}: invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/, "")}`);
+    // (Node quotes the text around the fault, newlines and all: one line for the terminal)
+    throw new TrainMcpError("ConfigInvalid", `${file}${where}: invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/s, "").replace(/\s+/g, " ")}`);
   }
 }
 

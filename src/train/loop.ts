@@ -325,7 +325,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         modelDir: setup!.modelDir,
         rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, rewards: withoutJudge(cfg.rewards) },
       });
-      pruneCheckpoints(ckDir, cfg.save_total_limit, state.bestStep);
+      pruneCheckpoints(ckDir, cfg.save_total_limit ?? Number.POSITIVE_INFINITY, state.bestStep);
     };
 
     // 1. supervised warm start, when the model cannot call tools yet
@@ -627,5 +627,7 @@ function shuffled(n: number, rng: Rng): number[] {
 }
 
 function fmt(v: unknown, d = 3): string {
-  return typeof v === "number" ? v.toFixed(d) : "-";
+  if (typeof v !== "number") return "-";
+  // a small nonzero value (a KL of 4.7e-6) keeps its digits: "0.000" would read as none
+  return v !== 0 && Math.abs(v) < 0.5 * 10 ** -d ? v.toPrecision(2) : v.toFixed(d);
 }

@@ -18,7 +18,7 @@ import { TfjsSampler } from "../policy/tfjs-sampler.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
 import { Trainable } from "../policy/trainable.js";
 import { assertFitsWasm, assertWeightsFitWasm } from "../policy/wasm-memory.js";
-import { loadModelFolder, refuseRunDirectory, resolveModelFolder, tokenizerDirOf } from "../policy/model-folder.js";
+import { hubIdHint, loadModelFolder, refuseRunDirectory, resolveModelFolder, tokenizerDirOf } from "../policy/model-folder.js";
 import { hasWeights, initRandomWeights, readModelConfig, type NamedWeights } from "../policy/weights.js";
 
 export interface PolicySetupOptions {
@@ -59,7 +59,7 @@ export interface PolicySetup {
 export function resolveModelDir(model: string): string {
   const dir = model === "default" ? defaultModelDir() : path.resolve(model);
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
-    throw new TrainMcpError("ModelInvalid", `--model ${model}: no such folder (expected "default" or a Hugging Face model folder)`);
+    throw new TrainMcpError("ModelInvalid", `--model ${model}: no such folder (expected "default" or a Hugging Face model folder)${hubIdHint(model)}`);
   if (!hasWeights(dir)) refuseRunDirectory(model);
   for (const f of ["config.json", "tokenizer.json"])
     if (!fs.existsSync(path.join(dir, f))) throw new TrainMcpError("ModelInvalid", `--model ${model}: ${path.join(dir, f)} is missing`);

@@ -26,6 +26,19 @@ describe("resolveTrainConfig", () => {
     expect(() => resolveTrainConfig({}, { server: ["fixture:calculator"], learning_rate: 1e10 }, "train.json")).toThrow(/train\.json: field "learning_rate": a learning rate above 1 makes every update diverge/);
   });
 
+  it("reads the shapes a TRL / PEFT user writes: one server as a string, all-linear, save_total_limit null", () => {
+    const cfg = resolveTrainConfig({}, { server: "fixture:calculator", lora_target_modules: "all-linear", save_total_limit: null });
+    expect(cfg.server).toEqual(["fixture:calculator"]);
+    expect(cfg.lora_target_modules).toEqual(["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]);
+    expect(cfg.save_total_limit).toBeNull();
+    expect(resolveTrainConfig({}, { server }).save_total_limit).toBe(2);
+    // a YAML file is named as such; an argument regex that does not compile names its field
+    const yaml = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cfg-")), "grpo.yaml");
+    fs.writeFileSync(yaml, "learning_rate: 1e-6\nnum_generations: 8\n");
+    expect(() => readConfigFile(yaml)).toThrow(`${yaml}: config files are JSON here (YAML is not read): write the same fields as a JSON object`);
+    expect(() => resolveTrainConfig({}, { server, rewards: { dangerous: { args: ["(rm"] } } }, "train.json")).toThrow(/^train\.json: field "rewards\.dangerous\.args\.0": not a valid regular expression: /);
+  });
+
   it("names an unknown field instead of ignoring it", () => {
     expect(() => resolveTrainConfig({}, { server, num_iteration: 2 }, "train.json")).toThrow(/train\.json: .*num_iteration/);
   });

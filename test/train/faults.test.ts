@@ -186,7 +186,12 @@ describe("faults and bad input", () => {
     const r = await cli(tinyRun("/no/such/model", scenarios, out, 1));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--model /no/such/model: no such folder");
+    expect(r.stderr).not.toContain("Hub id");
     expect(fs.existsSync(out)).toBe(false);
+    // a Hub id is no folder either: how to fetch it
+    const hub = await cli(tinyRun("Qwen/Qwen2.5-0.5B-Instruct", scenarios, out, 1));
+    expect(hub.code).toBe(2);
+    expect(hub.stderr).toContain("/Qwen/Qwen2.5-0.5B-Instruct: no such folder (expected \"default\" or a Hugging Face model folder); it looks like a Hugging Face Hub id: train-mcp never downloads, so fetch it first (huggingface-cli download Qwen/Qwen2.5-0.5B-Instruct --local-dir DIR) and give DIR");
     // an --out that existed (empty) beforehand is left as it was, so the same command can run again
     const made = tempDir("made-before");
     const again = await cli(tinyRun("/no/such/model", scenarios, made, 1));
