@@ -35,3 +35,22 @@ export class HeldOutGuard {
     return keysOf(s).some((k) => this.keys.has(k));
   }
 }
+
+/** Training scenarios that ask a held-out one's question word for word (case and punctuation
+ *  aside): [train id, held-out id] pairs. A hand-written set gets a warning for each, since held-out
+ *  success would then count answers learned in training. */
+export function sameTaskAcrossSplits(scenarios: readonly Scenario[]): Array<[string, string]> {
+  const heldOut = new Map<string, string>();
+  for (const s of scenarios) if (s.split === "test") heldOut.set(normalizeText(s.task), s.id);
+  return scenarios.flatMap((s) => {
+    const hit = s.split === "train" ? heldOut.get(normalizeText(s.task)) : undefined;
+    return hit ? [[s.id, hit] as [string, string]] : [];
+  });
+}
+
+/** One warning line for `sameTaskAcrossSplits`'s pairs, or undefined when there are none. */
+export function sameTaskWarning(pairs: Array<[string, string]>): string | undefined {
+  if (pairs.length === 0) return undefined;
+  const shown = pairs.slice(0, 3).map(([a, b]) => `${a} = ${b}`).join(", ");
+  return `warning: ${pairs.length} training scenario${pairs.length === 1 ? " asks" : "s ask"} a held-out scenario's question word for word (${shown}${pairs.length > 3 ? ", …" : ""}): held-out success would count answers learned in training`;
+}

@@ -11,6 +11,7 @@ import { mkdirSync, openSync, closeSync, writeSync, fsyncSync, renameSync, rmSyn
 import { basename, dirname, join } from "node:path";
 import type { z } from "zod";
 import { TrainMcpError } from "../errors.js";
+import { checkAnswer } from "./check.js";
 import { ScenarioSchema, type Scenario, type ScenarioInput } from "./schema.js";
 
 export interface ScenarioProblem {
@@ -82,6 +83,14 @@ export function parseScenarioText(text: string): ParsedScenarios {
       const first = firstLineOfId.get(id);
       if (first !== undefined) problems.push({ line, field: "id", message: `duplicate id ${JSON.stringify(id)} (first on line ${first})` });
       else firstLineOfId.set(id, line);
+    }
+    // a reference answer its own checks fail teaches the wrong answer: caught before any server runs
+    if (parsed.success && parsed.data.reference) {
+      parsed.data.expected?.forEach((e, i) => {
+        if (e.kind === "state") return;
+        const r = checkAnswer(e, parsed.data.reference!.answer);
+        if (!r.pass) problems.push({ line, field: "reference.answer", message: `fails its own check expected[${i}]: ${r.detail}` });
+      });
     }
     if (parsed.success && problems.length === before) {
       scenarios.push(parsed.data);

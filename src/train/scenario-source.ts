@@ -16,7 +16,7 @@ import { problemsAgainstTools } from "../scenarios/against-tools.js";
 import { ArgumentValidator } from "../mcp/validate.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { generateVerified } from "../scenarios/verified/generate.js";
-import { HeldOutGuard } from "../scenarios/held-out-guard.js";
+import { HeldOutGuard, sameTaskAcrossSplits, sameTaskWarning } from "../scenarios/held-out-guard.js";
 import type { ServerSet } from "./servers.js";
 
 export const BUNDLED_SCENARIOS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scenarios");
@@ -97,6 +97,8 @@ export async function loadScenarios(
     }
   }
   checkAgainstTools(playable, origin, servers);
+  const leak = sameTaskWarning(sameTaskAcrossSplits(playable.filter((s) => origin.has(s))));
+  if (leak) o.log(leak);
   const train = playable.filter((s) => s.split === "train");
   const test = playable.filter((s) => s.split === "test");
   if (train.length === 0 && o.requireTrain !== false)

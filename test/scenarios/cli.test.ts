@@ -99,6 +99,25 @@ describe("train-mcp scenarios", () => {
     expect(r.err).toContain("3 problems (1 valid scenarios)");
   });
 
+  it("check refuses a reference answer its own checks fail, and warns of a held-out question asked in training", async () => {
+    const file = join(dir, "self.jsonl");
+    const line = (o: Record<string, unknown>) => JSON.stringify({ difficulty: 1, tags: [], ...o });
+    writeFileSync(file, [line({ id: "five", task: "How many?", split: "train", expected: [{ kind: "numeric", value: 3 }], reference: { calls: [], answer: "five" } })].join("\n") + "\n");
+    const bad = await run(["scenarios", "check", file]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain(`${file}:1: field "reference.answer": fails its own check expected[0]: `);
+    writeFileSync(
+      file,
+      [
+        line({ id: "t1", task: "What is the capital of Peru?", split: "train", expected: [{ kind: "contains", value: "Lima" }] }),
+        line({ id: "h1", task: "what is the capital of peru", split: "test", expected: [{ kind: "contains", value: "Lima" }] }),
+      ].join("\n") + "\n",
+    );
+    const leak = await run(["scenarios", "check", file]);
+    expect(leak.code).toBe(0);
+    expect(leak.err).toContain("warning: 1 training scenario asks a held-out scenario's question word for word (t1 = h1): held-out success would count answers learned in training");
+  });
+
   it("check --server exits 1 when a reference solution does not reproduce", async () => {
     const file = join(dir, "wrong.jsonl");
     writeFileSync(

@@ -18,6 +18,7 @@ import { formatProblem, parseScenarioText, readScenarioFile, writeScenarioFile }
 import { generateWithLlm } from "../../scenarios/llm/generate.js";
 import { replayMutates, replayScenario } from "../../scenarios/replay.js";
 import { problemsAgainstTools } from "../../scenarios/against-tools.js";
+import { sameTaskAcrossSplits, sameTaskWarning } from "../../scenarios/held-out-guard.js";
 import { ArgumentValidator } from "../../mcp/validate.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
@@ -158,6 +159,8 @@ export function register(program: Command): void {
       if (list.length === 0) throw new TrainMcpError("ScenarioInvalid", `${file}: no scenarios`);
       const c = countScenarios(list);
       process.stdout.write(`${file}: ${list.length} valid scenarios (train ${c.split.train ?? 0}, test ${c.split.test ?? 0})\n`);
+      const leak = sameTaskWarning(sameTaskAcrossSplits(list));
+      if (leak) process.stderr.write(`${leak}\n`);
       if (!flags.server) return;
       const { target, options } = connectArgs({ ...flags, server: flags.server });
       const toolbox = await connect(target, options);
