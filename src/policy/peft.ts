@@ -12,6 +12,7 @@ import { LORA_TARGETS, type LoraConfig, type LoraTarget, type Transformer } from
 import { readSafetensors, writeFileAtomic, writeSafetensors } from "./safetensors.js";
 import type { ModelConfig } from "./config.js";
 import { saveCheckpoint, type NamedWeights } from "./weights.js";
+import { makeDirs } from "../fs-dirs.js";
 
 const PREFIX = "base_model.model.";
 
@@ -72,7 +73,7 @@ export function saveAdapter(dir: string, model: Transformer, baseModel: string):
     use_dora: false,
     revision: null,
   };
-  fs.mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   writeSafetensors(path.join(dir, "adapter_model.safetensors"), tensors, { format: "pt" });
   writeFileAtomic(path.join(dir, "adapter_config.json"), JSON.stringify(config, null, 2) + "\n");
 }

@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { TrainMcpError } from "../errors.js";
+import { makeDirs } from "../fs-dirs.js";
 
 export interface FloatTensor {
   shape: number[];
@@ -195,7 +196,7 @@ export function serializeSafetensors(tensors: Map<string, FloatTensor>, metadata
 export function writeFileAtomic(file: string, data: Buffer | string): void {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    makeDirs(path.dirname(file));
     fs.writeFileSync(tmp, data);
     fs.renameSync(tmp, file);
   } catch (e) {
@@ -213,7 +214,7 @@ export function writePartsAtomic(file: string, parts: Iterable<Uint8Array>): num
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
   let total = 0;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    makeDirs(path.dirname(file));
     const fd = fs.openSync(tmp, "w");
     try {
       for (const bytes of parts) {

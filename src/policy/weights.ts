@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { TrainMcpError } from "../errors.js";
 import { resolveConfig, type ModelConfig } from "./config.js";
 import { readSafetensors, writeFileAtomic, writeSafetensors, type FloatTensor } from "./safetensors.js";
+import { makeDirs } from "../fs-dirs.js";
 
 export type NamedWeights = Map<string, FloatTensor>;
 
@@ -133,7 +134,7 @@ export async function loadCheckpoint(dir: string): Promise<{ config: ModelConfig
 
 /** Writes `config.json` and `model.safetensors` (float32, HF names), each atomically. */
 export function saveCheckpoint(dir: string, config: ModelConfig, weights: NamedWeights): void {
-  fs.mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   const w = validateWeights(config, weights, dir);
   writeSafetensors(path.join(dir, "model.safetensors"), w, { format: "pt" });
   writeFileAtomic(path.join(dir, "config.json"), JSON.stringify({ ...config.raw, torch_dtype: "float32" }, null, 2) + "\n");

@@ -5,7 +5,7 @@
  * report with notes saying what is missing.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { TrainMcpError } from "../errors.js";
 import { renderHtml } from "./html.js";
@@ -13,6 +13,7 @@ import { buildPageData } from "./page-data.js";
 import { readRun } from "./read-run.js";
 import { RUN_FILES } from "./run-files.js";
 import { sampleTrajectories, type SampleOptions } from "./sample.js";
+import { makeDirs } from "../fs-dirs.js";
 
 export interface BuildReportOptions extends SampleOptions {
   /** output file (default <runDir>/report.html) */
@@ -43,7 +44,7 @@ export async function buildReport(runDir: string, options: BuildReportOptions = 
 function writeAtomic(path: string, text: string): void {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeDirs(dirname(path));
     writeFileSync(tmp, text);
     renameSync(tmp, path);
   } catch (e) {

@@ -7,12 +7,13 @@
  * renamed over the target, so a crash or a failed generation never leaves a partial file.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, openSync, closeSync, writeSync, fsyncSync, renameSync, rmSync, readFileSync } from "node:fs";
+import { openSync, closeSync, writeSync, fsyncSync, renameSync, rmSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { z } from "zod";
 import { TrainMcpError } from "../errors.js";
 import { checkAnswer } from "./check.js";
 import { ScenarioSchema, type Scenario, type ScenarioInput } from "./schema.js";
+import { makeDirs } from "../fs-dirs.js";
 
 export interface ScenarioProblem {
   /** 1-based line number in the file */
@@ -140,7 +141,7 @@ export function writeFileAtomic(path: string, text: string): void {
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     const fd = openSync(tmp, "w");
     try {
       writeSync(fd, text);

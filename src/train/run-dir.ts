@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { TrainMcpError } from "../errors.js";
+import { makeDirs } from "../fs-dirs.js";
 import { writeFileAtomic } from "../policy/safetensors.js";
 import type { EvalLine } from "../report/run-files.js";
 import type { Trajectory } from "../rollout/trajectory.js";
@@ -47,7 +48,7 @@ export class RunDir {
     }
     let made: string | undefined;
     try {
-      made = fs.mkdirSync(path.join(dir, "checkpoints"), { recursive: true });
+      made = makeDirs(path.join(dir, "checkpoints"));
     } catch (e) {
       throw new TrainMcpError("IoFailed", `${dir}: cannot create the run directory: ${(e as Error).message}`);
     }
