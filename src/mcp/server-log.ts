@@ -27,16 +27,23 @@ export function defaultServerLogSize(): number {
   return existsSync(DEFAULT_SERVER_LOG) ? statSync(DEFAULT_SERVER_LOG).size : 0;
 }
 
-/** Appends what the default log gained since byte `from` to `dest`, e.g. `<run>/server.log`. */
-export function keepServerLog(dest: string, from = 0, secrets: readonly string[] = []): void {
-  if (!existsSync(DEFAULT_SERVER_LOG)) return;
+/** Appends what the default log gained since byte `from` to `dest`, e.g. `<run>/server.log`;
+ *  returns the byte it read up to, where the next call starts. */
+export function keepServerLog(dest: string, from = 0, secrets: readonly string[] = []): number {
+  if (!existsSync(DEFAULT_SERVER_LOG)) return from;
   try {
-    let gained = readFileSync(DEFAULT_SERVER_LOG).subarray(from).toString("utf8");
+    const bytes = readFileSync(DEFAULT_SERVER_LOG);
+    // whole lines only: a line still being written waits for the next call
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    if (end <= from) return from;
+    let gained = bytes.subarray(from, end).toString("utf8");
     // a server that prints its environment or its arguments must not put a key in the run
     for (const secret of secrets) if (secret.length >= 6) gained = gained.split(secret).join("***");
     gained = redactSecretValues(gained);
     if (gained.length > 0) appendFileSync(dest, gained);
+    return end;
   } catch {
     // a log that cannot be copied never fails the run
+    return from;
   }
 }

@@ -166,8 +166,12 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
 
   if (cfg.server_template_dir && !fs.existsSync(cfg.server_template_dir))
     discardIfUnused(new TrainMcpError("ConfigInvalid", `--template-dir (server_template_dir): ${cfg.server_template_dir} is no folder`));
-  // stdio servers' stderr, kept with the run unless --server-log put it elsewhere
-  const serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
+  // stdio servers' stderr, kept with the run unless --server-log put it elsewhere: copied at
+  // every checkpoint, so a run killed by -9 has it up to its last one
+  let serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
+  const syncServerLog = () => {
+    if (serverLogFrom !== undefined) serverLogFrom = keepServerLog(runDir.path("server.log"), serverLogFrom, secretValues(o.connect?.env, cfg.server));
+  };
   const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir }, log).catch(discardIfUnused);
   if (cfg.rewards.judge && cfg.max_steps > 0) {
     // a wrong judge URL, key or model would leave every group to the other rewards, silently
@@ -326,6 +330,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, rewards: withoutJudge(cfg.rewards) },
       });
       pruneCheckpoints(ckDir, cfg.save_total_limit ?? Number.POSITIVE_INFINITY, state.bestStep);
+      syncServerLog();
     };
 
     // 1. supervised warm start, when the model cannot call tools yet
@@ -583,7 +588,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   } finally {
     await setup?.sampler.close().catch(() => undefined);
     await servers.close();
-    if (serverLogFrom !== undefined && (started || o.resume)) keepServerLog(runDir.path("server.log"), serverLogFrom, secretValues(o.connect?.env, cfg.server));
+    if (started || o.resume) syncServerLog();
     runDir.unlock();
   }
 }

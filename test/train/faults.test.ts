@@ -86,6 +86,8 @@ describe("faults and bad input", () => {
     const before = readJsonl(path.join(out, "metrics.jsonl")).length;
     expect(before).toBeGreaterThanOrEqual(2);
     expect(before).toBeLessThan(6);
+    // the servers' log as of the last checkpoint is with the run (it was copied only at the end)
+    expect(fs.readFileSync(path.join(out, "server.log"), "utf8")).toMatch(/^--- \S+ start: .*\n--- pid \d+\n/);
 
     const resumed = await cli([...tinyRun(model, scenarios, out, 6).filter((a) => a !== "train"), "--resume", out].slice(0), {});
     expect(resumed.stderr).toBe("");
