@@ -156,6 +156,12 @@ describe("train-mcp eval", () => {
       fs.rmSync(path.join(a, "train_mcp.json"));
       return r;
     };
+    // side by side with a model scored on the defaults: mean rewards do not compare, and it says so
+    fs.writeFileSync(path.join(a, "train_mcp.json"), JSON.stringify({ max_turns: 2, max_tokens_per_turn: 8, rewards: { rubric: false, weights: { verifier: 1 } } }));
+    const both = await cli(["eval", "--model", a, "--model", b, "--server", "fixture:calculator", "--scenarios", scenarios, "--n", "2", "--max-tokens-per-turn", "8", "--engine", "tfjs", "--json"]);
+    fs.rmSync(path.join(a, "train_mcp.json"));
+    expect(both.code, both.stderr).toBe(0);
+    expect(both.stderr).toContain("warning: the models' rewards were scored with different settings");
     // the verifier alone: the mean reward is the success rate; with the default rubric it is not
     const verifierOnly = await run({ max_turns: 2, max_tokens_per_turn: 8, rewards: { rubric: false, weights: { verifier: 1 } } });
     expect(verifierOnly.code).toBe(0);

@@ -84,6 +84,7 @@ export function register(program: Command): void {
         const templateOf = new Map(scenarios.map((s) => [s.id, templateTag(s)]));
         const unchecked = scenarios.filter((s) => !s.expected?.length).length;
         if (unchecked > 0) logLine(`warning: ${unchecked} of ${scenarios.length} scenarios have no "expected" checks: eval cannot tell their success, so they count as failures`);
+        const settingsOf: string[] = [];
         for (const spec of f.model) {
           const p = await loadInferencePolicy(spec, { engine: f.engine, log: logLine });
           const trained = readRolloutSettings(p.dir);
@@ -108,6 +109,7 @@ export function register(program: Command): void {
             // mean rewards of rows scored with different settings do not compare: say which
             const row = { model: spec, n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, reward_settings: trained?.rewards ? "run" : "default", mean_turns: r.mean_turns, ...(r.pass_at_k !== undefined ? { [`pass@${r.k}`]: r.pass_at_k } : {}) };
             rows.push(row);
+            settingsOf.push(JSON.stringify(trained?.rewards ?? "default"));
             if (f.json) process.stdout.write(JSON.stringify({ ...row, per_tag: r.per_tag }) + "\n");
             if (trajectoryFile !== undefined)
               for (const t of r.trajectories) writeSync(trajectoryFile, JSON.stringify({ model: spec, template: templateOf.get(t.scenarioId), ...t }) + "\n");
@@ -116,6 +118,8 @@ export function register(program: Command): void {
           }
         }
         if (trajectoryFile !== undefined) closeSync(trajectoryFile);
+        if (new Set(settingsOf).size > 1)
+          logLine(`warning: the models' rewards were scored with different settings (reward_settings: each run's own, or the defaults): compare their success_rate, not their mean_reward`);
         if (!f.json) {
           const keys = Object.keys(rows[0] ?? {});
           const fmt = (v: unknown) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : String(v));
