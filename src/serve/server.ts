@@ -134,6 +134,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       })
       .finally(() => log(`${req.method} ${req.url} ${res.statusCode} ${Date.now() - t0}ms`));
   });
+  // Node closes an idle keep-alive socket after 5 s, racing a client that reuses it just then
+  // (ECONNRESET on its next request); clients drop idle sockets sooner (undici: 4 s), so the
+  // server waiting longer never closes one under a request
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e: NodeJS.ErrnoException) => {
       const msg =
