@@ -180,6 +180,18 @@ describe("train-mcp scenarios", () => {
     expect(r.out).toContain("replayed 5 reference solutions: 2 reproduce their expected outcome (1 derived, checked on the reference answer), 3 do not");
   });
 
+  it("check --server --fresh replays every scenario on its own instance (for a tool that reads but keeps state)", async () => {
+    const file = join(dir, "counter.jsonl");
+    const line = (id: string) => JSON.stringify({ id, task: `Count once (${id}).`, difficulty: 1, split: "train", expected: [{ kind: "numeric", value: 1 }], reference: { calls: [{ name: "counter_inc", arguments: {} }], answer: "1" } });
+    writeFileSync(file, [line("c1"), line("c2")].join("\n") + "\n");
+    const shared = await run(["scenarios", "check", file, "--server", stdioTarget("everything")]);
+    expect(shared.code).toBe(1);
+    expect(shared.err).toMatch(/:2: c2: no replayed result reproduces it/);
+    const fresh = await run(["scenarios", "check", file, "--server", stdioTarget("everything"), "--fresh"]);
+    expect(fresh.code, fresh.err).toBe(0);
+    expect(fresh.out).toContain("replayed 2 reference solutions: 2 reproduce their expected outcome, 0 do not");
+  });
+
   it("check --server takes the connection flags (--env reaches the server the replay runs on)", async () => {
     const file = join(dir, "env.jsonl");
     const scenario = { id: "e1", task: "Read FLAVOUR.", difficulty: 1, split: "train", expected: [{ kind: "exact", value: "mint" }], reference: { calls: [{ name: "env", arguments: { name: "FLAVOUR" } }], answer: "mint" } };

@@ -143,8 +143,9 @@ export function register(program: Command): void {
       .command("check")
       .description("validate a scenario file: every bad line with its line number and field (exit 2); --server also replays reference solutions")
       .argument("<file>", "scenario file (JSONL)")
-      .option("-s, --server <target>", "replay every reference solution against this server (a fresh instance for each scenario that changes state)"),
-  ).action(async (file: string, flags: Partial<TargetFlags>) => {
+      .option("-s, --server <target>", "replay every reference solution against this server (a fresh instance for each scenario that changes state)")
+      .option("--fresh", "replay every scenario on a fresh server instance, also those whose tools only read (for a server whose read-only tools are not)"),
+  ).action(async (file: string, flags: Partial<TargetFlags> & { fresh?: boolean }) => {
       let text: string;
       try {
         text = readFileSync(file, "utf8");
@@ -181,7 +182,7 @@ export function register(program: Command): void {
         const stateful = detectStateful(toolbox.tools);
         for (const s of list) {
           if (!s.reference) continue;
-          const box: Toolbox = stateful && replayMutates(s, toolbox.tools) ? await toolbox.isolated() : toolbox;
+          const box: Toolbox = flags.fresh || (stateful && replayMutates(s, toolbox.tools)) ? await toolbox.isolated() : toolbox;
           try {
             const r = await replayScenario(box, s);
             replayed++;
