@@ -27,8 +27,10 @@ export function redactSecretValues(s: string): string {
 }
 
 // a flag or variable whose last word names a secret: `--api-key`, `--github-token`, `DB_PASSWORD`;
-// `--key-file`, `--max-tokens` or `--keyword` name no secret
-const SECRET_NAME = /(?:^|[-_.])(?:token|key|apikey|secret|password|passwd|pwd|pass|auth|authorization|credentials?|pat|cookie)$/i;
+// `--key-file`, `--max-tokens`, `--keyword`, `--primary-key`, `--sort-key` or `--tls-key` (a
+// path) name no secret, and a negated flag (`--no-auth`) takes no value
+const SECRET_NAME = /(?:^|[-_.])(?:token|(?:api|access|secret|license|client|auth)[-_.]?key|apikey|secret|password|passwd|pwd|credentials?|pat|cookie)$/i;
+const NEGATED = /^(?:no|disable|skip|without)[-_]/i;
 const FLAG = /^(-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*)(?:=(.*))?$/s;
 const ENV_ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 
@@ -38,7 +40,8 @@ export function redactCommandWords(words: readonly string[]): string[] {
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
     const flag = FLAG.exec(word);
-    if (flag && SECRET_NAME.test(flag[1].replace(/^-+/, ""))) {
+    const name = flag?.[1].replace(/^-+/, "") ?? "";
+    if (flag && SECRET_NAME.test(name) && !NEGATED.test(name)) {
       if (flag[2] !== undefined) out.push(`${flag[1]}=${REDACTED}`);
       else {
         out.push(word);
@@ -50,9 +53,10 @@ export function redactCommandWords(words: readonly string[]): string[] {
       }
       continue;
     }
-    const env = flag ? null : ENV_ASSIGNMENT.exec(word);
+    // `GITHUB_TOKEN=x`, and as a flag's value: docker's `--env=GITHUB_TOKEN=x`, `-e GITHUB_TOKEN=x`
+    const env = ENV_ASSIGNMENT.exec(flag ? (flag[2] ?? "") : word);
     if (env && SECRET_NAME.test(env[1])) {
-      out.push(`${env[1]}=${REDACTED}`);
+      out.push(flag ? `${flag[1]}=${env[1]}=${REDACTED}` : `${env[1]}=${REDACTED}`);
       continue;
     }
     out.push(redactSecretValues(word));
@@ -69,7 +73,8 @@ export function commandLineSecrets(words: readonly string[]): string[] {
     const r = redacted[i];
     if (r === word) return;
     if (r === REDACTED) secrets.push(word);
-    else if (r.endsWith(`=${REDACTED}`) && !word.endsWith(`=${REDACTED}`)) secrets.push(word.slice(word.indexOf("=") + 1));
+    // `--token=x`, `NAME=x`, `--env=NAME=x`: the word is the redacted one's prefix, then the secret
+    else if (r.endsWith(`=${REDACTED}`) && word.startsWith(r.slice(0, -REDACTED.length))) secrets.push(word.slice(r.length - REDACTED.length));
     else for (const re of SECRET_VALUES) secrets.push(...(word.match(re) ?? []));
   });
   return secrets.filter((s) => s.length > 0);

@@ -38,16 +38,23 @@ export function parseTarget(target: string): TargetSpec {
 
 /** One spelling per target, for matching a scenario's `server` to a run's servers: "stdio:node
  *  a.mjs", "node  a.mjs" and "node 'a.mjs'" are the same server, and so are a URL and the same URL
- *  with its credentials redacted (as scenario files keep it), a command line and the same with
- *  its secrets redacted; a target that does not parse is its
+ *  with its credentials redacted (as scenario files keep it); a target that does not parse is its
  *  own trimmed text. */
 export function targetKey(target: string): string {
   try {
     const t = parseTarget(target);
-    return t.kind === "http" ? redactUrlCredentials(t.url) : t.kind === "fixture" ? `fixture:${t.name}` : JSON.stringify(redactCommandWords([t.command, ...t.args]));
+    return t.kind === "http" ? redactUrlCredentials(t.url) : t.kind === "fixture" ? `fixture:${t.name}` : JSON.stringify([t.command, ...t.args]);
   } catch {
     return target.trim();
   }
+}
+
+/** The same server: the same spelling by `targetKey`, or, where one side lost its secrets to
+ *  redaction (a saved config, a generated scenario file), the same once both are redacted. */
+export function sameTarget(a: string, b: string): boolean {
+  if (targetKey(a) === targetKey(b)) return true;
+  if (!a.includes(REDACTED) && !b.includes(REDACTED)) return false;
+  return targetKey(redactTargetCredentials(a)) === targetKey(redactTargetCredentials(b));
 }
 
 /** Splits a command line into words: '…' literal, "…" with \" \\ escapes, \x outside quotes. */

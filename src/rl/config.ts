@@ -110,11 +110,11 @@ export const GrpoConfigSchema = z
       .describe("TIS cap C on exp(old_trainer − old_sampler) (TRL vllm_importance_sampling_cap); default 2"),
     learning_rate: z.number().positive().max(1, "a learning rate above 1 makes every update diverge (typical: 1e-6 full fine-tuning, 1e-5 LoRA)").default(1e-6).describe("TRL default 1e-6 (full fine-tune); LoRA runs use ~1e-5"),
     lr_scheduler_type: z
-      .enum(["constant", "linear", "cosine"])
+      .enum(["constant", "constant_with_warmup", "linear", "cosine"])
       .default("constant")
       .describe("learning rate over the GRPO steps (src/rl/lr-schedule.ts); default constant (TRL's default is linear decay to 0)"),
-    warmup_ratio: z.number().min(0).max(1).default(0).describe("share of max_steps warming the learning rate up from 0; default 0"),
-    warmup_steps: z.number().int().min(0).optional().describe("warmup in steps; wins over warmup_ratio"),
+    warmup_ratio: z.number().min(0).max(1).default(0).describe("share of max_steps warming the learning rate up from 0 (not for constant); default 0"),
+    warmup_steps: z.number().int().min(0).optional().describe("warmup in steps; above 0 it wins over warmup_ratio"),
     max_grad_norm: z.number().min(0).default(1).describe("gradient clipping by global norm; 0 = off; default 1.0"),
     sft_reduction: z
       .enum(["token", "sequence"])

@@ -35,7 +35,8 @@ export function extractNumbers(text: string): number[] {
     // "-" directly after a letter or digit is a hyphen or a subtraction, not a sign: "COVID-19".
     const start = m.index ?? 0;
     const before = start > 0 ? text[start - 1] : "";
-    if (!g.sign && /\p{L}/u.test(before) && !(/[xX]/.test(before) && /\d/.test(text[start - 2] ?? ""))) continue; // "2x3" is a product
+    // (only in scripts that space their words: "答案是42" states 42)
+    if (!g.sign && /[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]/u.test(before) && !(/[xX]/.test(before) && /\d/.test(text[start - 2] ?? ""))) continue; // "2x3" is a product
     let sign = g.sign === "-" || g.sign === "−" ? -1 : 1;
     if (sign === -1 && /[\p{L}\p{N}]/u.test(before)) sign = 1;
     // One decimal string, parsed once, so "6.02 × 10^23" is exactly 6.02e23 (no float product).

@@ -36,7 +36,9 @@ export async function replayScenario(
     const r = await toolbox.call(call.name, call.arguments, { timeoutMs: options.timeoutMs });
     resultTexts.push(r.text);
     // a call marked `error: true` must come back as the tool's own error, any other must not
-    if (r.fault || (r.isError && !call.error)) {
+    // with error: true, a JSON-RPC error (fault "protocol") is the tool's own answer too
+    const ownError = r.isError && (!r.fault || (call.error === true && r.fault === "protocol"));
+    if ((r.isError && !ownError) || (ownError && !call.error)) {
       return { pass: false, detail: `reference call ${i + 1} ${call.name} failed: ${r.text.slice(0, 200)}`, resultTexts };
     }
     if (!r.isError && call.error) return { pass: false, detail: `reference call ${i + 1} ${call.name} answered without the error expected: ${r.text.slice(0, 200)}`, resultTexts };

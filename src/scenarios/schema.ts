@@ -36,14 +36,16 @@ export const AnswerCheckSchema = z.discriminatedUnion("kind", [
         ctx.addIssue({ code: "custom", path: [/flag/i.test((e as Error).message) ? "flags" : "pattern"], message: (e as Error).message });
         return;
       }
-      if (new RegExp(c.pattern, c.flags).test("")) ctx.addIssue({ code: "custom", path: ["pattern"], message: "matches the empty string, so every answer would pass" });
+      // matching "" and unrelated text alike, it matches anything ("", "x*"); "^\d*$" does not
+      const re = new RegExp(c.pattern, c.flags);
+      if (re.test("") && re.test("\u0001 unrelated text")) ctx.addIssue({ code: "custom", path: ["pattern"], message: "matches the empty string, so every answer would pass" });
     }),
   z.object({
     kind: z.literal("json_subset"),
     value: z
       .unknown()
       .refine((v) => v !== undefined, "required: the JSON the answer must contain")
-      .refine((v) => !(v !== null && typeof v === "object" && Object.keys(v).length === 0), "an empty object or list is in every JSON answer, so every answer would pass")
+      .refine((v) => !(v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0), "an empty object is in every JSON object answer, so every such answer would pass")
       .describe("every key/value here must appear in the JSON parsed from the answer"),
   }).strict(),
 ]);

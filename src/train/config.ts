@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
-import { redactSecretValues } from "../mcp/command-credentials.js";
+import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import { redactTargetCredentials } from "../mcp/target.js";
 import { RewardConfigSchema } from "../rewards/defaults.js";
 import { GrpoConfigSchema } from "../rl/config.js";
@@ -215,7 +215,8 @@ const SECRET_KEY = /key|token|secret|password|authorization/i;
 /** The config as saved with a run: anything that looks like a secret removed, credentials in
  *  server URLs and on servers' command lines too. */
 export function scrubSecrets<T>(value: T): T {
-  if (typeof value === "string") return redactSecretValues(value) as T;
+  // free text (a system prompt) is kept as written; URLs lose their credentials wherever they are
+  if (typeof value === "string") return redactUrlCredentials(value) as T;
   if (Array.isArray(value)) return value.map((v) => scrubSecrets(v)) as T;
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};

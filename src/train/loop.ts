@@ -169,8 +169,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   // stdio servers' stderr, kept with the run unless --server-log put it elsewhere: copied at
   // every checkpoint, so a run killed by -9 has it up to its last one
   let serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
-  const syncServerLog = () => {
-    if (serverLogFrom !== undefined) serverLogFrom = keepServerLog(runDir.path("server.log"), serverLogFrom, secretValues(o.connect?.env, cfg.server));
+  const syncServerLog = (final = false) => {
+    if (serverLogFrom !== undefined) serverLogFrom = keepServerLog(runDir.path("server.log"), serverLogFrom, secretValues(o.connect?.env, cfg.server), final);
   };
   const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir }, log).catch(discardIfUnused);
   if (cfg.rewards.judge && cfg.max_steps > 0) {
@@ -588,7 +588,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   } finally {
     await setup?.sampler.close().catch(() => undefined);
     await servers.close();
-    if (started || o.resume) syncServerLog();
+    if (started || o.resume) syncServerLog(true);
     runDir.unlock();
   }
 }

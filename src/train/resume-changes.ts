@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { TrainMcpError } from "../errors.js";
-import { targetKey } from "../mcp/target.js";
+import { sameTarget } from "../mcp/target.js";
 import { scrubSecrets, type TrainConfig } from "./config.js";
 
 /** fields that define the run; `flag` is how a user would have set them */
@@ -44,7 +44,7 @@ export function resumeChanges(saved: Record<string, unknown>, cfg: TrainConfig, 
     const after = now[key];
     const same =
       key === "server"
-        ? Array.isArray(before) && before.length === cfg.server.length && before.every((t, i) => targetKey(String(t)) === targetKey(cfg.server[i]))
+        ? Array.isArray(before) && before.length === cfg.server.length && before.every((t, i) => sameTarget(String(t), cfg.server[i]))
         : key === "model" || key === "scenarios"
           ? JSON.stringify(anchored(before)) === JSON.stringify(after) // `cfg` is anchored already; a run saved before paths were made absolute is not
           : JSON.stringify(before) === JSON.stringify(after);

@@ -83,7 +83,7 @@ export async function loadScenarios(
     const named = [...new Set(left.map((s) => s.server ?? "(no server field)"))];
     o.log(
       `warning: ${left.length} of ${all.length} scenarios name no server of this run and are left out: ${named.slice(0, 3).join(", ")}${named.length > 3 ? ", …" : ""} ` +
-        `(the run's servers: ${servers.entries.map((e) => e.target).join(", ")}; with several servers each scenario's "server" must name one of them)`,
+        `(the run's servers: ${servers.entries.map((e) => redactTargetCredentials(e.target)).join(", ")}; with several servers each scenario's "server" must name one of them)`,
     );
   }
   if (servers.entries.length === 1) {

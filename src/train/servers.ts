@@ -6,7 +6,7 @@
  * changes something — the same test the scenario generator uses; "on" / "off" when asked).
  */
 import { connect, type ConnectOptions } from "../mcp/connect.js";
-import { redactTargetCredentials, targetKey } from "../mcp/target.js";
+import { redactTargetCredentials, sameTarget, targetKey } from "../mcp/target.js";
 import type { Toolbox } from "../mcp/types.js";
 import { TrainMcpError } from "../errors.js";
 import type { Scenario } from "../scenarios/schema.js";
@@ -49,7 +49,10 @@ export class ServerSet {
   /** The server a scenario plays on. */
   entryFor(scenario: Scenario): ServerEntry {
     if (this.entries.length === 1 && (!scenario.server || !this.has(scenario.server))) return this.entries[0];
-    const hit = scenario.server ? this.entries.find((e) => targetKey(e.target) === targetKey(scenario.server!)) : undefined;
+    // the spelling typed first; a redacted one only when it names one server of the run
+    const exact = scenario.server ? this.entries.filter((e) => targetKey(e.target) === targetKey(scenario.server!)) : [];
+    const loose = scenario.server && exact.length === 0 ? this.entries.filter((e) => sameTarget(e.target, scenario.server!)) : [];
+    const hit = exact[0] ?? (loose.length === 1 ? loose[0] : undefined);
     if (!hit)
       throw new TrainMcpError(
         "ScenarioInvalid",
@@ -60,7 +63,7 @@ export class ServerSet {
 
   /** the same server, however its target is spelt ("stdio:node a.mjs" = "node a.mjs") */
   has(target: string): boolean {
-    return this.entries.some((e) => targetKey(e.target) === targetKey(target));
+    return this.entries.some((e) => sameTarget(e.target, target));
   }
 
   /** Keeps the scenarios whose server is in the set (all of them for a single server). */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { redactCommandWords, redactSecretValues } from "../../src/mcp/command-credentials.js";
 import { connect } from "../../src/mcp/connect.js";
-import { describeTarget, parseTarget, redactTargetCredentials, splitCommandLine, targetKey } from "../../src/mcp/target.js";
+import { describeTarget, parseTarget, redactTargetCredentials, sameTarget, splitCommandLine } from "../../src/mcp/target.js";
 import { scrubSecrets as scrubForReport } from "../../src/report/scrub.js";
 import { generateVerified } from "../../src/scenarios/verified/generate.js";
 import { scrubSecrets as scrubConfig } from "../../src/train/config.js";
@@ -18,6 +18,8 @@ describe("redactTargetCredentials", () => {
     ["node server.js --token=abc123 --port 3000", "node server.js --token=[redacted] --port 3000"],
     ["stdio:npx -y @acme/mcp --github-token ghx --read-only", "stdio:npx -y @acme/mcp --github-token [redacted] --read-only"],
     ["env GITHUB_TOKEN=abc DB_PASSWORD=pw REGION=eu node s.js", "env GITHUB_TOKEN=[redacted] DB_PASSWORD=[redacted] REGION=eu node s.js"],
+    ["docker run --env=GITHUB_TOKEN=abc -e REGION=eu img", "docker run --env=GITHUB_TOKEN=[redacted] -e REGION=eu img"],
+    ["node s.js --api_key=k1 --client-secret s2", "node s.js --api_key=[redacted] --client-secret [redacted]"],
     ["python server.py sk-proj-AAAAAAAAAAAAAAAAAAAA", "python server.py [redacted]"],
     ["node s.js --header 'Authorization: Bearer abcdefgh12345'", "node s.js --header 'Authorization: [redacted]'"],
     ["node s.js --password 'two words'", "node s.js --password [redacted]"],
@@ -31,6 +33,7 @@ describe("redactTargetCredentials", () => {
       "node  'my server.js' --port 3000",
       "node s.js --key-file ./k.pem --max-tokens 512 --keyword cats --tokenizer x",
       "node s.js --auth-type basic --bypass yes",
+      "npx server --no-auth /data --disable-auth ./root --primary-key id --sort_key=name --tls-key ./key.pem --pass 3",
       "fixture:calculator",
       "stdio:uvx mcp-server-fetch",
     ])
@@ -44,16 +47,18 @@ describe("redactTargetCredentials", () => {
     expect(splitCommandLine(redacted)).toEqual(["node", "my dir/s.js", "--api-key", "[redacted]", "--name", "it's"]);
   });
 
-  it("names the same server as the target typed with its secret", () => {
+  it("names the same server as the target typed with its secret, and tells apart two that differ by it", () => {
     const typed = "node s.js --api-key k1 --port 3000";
-    expect(targetKey(redactTargetCredentials(typed))).toBe(targetKey(typed));
-    expect(targetKey("node s.js --api-key k2 --port 3001")).not.toBe(targetKey(typed));
+    expect(sameTarget(redactTargetCredentials(typed), typed)).toBe(true);
+    expect(sameTarget("node s.js --api-key k2 --port 3000", typed)).toBe(false);
+    expect(sameTarget("node s.js --api-key k1 --port 3001", typed)).toBe(false);
     expect(describeTarget(parseTarget(typed))).toBe("node s.js --api-key [redacted] --port 3000");
   });
 
   it("is applied to the config saved with a run and to what a report shows", () => {
-    const config = { server: ["node s.js --token abc123", "fixture:calculator"], note: "key sk-AAAAAAAAAAAAAAAAAAAAAA here", seed: 1 };
-    expect(scrubConfig(config)).toEqual({ server: ["node s.js --token [redacted]", "fixture:calculator"], note: "key [redacted] here", seed: 1 });
+    // free text is kept as written: a resume reads the system prompt back
+    const config = { server: ["node s.js --token abc123", "fixture:calculator"], system_prompt: "Use Bearer authentication for every call.", seed: 1 };
+    expect(scrubConfig(config)).toEqual({ server: ["node s.js --token [redacted]", "fixture:calculator"], system_prompt: "Use Bearer authentication for every call.", seed: 1 });
     expect(scrubForReport({ x: "ghp_AAAAAAAAAAAAAAAAAAAAAAAA" })).toEqual({ x: "[redacted]" });
     expect(redactSecretValues("hf_AAAAAAAAAAAAAAAAAAAAAAAA and xoxb-1234567890-abc")).toBe("[redacted] and [redacted]");
   });
@@ -65,7 +70,7 @@ describe("redactTargetCredentials", () => {
       const { scenarios } = await generateVerified(toolbox, { n: 4, seed: 1, server: typed });
       for (const s of scenarios) {
         expect(s.server).toBe("node calc.js --api-key [redacted]");
-        expect(targetKey(s.server!)).toBe(targetKey(typed));
+        expect(sameTarget(s.server!, typed)).toBe(true);
       }
       expect(JSON.stringify(scenarios)).not.toContain("s3cret");
     } finally {

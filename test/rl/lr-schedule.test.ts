@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { scheduledLr, warmupStepsOf } from "../../src/rl/lr-schedule.js";
 
-const rates = (type: "constant" | "linear" | "cosine", maxSteps: number, warmupSteps: number) =>
+const rates = (type: "constant" | "constant_with_warmup" | "linear" | "cosine", maxSteps: number, warmupSteps: number) =>
   Array.from({ length: maxSteps }, (_, i) => scheduledLr({ type, learningRate: 1, maxSteps, warmupSteps }, i + 1));
 
 describe("scheduledLr", () => {
@@ -19,14 +19,20 @@ describe("scheduledLr", () => {
     rates("cosine", 4, 0).forEach((r, i) => expect(r).toBeCloseTo(want[i], 12));
   });
 
-  it("constant, after its warmup", () => {
-    expect(rates("constant", 5, 2)).toEqual([0, 0.5, 1, 1, 1]);
+  it("constant has no warmup (transformers' constant); constant_with_warmup has one", () => {
+    expect(rates("constant", 5, 2)).toEqual([1, 1, 1, 1, 1]);
+    expect(rates("constant_with_warmup", 5, 2)).toEqual([0, 0.5, 1, 1, 1]);
     expect(scheduledLr({ type: "constant", learningRate: 3e-5, maxSteps: 5, warmupSteps: 0 }, 4)).toBe(3e-5);
   });
 
-  it("warmup_steps wins over warmup_ratio, which rounds up", () => {
+  it("a warmup longer than the run never reaches the peak, as in transformers", () => {
+    expect(rates("linear", 3, 6)).toEqual([0, 1 / 6, 2 / 6]);
+  });
+
+  it("warmup_steps above 0 wins over warmup_ratio, which rounds up; warmup_steps 0 (TRL's default) leaves the ratio", () => {
     expect(warmupStepsOf(10, 0.15)).toBe(2);
-    expect(warmupStepsOf(10, 0.15, 0)).toBe(0);
+    expect(warmupStepsOf(10, 0.15, 0)).toBe(2);
+    expect(warmupStepsOf(10, 0.15, 3)).toBe(3);
     expect(warmupStepsOf(40, 0)).toBe(0);
   });
 });

@@ -29,6 +29,7 @@ describe("extractNumbers", () => {
     expect(extractNumbers("SKU A100 has 40 left")).toEqual([40]);
     expect(extractNumbers("H2O, Q3 and v1.2")).toEqual([]);
     expect(extractNumbers("2x3 = 6")).toEqual([2, 3, 6]);
+    expect(extractNumbers("答案是42, 合計は1500円です")).toEqual([42, 1500]); // scripts without spaces between words
     expect(checkAnswer(numeric(100), "A100 has 7 left").pass).toBe(false);
   });
 });

@@ -63,7 +63,7 @@ describe("bad lines", () => {
       'x.jsonl:1: field "expected[0].value": an empty value is in every answer, so every answer would pass, got " "',
       'x.jsonl:2: field "expected[0].pattern": matches the empty string, so every answer would pass, got ""',
       'x.jsonl:3: field "expected[0].pattern": matches the empty string, so every answer would pass, got "x*"',
-      'x.jsonl:4: field "expected[0].value": an empty object or list is in every JSON answer, so every answer would pass, got an object',
+      'x.jsonl:4: field "expected[0].value": an empty object is in every JSON object answer, so every such answer would pass, got an object',
       'x.jsonl:5: field "expected[0].value": expected a non-empty string, got "  "',
       'x.jsonl:6: field "id": expected a non-empty string, got " "',
       'x.jsonl:7: field "task": expected a non-empty string, got "\\t"',
@@ -71,7 +71,7 @@ describe("bad lines", () => {
       'x.jsonl:9: field "expected[0].value": required: the JSON the answer must contain, got nothing (missing)',
     ]);
     // an ordinary pattern and subset still load
-    expect(messages([good({ expected: [{ kind: "regex", pattern: "\\d+" }, { kind: "json_subset", value: { ok: true } }] })])).toEqual([]);
+    expect(messages([good({ expected: [{ kind: "regex", pattern: "\\d+" }, { kind: "regex", pattern: "^\\d*$" }, { kind: "json_subset", value: { ok: true } }] })])).toEqual([]);
   });
 
   it("refuses an empty expected list (it would pass every answer), naming the line", () => {

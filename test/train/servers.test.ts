@@ -5,6 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { fixtureCommand } from "../../src/mcp/fixtures.js";
 import { ServerSet } from "../../src/train/servers.js";
+import { redactTargetCredentials } from "../../src/mcp/target.js";
+import { stdioTarget } from "../servers/launch.js";
 import { loadScenarios } from "../../src/train/scenario-source.js";
 import fs from "node:fs";
 import os from "node:os";
@@ -103,6 +105,20 @@ describe("ServerSet isolation", () => {
       expect(e?.message).toContain(`${file}:2: field "expected[0].tool": the server has no tool "search" (its tools: calculate, percentage, compound_interest, statistics)`);
       expect(e?.message).toContain(`${file}:3: field "reference.calls[0].arguments": search refuses these arguments:`);
       expect(e?.message).not.toContain(":1:");
+    } finally {
+      await set.close();
+    }
+  });
+
+  it("tells apart two servers that differ only by a secret, and refuses a redacted name that fits both", async () => {
+    const a = stdioTarget("everything", "--token", "alpha-123");
+    const b = stdioTarget("everything", "--token", "bravo-456");
+    const set = await ServerSet.connect([a, b], "off");
+    try {
+      const scenario = (server: string) => ({ id: "s", task: "t", difficulty: 1, split: "train" as const, tags: [], server });
+      expect(set.entryFor(scenario(b)).target).toBe(b);
+      expect(set.entryFor(scenario(a)).target).toBe(a);
+      expect(() => set.entryFor(scenario(redactTargetCredentials(b)))).toThrow(/is not among the run's servers/);
     } finally {
       await set.close();
     }
