@@ -234,6 +234,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     // every reward 0, or every rollout of a group the same: nothing for GRPO to learn from
     if (components.every((c) => c.weight === 0))
       throw new TrainMcpError("ConfigInvalid", `every reward component of this run has weight 0 (rewards.weights: ${components.map((c) => c.name).join(", ")}), so every reward is 0 and nothing is learned`);
+    // TRL's default lr suits full fine-tuning; adapters that start at zero barely move at it
+    if (cfg.lora_rank > 0 && cfg.learning_rate <= 1e-6)
+      log(`warning: learning_rate ${cfg.learning_rate} with LoRA (rank ${cfg.lora_rank}): the adapters start at zero and barely move at TRL's full-fine-tuning default; LoRA runs use about 1e-5 to 1e-4 (--lr)`);
     if (cfg.temperature === 0 && cfg.num_generations > 1)
       log(`warning: temperature 0 plays the ${cfg.num_generations} rollouts of a group alike, so their rewards do not differ and GRPO learns nothing from them`);
 
