@@ -17,6 +17,9 @@ export const SECRET_VALUES: readonly RegExp[] = [
   /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
   /\bxox[abpr]-[A-Za-z0-9-]{10,}/g, // Slack tokens
   /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/g, // HTTP bearer credentials
+  /\bBasic\s+[A-Za-z0-9+/]{8,}={0,2}/g, // HTTP basic credentials (base64 user:password)
+  /\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}/g, // Stripe keys
+  /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key ids
 ];
 
 /** `s` with URL credentials and key-shaped substrings replaced (any text). */
@@ -29,7 +32,7 @@ export function redactSecretValues(s: string): string {
 // a flag or variable whose last word names a secret: `--api-key`, `--github-token`, `DB_PASSWORD`;
 // `--key-file`, `--max-tokens`, `--keyword`, `--primary-key`, `--sort-key` or `--tls-key` (a
 // path) name no secret, and a negated flag (`--no-auth`) takes no value
-const SECRET_NAME = /(?:^|[-_.])(?:token|(?:api|access|secret|license|client|auth)[-_.]?key|apikey|secret|password|passwd|pwd|credentials?|pat|cookie)$/i;
+const SECRET_NAME = /(?:^|[-_.])(?:token|(?:api|access|secret|license|client|auth|stripe)[-_.]?key|apikey|secret|password|passwd|pwd|credentials?|pat|cookie|auth)$/i;
 const NEGATED = /^(?:no|disable|skip|without)[-_]/i;
 const FLAG = /^(-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*)(?:=(.*))?$/s;
 const ENV_ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;

@@ -16,7 +16,10 @@ import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { trackChild, untrackChild } from "./children.js";
-import { redactCommandWords } from "./command-credentials.js";
+import { commandLineSecrets, redactCommandWords, redactSecretValues } from "./command-credentials.js";
+
+/** environment variables whose values are secrets by their name */
+const SECRET_ENV_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL/i;
 import { DEFAULT_SERVER_LOG, removeDefaultServerLogOnCleanExit } from "./server-log.js";
 
 export interface StdioTransportParams {
@@ -45,6 +48,10 @@ export class StdioTransport implements Transport {
   private log?: WriteStream;
   private buffer: Buffer = Buffer.alloc(0);
   private stderrTail = "";
+  /** stderr not yet written to the log: it is written by whole lines, each scrubbed */
+  private stderrPending = "";
+  /** values the log and error messages must not show: secret-named env values, command-line secrets */
+  private secrets: string[] = [];
   private exited = false;
   private exitInfo = "";
   private closing = false;
@@ -65,13 +72,26 @@ export class StdioTransport implements Transport {
     // "ModuleNotFoundError: …"); Node prints its properties after it ("requireStack: [] | }")
     const errorLine = said.findLast((l) => /^(?:[\w.]*(?:Error|Exception)\b|error\b|fatal\b)/i.test(l));
     const tail = (errorLine ?? said.slice(-2).join(" | ")).slice(0, 400);
-    const parts = [this.exitInfo, tail ? `stderr: ${tail}` : "", withLogPath ? `log: ${this.params.logPath}` : ""];
+    const parts = [this.exitInfo, tail ? `stderr: ${this.scrub(tail)}` : "", withLogPath ? `log: ${this.params.logPath}` : ""];
     return parts.filter(Boolean).join("; ");
+  }
+
+  /** `text` without this server's secrets (a server may print its argv or environment) */
+  private scrub(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) if (secret.length >= 6) out = out.split(secret).join("***");
+    return redactSecretValues(out);
   }
 
   start(): Promise<void> {
     if (this.child) throw new Error("StdioTransport already started");
     const { command, args, env, cwd, logPath } = this.params;
+    this.secrets = [
+      ...Object.entries(env ?? {})
+        .filter(([k]) => SECRET_ENV_NAME.test(k))
+        .map(([, v]) => v),
+      ...commandLineSecrets([command, ...args]),
+    ];
     mkdirSync(dirname(logPath), { recursive: true });
     if (logPath === DEFAULT_SERVER_LOG) removeDefaultServerLogOnCleanExit();
     this.log = createWriteStream(logPath, { flags: "a" });
@@ -109,6 +129,8 @@ export class StdioTransport implements Transport {
           untrackChild(child.pid);
           killGroup(child.pid, "SIGKILL"); // leftovers of a wrapper that exited first
         }
+        if (this.stderrPending) this.log?.write(`${this.scrub(this.stderrPending)}\n`);
+        this.stderrPending = "";
         this.log?.write(`--- ${this.exitInfo || "closed"}\n`);
         this.log?.end();
         this.onclose?.();
@@ -116,8 +138,18 @@ export class StdioTransport implements Transport {
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("data", (chunk: Buffer) => this.onData(chunk));
       child.stderr?.on("data", (chunk: Buffer) => {
-        this.log?.write(chunk);
-        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+        const text = chunk.toString("utf8");
+        const lines = this.stderrPending + text;
+        const cut = lines.lastIndexOf("\n") + 1;
+        if (cut > 0) this.log?.write(this.scrub(lines.slice(0, cut)));
+        // a line still being written waits for its end, unless it grows past the tail's size
+        let rest = lines.slice(cut);
+        if (rest.length > STDERR_TAIL_CHARS) {
+          this.log?.write(this.scrub(rest));
+          rest = "";
+        }
+        this.stderrPending = rest;
+        this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_CHARS);
       });
     });
   }
@@ -146,7 +178,7 @@ export class StdioTransport implements Transport {
       message = JSONRPCMessageSchema.parse(JSON.parse(line));
     } catch {
       this.junkLines++;
-      this.log?.write(`[stdout, not JSON-RPC] ${line.slice(0, 500)}\n`);
+      this.log?.write(`[stdout, not JSON-RPC] ${this.scrub(line.slice(0, 500))}\n`);
       return;
     }
     this.onmessage?.(message);

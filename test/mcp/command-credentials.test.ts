@@ -4,7 +4,12 @@
  * replaced, the rest of the command line is kept, and the redacted target still names the same
  * server.
  */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { stdioTarget } from "../servers/launch.js";
 import { redactCommandWords, redactSecretValues } from "../../src/mcp/command-credentials.js";
 import { connect } from "../../src/mcp/connect.js";
 import { describeTarget, parseTarget, redactTargetCredentials, sameTarget, splitCommandLine } from "../../src/mcp/target.js";
@@ -20,6 +25,9 @@ describe("redactTargetCredentials", () => {
     ["env GITHUB_TOKEN=abc DB_PASSWORD=pw REGION=eu node s.js", "env GITHUB_TOKEN=[redacted] DB_PASSWORD=[redacted] REGION=eu node s.js"],
     ["docker run --env=GITHUB_TOKEN=abc -e REGION=eu img", "docker run --env=GITHUB_TOKEN=[redacted] -e REGION=eu img"],
     ["node s.js --api_key=k1 --client-secret s2", "node s.js --api_key=[redacted] --client-secret [redacted]"],
+    ["node s.js --auth u:pw --no-auth-cache", "node s.js --auth [redacted] --no-auth-cache"],
+    ["node s.js sk_live_51HxyzABCDEFGHIJKLMNOPqr AKIAIOSFODNN7EXAMPLE", "node s.js [redacted] [redacted]"],
+    ["node s.js --header 'Authorization: Basic dXNlcjpwYXNz'", "node s.js --header 'Authorization: [redacted]'"],
     ["python server.py sk-proj-AAAAAAAAAAAAAAAAAAAA", "python server.py [redacted]"],
     ["node s.js --header 'Authorization: Bearer abcdefgh12345'", "node s.js --header 'Authorization: [redacted]'"],
     ["node s.js --password 'two words'", "node s.js --password [redacted]"],
@@ -76,5 +84,19 @@ describe("redactTargetCredentials", () => {
     } finally {
       await toolbox.close();
     }
+  });
+
+  it("keeps a server's secrets out of its stderr as error messages quote it and as its log keeps it", () => {
+    const key = "sk-live-abcdefghijklmnopqrstu";
+    const server = stdioTarget("everything", "--log-env", "--crash-on-call", "--api-key", key);
+    const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "call", "-s", server, "--env", "SERVICE_TOKEN=tok-0123456789", "echo", '{"text":"hi"}'], { encoding: "utf8" });
+    expect(r.stdout + r.stderr).toContain("crashing on purpose");
+    expect(r.stdout + r.stderr).not.toContain(key);
+    // the default log of the CLI's process, kept since the call failed
+    const text = readFileSync(join(tmpdir(), "train-mcp", `server-${r.pid}.log`), "utf8");
+    expect(text).toContain('"--api-key","***"'); // the server printed its argv
+    expect(text).toContain('"SERVICE_TOKEN":"***"');
+    expect(text).not.toContain(key);
+    expect(text).not.toContain("tok-0123456789");
   });
 });

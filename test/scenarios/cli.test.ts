@@ -151,7 +151,8 @@ describe("train-mcp scenarios", () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain(`${file}:2: field "expected[0].tool": the server has no tool "nosuch" (its tools: calculate, percentage, compound_interest, statistics)`);
     expect(r.err).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: field "reference.calls\\[0\\].arguments": percentage refuses these arguments: .*operation`));
-    expect(r.out).toContain("replayed 2 reference solutions: 1 reproduce their expected outcome, 1 do not");
+    // refused lines are not replayed (that would report them twice)
+    expect(r.out).toContain("replayed 1 reference solutions: 1 reproduce their expected outcome, 0 do not");
     expect(r.err).toContain(`${file}: 2 scenarios name a tool the server does not have, or arguments it refuses`);
   });
 
@@ -186,7 +187,10 @@ describe("train-mcp scenarios", () => {
     writeFileSync(file, [line("c1"), line("c2")].join("\n") + "\n");
     const shared = await run(["scenarios", "check", file, "--server", stdioTarget("everything")]);
     expect(shared.code).toBe(1);
-    expect(shared.err).toMatch(/:2: c2: no replayed result reproduces it/);
+    expect(shared.err).toMatch(/:2: c2: no replayed result reproduces it: .*\(or state left by an earlier scenario: try --fresh\)/);
+    const noServer = await run(["scenarios", "check", file, "--fresh"]);
+    expect(noServer.code).toBe(2);
+    expect(noServer.err).toContain("--fresh replays on fresh server instances: it needs --server");
     const fresh = await run(["scenarios", "check", file, "--server", stdioTarget("everything"), "--fresh"]);
     expect(fresh.code, fresh.err).toBe(0);
     expect(fresh.out).toContain("replayed 2 reference solutions: 2 reproduce their expected outcome, 0 do not");

@@ -162,7 +162,10 @@ export function register(program: Command): void {
       process.stdout.write(`${file}: ${list.length} valid scenarios (train ${c.split.train ?? 0}, test ${c.split.test ?? 0})\n`);
       const leak = sameTaskWarning(sameTaskAcrossSplits(list));
       if (leak) process.stderr.write(`${leak}\n`);
-      if (!flags.server) return;
+      if (!flags.server) {
+        if (flags.fresh) throw new TrainMcpError("ConfigInvalid", "--fresh replays on fresh server instances: it needs --server");
+        return;
+      }
       const { target, options } = connectArgs({ ...flags, server: flags.server });
       const toolbox = await connect(target, options);
       const bar = progressBar("replay");
@@ -174,21 +177,26 @@ export function register(program: Command): void {
         // every tool a scenario names (reference calls, state checks) must be one the server has,
         // with arguments it takes, also in scenarios without a reference solution to replay
         const validator = new ArgumentValidator();
+        const refused = new Set<string>();
         list.forEach((s, i) => {
           const found = problemsAgainstTools(s, toolbox.tools, validator);
-          if (found.length > 0) badAgainstTools++;
+          if (found.length > 0) {
+            badAgainstTools++;
+            refused.add(s.id);
+          }
           for (const p of found) process.stderr.write(`\n${formatProblem(file, { line: lines[i], ...p })}\n`);
         });
         const stateful = detectStateful(toolbox.tools);
         for (const s of list) {
-          if (!s.reference) continue;
+          if (!s.reference || refused.has(s.id)) continue; // refused above: replaying says it again
           const box: Toolbox = flags.fresh || (stateful && replayMutates(s, toolbox.tools)) ? await toolbox.isolated() : toolbox;
           try {
             const r = await replayScenario(box, s);
             replayed++;
             if (!r.pass) {
               failed++;
-              process.stderr.write(`\n${file}:${lines[list.indexOf(s)]}: ${s.id}: ${r.detail}\n`);
+              const carried = !flags.fresh && !replayMutates(s, toolbox.tools) && /no replayed result reproduces it/.test(r.detail) ? " (or state left by an earlier scenario: try --fresh)" : "";
+              process.stderr.write(`\n${file}:${lines[list.indexOf(s)]}: ${s.id}: ${r.detail}${carried}\n`);
             } else if (r.unconfirmed) {
               unconfirmed++;
               process.stderr.write(`\nnote: ${file}:${lines[list.indexOf(s)]}: ${s.id}: no replayed result states ${r.unconfirmed.join(", ")}: checked on the derived reference answer only\n`);
