@@ -83,6 +83,10 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .string()
     .optional()
     .describe("stdio servers: a folder copied for every server instance, which runs in the copy (--template-dir); saved, so a resume works on copies too"),
+  server_env_names: z
+    .array(z.string())
+    .optional()
+    .describe("names of the --env variables the stdio servers were given (never their values): a resume without one of them warns"),
   system_prompt: z.string().optional(),
   policy_url: z
     .string()

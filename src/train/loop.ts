@@ -141,7 +141,11 @@ const significant = (x: number) => (Number.isFinite(x) && x !== 0 ? Number(x.toP
 export async function train(o: TrainOptions): Promise<TrainSummary> {
   const t0 = performance.now();
   // paths as absolute ones, so that a resume from another directory finds them
-  const cfg = anchorPaths({ ...o.config, server_cwd: o.config.server_cwd ?? o.connect?.cwd }, process.cwd());
+  const envNames = Object.keys(o.connect?.env ?? {});
+  const cfg = anchorPaths(
+    { ...o.config, server_cwd: o.config.server_cwd ?? o.connect?.cwd, server_env_names: o.resume ? o.config.server_env_names : envNames.length > 0 ? envNames : undefined },
+    process.cwd(),
+  );
   // log lines name server targets: a URL's credentials stay out of them
   const log = (line: string) => o.hooks.log(redactSecretValues(line));
   const dir = path.resolve(cfg.out ?? freshRunPath(path.join("runs", stamp())));
@@ -153,6 +157,10 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   if (!saved) runDir.writeJson("config.json", scrubSecrets(cfg));
   log(`run directory: ${runDir.dir}`);
   if (changed.length > 0) log(`resumed with changes (saved in config.json once the run goes on): ${changed.join(", ")}`);
+  // --env values are never saved: a resume must give them again
+  const savedEnv = Array.isArray(saved?.server_env_names) ? (saved.server_env_names as string[]) : [];
+  const missingEnv = savedEnv.filter((n) => !envNames.includes(n));
+  if (missingEnv.length > 0) log(`warning: the run's servers were given --env ${missingEnv.join(", ")}, which this resume does not give (values are never saved): they start without ${missingEnv.length === 1 ? "it" : "them"}; pass --env ${missingEnv[0]}=… again`);
   // a run that fails before its first rollout (server, model, policy endpoint) leaves no directory behind
   let started = false;
   const discardIfUnused = (e: unknown): never => {

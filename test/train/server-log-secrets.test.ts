@@ -41,6 +41,12 @@ describe("server.log of a run", () => {
     const saved = JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8")) as { server: string[] };
     expect(saved.server[0]).toMatch(/ --log-env --api-key \[redacted\] --region eu$/);
 
+    // the --env names are saved, never their values; a resume without them is warned
+    expect((saved as { server_env_names?: string[] }).server_env_names).toEqual(["SERVICE_API_KEY", "REGION"]);
+    const again: string[] = [];
+    await train({ config: { ...config, max_steps: 2 }, resume: true, connect: { env: { REGION: "eu-west-1" } }, hooks: { log: (l) => again.push(l) } });
+    expect(again).toContain("warning: the run's servers were given --env SERVICE_API_KEY, which this resume does not give (values are never saved): they start without it; pass --env SERVICE_API_KEY=… again");
+
     // so a resume cannot start that server again by itself
     const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--resume", out], { encoding: "utf8" });
     expect(r.status).toBe(2);
