@@ -39,9 +39,9 @@ export async function replayScenario(
     // with error: true, a JSON-RPC error (fault "protocol") is the tool's own answer too
     const ownError = r.isError && (!r.fault || (call.error === true && r.fault === "protocol"));
     if ((r.isError && !ownError) || (ownError && !call.error)) {
-      return { pass: false, detail: `reference call ${i + 1} ${call.name} failed: ${r.text.slice(0, 200)}`, resultTexts };
+      return { pass: false, detail: `reference call ${i + 1} ${call.name} failed: ${oneLine(r.text)}`, resultTexts };
     }
-    if (!r.isError && call.error) return { pass: false, detail: `reference call ${i + 1} ${call.name} answered without the error expected: ${r.text.slice(0, 200)}`, resultTexts };
+    if (!r.isError && call.error) return { pass: false, detail: `reference call ${i + 1} ${call.name} answered without the error expected: ${oneLine(r.text)}`, resultTexts };
   }
   const details: string[] = [];
   const unconfirmed: string[] = [];
@@ -84,4 +84,10 @@ function describeCheck(e: AnswerCheck): string {
   if (e.kind === "regex") return `regex /${e.pattern}/`;
   if (e.kind === "json_subset") return `json_subset ${JSON.stringify(e.value)}`;
   return `${e.kind} ${JSON.stringify(e.value)}`;
+}
+
+/** A result as one short line for a message. */
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }

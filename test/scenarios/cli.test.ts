@@ -184,8 +184,9 @@ describe("train-mcp scenarios", () => {
   it("check --server --fresh replays every scenario on its own instance (for a tool that reads but keeps state)", async () => {
     const file = join(dir, "counter.jsonl");
     const line = (id: string) => JSON.stringify({ id, task: `Count once (${id}).`, difficulty: 1, split: "train", expected: [{ kind: "numeric", value: 1 }], reference: { calls: [{ name: "counter_inc", arguments: {} }], answer: "1" } });
-    writeFileSync(file, [line("c1"), line("c2")].join("\n") + "\n");
+    writeFileSync(file, [JSON.stringify({ ...JSON.parse(line("c1")), server: "node elsewhere.mjs" }), line("c2")].join("\n") + "\n");
     const shared = await run(["scenarios", "check", file, "--server", stdioTarget("everything")]);
+    expect(shared.err).toContain("warning: 1 of 2 scenarios name another server (node elsewhere.mjs) and are checked against ");
     expect(shared.code).toBe(1);
     expect(shared.err).toMatch(/:2: c2: no replayed result reproduces it: .*\(or state left by an earlier scenario: try --fresh\)/);
     const noServer = await run(["scenarios", "check", file, "--fresh"]);
