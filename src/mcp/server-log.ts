@@ -29,17 +29,15 @@ export function defaultServerLogSize(): number {
 
 /** Appends what the default log gained since byte `from` to `dest`, e.g. `<run>/server.log`;
  *  returns the byte it read up to, where the next call starts. */
-export function keepServerLog(dest: string, from = 0, secrets: readonly string[] = [], final = false): number {
+export function keepServerLog(dest: string, from = 0, final = false): number {
   if (!existsSync(DEFAULT_SERVER_LOG)) return from;
   try {
     const bytes = readFileSync(DEFAULT_SERVER_LOG);
     // whole lines only, but for the last call: a line still being written waits for the next one
     const end = final ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
     if (end <= from) return from;
-    let gained = bytes.subarray(from, end).toString("utf8");
-    // a server that prints its environment or its arguments must not put a key in the run
-    for (const secret of secrets) if (secret.length >= 6) gained = gained.split(secret).join("***");
-    gained = redactSecretValues(gained);
+    // (each transport blanked its own server's secrets already)
+    const gained = redactSecretValues(bytes.subarray(from, end).toString("utf8"));
     if (gained.length > 0) appendFileSync(dest, gained);
     return end;
   } catch {

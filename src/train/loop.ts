@@ -22,8 +22,7 @@ import type { Policy } from "../rollout/policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
 import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
-import { commandLineSecrets, redactSecretValues } from "../mcp/command-credentials.js";
-import { parseTarget } from "../mcp/target.js";
+import { redactSecretValues } from "../mcp/command-credentials.js";
 import { anchorPaths, scrubSecrets, type TrainConfig } from "./config.js";
 import { TrainMcpError } from "../errors.js";
 import { scheduledLr, warmupStepsOf } from "../rl/lr-schedule.js";
@@ -109,19 +108,6 @@ function pick(train: Scenario[], position: number, count: number, seed: number):
  * tasks (answering others from memory) can, and that is RL's to teach.
  */
 const MIN_TOOL_CALLER_SHARE = 0.2;
-/** values of `--env` variables whose names say they are secrets (API_KEY, TOKEN, PASSWORD…) */
-/** What server.log must not show: secret-named --env values, the secrets on a command line. */
-function secretValues(env: Record<string, string> | undefined, servers: readonly string[]): string[] {
-  const fromEnv = Object.entries(env ?? {})
-    .filter(([k]) => /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL/i.test(k))
-    .map(([, v]) => v);
-  const fromCommands = servers.flatMap((t) => {
-    const spec = parseTarget(t);
-    return spec.kind === "stdio" ? commandLineSecrets([spec.command, ...spec.args]) : [];
-  });
-  return [...fromEnv, ...fromCommands];
-}
-
 /** steps in a row with every tool call failing on the server's side before the run stops */
 const MAX_OUTAGE_STEPS = 3;
 
@@ -178,7 +164,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   // every checkpoint, so a run killed by -9 has it up to its last one
   let serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
   const syncServerLog = (final = false) => {
-    if (serverLogFrom !== undefined) serverLogFrom = keepServerLog(runDir.path("server.log"), serverLogFrom, secretValues(o.connect?.env, cfg.server), final);
+    // (each stdio transport already blanks its server's secrets in what it writes there)
+    if (serverLogFrom !== undefined) serverLogFrom = keepServerLog(runDir.path("server.log"), serverLogFrom, final);
   };
   const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir }, log).catch(discardIfUnused);
   if (cfg.rewards.judge && cfg.max_steps > 0) {
