@@ -116,7 +116,6 @@ export function redactTargetCredentials(target: string): string {
   return (target.trim().startsWith("stdio:") ? "stdio:" : "") + redacted.map(quoteWord).join(" ");
 }
 
-
 /** Whether a target (as saved) lost a credential to redaction: a resume needs it given again. */
 export function isRedactedTarget(target: string): boolean {
   return target.includes(REDACTED);

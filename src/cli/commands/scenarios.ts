@@ -180,29 +180,31 @@ export function register(program: Command): void {
         // every tool a scenario names (reference calls, state checks) must be one the server has,
         // with arguments it takes, also in scenarios without a reference solution to replay
         const validator = new ArgumentValidator();
-        const refused = new Set<string>();
+        const refused = new Set<number>(); // indices in list
         list.forEach((s, i) => {
           const found = problemsAgainstTools(s, toolbox.tools, validator);
           if (found.length > 0) {
             badAgainstTools++;
-            refused.add(s.id);
+            refused.add(i);
           }
           for (const p of found) process.stderr.write(`\n${formatProblem(file, { line: lines[i], ...p })}\n`);
         });
         const stateful = detectStateful(toolbox.tools);
-        for (const s of list) {
-          if (!s.reference || refused.has(s.id)) continue; // refused above: replaying says it again
-          const box: Toolbox = flags.fresh || (stateful && replayMutates(s, toolbox.tools)) ? await toolbox.isolated() : toolbox;
+        for (const [i, s] of list.entries()) {
+          if (!s.reference || refused.has(i)) continue; // refused above: replaying says it again
+          const mutates = replayMutates(s, toolbox.tools);
+          const box: Toolbox = flags.fresh || (stateful && mutates) ? await toolbox.isolated() : toolbox;
+          const where = `${file}:${lines[i]}: ${s.id}`;
           try {
             const r = await replayScenario(box, s);
             replayed++;
             if (!r.pass) {
               failed++;
-              const carried = !flags.fresh && !replayMutates(s, toolbox.tools) && /no replayed result reproduces it/.test(r.detail) ? " (or state left by an earlier scenario: try --fresh)" : "";
-              process.stderr.write(`\n${file}:${lines[list.indexOf(s)]}: ${s.id}: ${r.detail}${carried}\n`);
+              const carried = !flags.fresh && !mutates && /no replayed result reproduces it/.test(r.detail) ? " (or state left by an earlier scenario: try --fresh)" : "";
+              process.stderr.write(`\n${where}: ${r.detail}${carried}\n`);
             } else if (r.unconfirmed) {
               unconfirmed++;
-              process.stderr.write(`\nnote: ${file}:${lines[list.indexOf(s)]}: ${s.id}: no replayed result states ${r.unconfirmed.join(", ")}: checked on the derived reference answer only\n`);
+              process.stderr.write(`\nnote: ${where}: no replayed result states ${r.unconfirmed.join(", ")}: checked on the derived reference answer only\n`);
             }
           } finally {
             if (box !== toolbox) await box.close();
