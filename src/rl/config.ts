@@ -69,8 +69,8 @@ export const GrpoConfigSchema = z
       .nullable()
       .default(null)
       .describe(
-        "dr_grpo's constant divisor per sequence (TRL max_completion_length); it does not cap generation here: a rollout " +
-          "generates at most max_turns × max_tokens_per_turn tokens, which is the default (null)",
+        "generated tokens at most per rollout, all turns together (TRL max_completion_length: a rollout that reaches it ends truncated), " +
+          "and dr_grpo's constant divisor per sequence; null (default): max_turns × max_tokens_per_turn, which never binds",
       ),
     num_iterations: z
       .number()

@@ -22,6 +22,9 @@ export interface PlayOptions {
   maxTurns?: number;
   /** new tokens at most per assistant turn (default 256) */
   maxTokensPerTurn?: number;
+  /** new tokens at most per rollout, all its turns together (TRL's max_completion_length;
+   *  default: no cap beyond maxTurns × maxTokensPerTurn) */
+  maxCompletionTokens?: number;
   temperature?: number; // default 1
   topP?: number; // default 1
   topK?: number; // default 0 (off)
@@ -108,6 +111,7 @@ export async function playGroups(scenarios: Scenario[], policy: Policy, toolbox:
     await env.run(episodes, policy, {
       maxTurns: options.maxTurns ?? 6,
       maxTokens: options.maxTokensPerTurn ?? 256,
+      maxCompletionTokens: options.maxCompletionTokens,
       temperature: options.temperature ?? 1,
       topP: options.topP ?? 1,
       topK: options.topK ?? 0,

@@ -29,27 +29,25 @@ export class LocalPolicy implements Policy {
     const { codec } = this.options;
     for (const c of conversations) c.ledger.appendMessages(codec, c.messages, c.tools);
     const maxContext = this.options.maxContextTokens ?? Number.POSITIVE_INFINITY;
-    // a conversation already at its context limit gets an empty, truncated turn
-    const live = conversations.map((c, i) => ({ c, i })).filter(({ c }) => c.ledger.length < maxContext);
-    const turns: PolicyTurn[] = conversations.map(() => ({ text: "", finish: "length" }));
+    // each conversation's own cap: the turn's, its rollout's completion budget, its context room
+    const caps = conversations.map((c) => Math.min(opts.maxTokens, c.maxTokens ?? Number.POSITIVE_INFINITY, maxContext - c.ledger.length));
+    // a conversation with no room left gets an empty, truncated turn
+    const live = conversations.map((c, i) => ({ c, i, cap: caps[i] })).filter(({ cap }) => cap >= 1);
+    const turns: PolicyTurn[] = conversations.map(() => ({ text: "", finish: "length", tokens: 0 }));
     if (live.length === 0) return turns;
+    // one batch runs to the largest cap; each row is then cut at its own. Every row draws from
+    // its own random stream, so a cut row holds exactly what a call with its cap would have drawn.
     const results = await this.sampler().generate(
       live.map(({ c }) => [...c.ledger.ids]),
-      {
-        maxTokens: Math.max(1, Math.min(opts.maxTokens, ...live.map(({ c }) => maxContext - c.ledger.length))),
-        temperature: opts.temperature,
-        topP: opts.topP,
-        topK: opts.topK,
-        stop: [],
-        seed: opts.seed,
-      },
+      { maxTokens: Math.max(...live.map(({ cap }) => cap)), temperature: opts.temperature, topP: opts.topP, topK: opts.topK, stop: [], seed: opts.seed },
     );
-    results.forEach((r, k) => {
-      const { c, i } = live[k];
+    results.forEach((full, k) => {
+      const { c, i, cap } = live[k];
+      const r = full.ids.length > cap ? { ids: full.ids.slice(0, cap), logprobs: full.logprobs.slice(0, cap), finish: "length" as const } : full;
       const endText = r.finish === "eos" ? codec.decode(r.ids.slice(-1)) : null;
       c.ledger.appendSampled(r.ids, r.logprobs, endText);
       const ids = r.finish === "eos" ? r.ids.slice(0, -1) : r.ids;
-      turns[i] = { text: codec.decode(ids, { skipSpecial: false }), finish: r.finish === "length" ? "length" : "stop" };
+      turns[i] = { text: codec.decode(ids, { skipSpecial: false }), finish: r.finish === "length" ? "length" : "stop", tokens: r.ids.length };
     });
     return turns;
   }

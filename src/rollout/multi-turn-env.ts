@@ -17,11 +17,16 @@ export interface Episode extends PolicyConversation {
   finish?: FinishReason;
   error?: string;
   finalAnswer: string;
+  /** tokens the policy generated so far in this episode, counted against maxCompletionTokens */
+  completionTokens?: number;
 }
 
 export interface EpisodeLoopOptions extends TurnOptions {
   /** assistant turns at most per episode */
   maxTurns: number;
+  /** generated tokens at most per episode, all turns together (TRL's max_completion_length);
+   *  a turn gets what is left, and an episode with nothing left ends truncated ("max_tokens") */
+  maxCompletionTokens?: number;
 }
 
 export abstract class MultiTurnEnv<E extends Episode> {
@@ -30,6 +35,12 @@ export abstract class MultiTurnEnv<E extends Episode> {
 
   async run(episodes: E[], policy: Policy, options: EpisodeLoopOptions): Promise<void> {
     for (let round = 0; ; round++) {
+      if (options.maxCompletionTokens !== undefined) {
+        for (const ep of episodes.filter((e) => !e.done)) {
+          ep.maxTokens = options.maxCompletionTokens - (ep.completionTokens ?? 0);
+          if (ep.maxTokens <= 0) [ep.done, ep.finish] = [true, "max_tokens"];
+        }
+      }
       const live = episodes.filter((e) => !e.done);
       if (live.length === 0) return;
       let turns: PolicyTurn[];
@@ -47,6 +58,7 @@ export abstract class MultiTurnEnv<E extends Episode> {
             return;
           }
           ep.turns++;
+          ep.completionTokens = (ep.completionTokens ?? 0) + (turns[k].tokens ?? 0);
           if (turns[k].logprobs) ep.turnLogprobs.push(turns[k].logprobs!);
           try {
             await this.respond(ep, turns[k]);

@@ -14,6 +14,9 @@ export interface PolicyConversation {
   tools: OpenAiTool[];
   /** token bookkeeping for local policies; remote policies leave it empty */
   ledger: TokenLedger;
+  /** this conversation's own cap for the turn (what is left of its rollout's completion budget);
+   *  the turn takes the smaller of it and TurnOptions.maxTokens */
+  maxTokens?: number;
 }
 
 export interface PolicyTurn {
@@ -25,6 +28,8 @@ export interface PolicyTurn {
   toolCalls?: Array<{ name: string; arguments: string }>;
   /** per-token log-probs the endpoint reported (remote policies; local ones keep them in the ledger) */
   logprobs?: number[];
+  /** tokens generated in this turn, where known (counts against the rollout's completion budget) */
+  tokens?: number;
   /** this conversation's request failed (a remote policy answers each one apart): its episode
    *  ends as an error, the others of the batch go on */
   error?: string;

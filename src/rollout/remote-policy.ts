@@ -65,7 +65,7 @@ export class RemotePolicy implements Policy {
       model: this.model,
       messages: c.messages as OpenAI.Chat.ChatCompletionMessageParam[],
       tools: c.tools.length ? c.tools : undefined,
-      max_tokens: opts.maxTokens,
+      max_tokens: Math.min(opts.maxTokens, c.maxTokens ?? Number.POSITIVE_INFINITY),
       temperature: opts.temperature,
       top_p: opts.topP,
       seed: opts.seed + i,
@@ -89,6 +89,7 @@ export class RemotePolicy implements Policy {
       finish: choice.finish_reason === "length" ? "length" : "stop",
       toolCalls: toolCalls.length ? toolCalls : undefined,
       logprobs: logprobs?.length ? logprobs : undefined,
+      tokens: reply.usage?.completion_tokens ?? logprobs?.length,
     };
   }
 

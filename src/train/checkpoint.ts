@@ -48,6 +48,8 @@ export const RolloutSettingsSchema = z.object({
   system_prompt: z.string().optional(),
   max_turns: z.number().int().min(1),
   max_tokens_per_turn: z.number().int().min(1),
+  /** generated tokens per rollout, when the run capped them below max_turns × max_tokens_per_turn */
+  max_completion_length: z.number().int().min(1).optional(),
   // the judge is left out: its endpoint needs a key that eval does not have
   // settings this version cannot read (a newer one's reward names) fall back to the defaults
   rewards: RewardConfigSchema.omit({ judge: true }).optional().catch(undefined).describe("the run's reward settings, so that eval's mean reward is the one training logged"),

@@ -109,9 +109,7 @@ export const TrainConfigSchema = TrainConfigFields.superRefine((cfg, ctx) => {
   // a remote server takes the trainer's updates only as adapters (POST /v1/load_lora_adapter)
   if (cfg.policy_url && cfg.max_steps > 0 && cfg.lora_rank === 0)
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["policy_url"], message: "training with a remote policy needs lora_rank > 0: the server loads the trainer's LoRA adapters after each update" });
-})
-  // what a rollout can generate at most: dr_grpo's divisor unless one is given
-  .transform((cfg) => ({ ...cfg, max_completion_length: cfg.max_completion_length ?? cfg.max_turns * cfg.max_tokens_per_turn }));
+});
 export type TrainConfig = z.infer<typeof TrainConfigSchema>;
 export type TrainConfigInput = z.input<typeof TrainConfigSchema>;
 

@@ -20,6 +20,8 @@ export interface EvalOptions {
   seed: number;
   maxTurns: number;
   maxTokensPerTurn: number;
+  /** new tokens at most per rollout (a run's binding max_completion_length) */
+  maxCompletionTokens?: number;
   systemPrompt?: string;
   maxConcurrentRollouts: number;
   toolTimeoutMs: number;
@@ -50,6 +52,7 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
     topK: o.topK,
     maxTurns: o.maxTurns,
     maxTokensPerTurn: o.maxTokensPerTurn,
+    maxCompletionTokens: o.maxCompletionTokens,
     systemPrompt: o.systemPrompt,
     maxConcurrentRollouts: o.maxConcurrentRollouts,
     toolTimeoutMs: o.toolTimeoutMs,

@@ -183,11 +183,13 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     const heldout = cfg.eval_n > 0 ? takeAcrossServers(data.test, cfg.eval_n) : data.test;
     log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
     if (heldout.length === 0) log(`warning: no held-out scenarios (split "test") in ${data.sources.join(", ")}: success before and after RL cannot be measured`);
-    // TRL's max_completion_length caps generation; here turns are capped one by one
-    const rolloutCap = cfg.max_turns * cfg.max_tokens_per_turn;
-    if (cfg.max_completion_length !== rolloutCap)
+    // TRL's max_completion_length: generated tokens per rollout, all turns together; at its
+    // default (max_turns × max_tokens_per_turn) it never binds and rollouts are capped turn by turn
+    const turnsCap = cfg.max_turns * cfg.max_tokens_per_turn;
+    const completionCap = cfg.max_completion_length !== null && cfg.max_completion_length < turnsCap ? cfg.max_completion_length : undefined;
+    if (cfg.max_completion_length !== null && cfg.max_completion_length > turnsCap)
       log(
-        `warning: max_completion_length ${cfg.max_completion_length} does not cap generation here: each turn is capped by max_tokens_per_turn (${cfg.max_tokens_per_turn}), a rollout by max_turns × that (${rolloutCap}); ` +
+        `warning: max_completion_length ${cfg.max_completion_length} is more than a rollout can generate (max_turns ${cfg.max_turns} × max_tokens_per_turn ${cfg.max_tokens_per_turn} = ${turnsCap}): ` +
           (cfg.loss_type === "dr_grpo" ? "it is dr_grpo's divisor only" : `with loss_type ${cfg.loss_type} it has no effect`),
       );
     const unchecked = [...data.train, ...heldout].filter((s) => !s.expected?.length).length;
@@ -279,6 +281,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     const rollout = {
       maxTurns: cfg.max_turns,
       maxTokensPerTurn: cfg.max_tokens_per_turn,
+      maxCompletionTokens: completionCap,
       systemPrompt: cfg.system_prompt,
       maxConcurrentRollouts: cfg.max_concurrent_rollouts,
       toolTimeoutMs: cfg.tool_timeout_ms,
@@ -325,7 +328,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         optimizer: trainable.optimizerState(),
         state,
         modelDir: setup!.modelDir,
-        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, rewards: withoutJudge(cfg.rewards) },
+        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, rewards: withoutJudge(cfg.rewards) },
       });
       pruneCheckpoints(ckDir, cfg.save_total_limit ?? Number.POSITIVE_INFINITY, state.bestStep);
       syncServerLog();
@@ -486,7 +489,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const serverSound = outage ? [] : toTrain.map((s) => s.group.trajectories).filter((g) => !g.some(metServerOutage));
       let update: ReturnType<typeof grpoUpdate>;
       try {
-        update = grpoUpdate(trainable, { groups: serverSound, cfg, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
+        update = grpoUpdate(trainable, { groups: serverSound, cfg: { ...cfg, max_completion_length: cfg.max_completion_length ?? turnsCap }, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
       } catch (e) {
         runDir.appendTrajectories(groups.flat(), { phase: "grpo" }); // the step's rollouts outlive a failed update
         throw e;

@@ -156,4 +156,30 @@ describe("LocalPolicy token ledger", () => {
     expect(maskedSpans(tok, whole.ids, whole.mask)).toEqual(["The result is 14<|im_end|>"]);
     expect(maskedSpans(tok, cut.ids, cut.mask)).toEqual(["The result is 14"]);
   });
+  it("caps a rollout's generated tokens, all turns together (maxCompletionTokens, TRL's max_completion_length)", async () => {
+    const tok = await loadDefaultTokenizer();
+    const firstTurn = tok.encode(formatToolCall("calculate", { expression: "12*12" }), { continuation: true }).length + 1; // + end token
+    const play = async (budget: number | undefined) => {
+      const sampler = new ScriptedSampler(tok, script);
+      const { groups } = await playGroups([scenario], new LocalPolicy({ codec: tok, sampler }), toolbox, { groupSize: 1, seed: 1, maxCompletionTokens: budget });
+      const t = groups[0].trajectories[0];
+      return { t, sampled: t.assistantMask.reduce((a, b) => a + b, 0), calls: sampler.prompts.length };
+    };
+    // the second turn gets what is left (5 tokens) and is cut there: the rollout ends truncated
+    const cut = await play(firstTurn + 5);
+    expect(cut.t.finish).toBe("max_tokens");
+    expect(cut.sampled).toBe(firstTurn + 5);
+    expect(maskedSpans(tok, cut.t.tokenIds, cut.t.assistantMask)[1]).toBe(tok.decode(tok.encode("The result is 144.", { continuation: true }).slice(0, 5)));
+    expect(cut.t.sampleLogprobs.filter((_, i) => cut.t.assistantMask[i] === 1)).toHaveLength(firstTurn + 5);
+    // a budget the first turn spends exactly: the tool answers, then the rollout ends without a turn
+    const spent = await play(firstTurn);
+    expect(spent.t.finish).toBe("max_tokens");
+    expect(spent.calls).toBe(1);
+    expect(spent.t.toolCalls.map((c) => c.result)).toEqual(["144"]);
+    expect(spent.sampled).toBe(firstTurn);
+    // a budget the rollout stays within changes nothing
+    const roomy = await play(1000);
+    expect(roomy.t.finish).toBe("answer");
+    expect(roomy.t.tokenIds).toEqual((await play(undefined)).t.tokenIds);
+  });
 });

@@ -43,4 +43,21 @@ describe("RemotePolicy against train-mcp serve", () => {
       for (const lp of t.turnLogprobs!.flat()) expect(lp).toBeLessThanOrEqual(0);
     }
   });
+  it("asks the server for no more than what is left of a rollout's completion budget", async () => {
+    const policy = new RemotePolicy({ baseURL: server.url, model: "default" });
+    const { groups } = await playGroups(
+      [{ id: "r2", task: "What is 2+3?", difficulty: 1, split: "test", tags: [] }],
+      policy,
+      toolbox,
+      { groupSize: 2, seed: 1, maxTurns: 3, maxTokensPerTurn: 12, maxCompletionTokens: 5, temperature: 1 },
+    );
+    for (const t of groups[0].trajectories) {
+      expect(t.error).toBeUndefined();
+      const generated = t.turnLogprobs!.flat().length;
+      expect(generated).toBeLessThanOrEqual(5);
+      // random weights rarely end a turn within 5 tokens: the budget is what stopped them
+      if (t.finish === "max_tokens") expect(generated).toBe(5);
+    }
+    expect(groups[0].trajectories.some((t) => t.finish === "max_tokens")).toBe(true);
+  });
 });

@@ -14,8 +14,8 @@ describe("resolveTrainConfig", () => {
     expect(resolveTrainConfig({ beta: 0.04, lora_rank: 8 }, { server }).beta).toBe(0.04);
   });
 
-  it("takes dr_grpo's divisor from the rollout's token limits unless one is given", () => {
-    expect(resolveTrainConfig({}, { server, max_turns: 3, max_tokens_per_turn: 64 }).max_completion_length).toBe(192);
+  it("leaves max_completion_length unset unless one is given (the turn limits stand for it)", () => {
+    expect(resolveTrainConfig({}, { server, max_turns: 3, max_tokens_per_turn: 64 }).max_completion_length).toBeNull();
     expect(resolveTrainConfig({ max_completion_length: 100 }, { server, max_turns: 3 }).max_completion_length).toBe(100);
   });
 

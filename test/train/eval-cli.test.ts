@@ -149,6 +149,22 @@ describe("train-mcp eval", () => {
     expect(r.stderr).toContain("--header expects 'Name: value'");
   });
 
+  it("caps each rollout's generated tokens as the checkpoint was trained (train_mcp.json), or as --max-completion-length says", async () => {
+    const sampled = (file: string) => readJsonl(file).map((t) => (t.assistantMask as number[]).reduce((x, y) => x + y, 0));
+    const dir = tempDir("eval-cap");
+    fs.writeFileSync(path.join(a, "train_mcp.json"), JSON.stringify({ max_turns: 2, max_tokens_per_turn: 8, max_completion_length: 5 }));
+    try {
+      const trained = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--n", "3", "--engine", "tfjs", "--trajectories", path.join(dir, "trained.jsonl")]);
+      expect(trained.code, trained.stderr).toBe(0);
+      expect(Math.max(...sampled(path.join(dir, "trained.jsonl")))).toBe(5);
+      const flag = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--n", "3", "--engine", "tfjs", "--max-completion-length", "3", "--trajectories", path.join(dir, "flag.jsonl")]);
+      expect(flag.code, flag.stderr).toBe(0);
+      expect(Math.max(...sampled(path.join(dir, "flag.jsonl")))).toBe(3);
+    } finally {
+      fs.rmSync(path.join(a, "train_mcp.json"));
+    }
+  });
+
   it("scores a checkpoint with the reward settings its run saved in train_mcp.json", async () => {
     const run = async (settings: unknown) => {
       fs.writeFileSync(path.join(a, "train_mcp.json"), JSON.stringify(settings));

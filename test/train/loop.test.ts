@@ -139,6 +139,21 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(fs.existsSync(path.join(out, "report.html"))).toBe(true);
   });
 
+  it("caps each rollout's generated tokens at max_completion_length, and saves the cap for eval", async () => {
+    const out = path.join(tempDir("completion-cap"), "run");
+    await train({ config: small(out, calculatorScenarios(4, 2), { sft: "off", max_completion_length: 5, loss_type: "dr_grpo" }), hooks: { log: () => undefined } });
+    const rollouts = readJsonl(path.join(out, "trajectories.jsonl"));
+    expect(rollouts.length).toBeGreaterThan(0);
+    for (const t of rollouts) expect((t.assistantMask as number[]).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(5);
+    // random weights do not end a turn within 5 tokens: the cap is what ended them
+    expect(rollouts.filter((t) => t.finish === "max_tokens").length).toBeGreaterThan(rollouts.length / 2);
+    expect(readRolloutSettings(path.join(out, "checkpoints", "step-000001"))?.max_completion_length).toBe(5);
+    // the default (max_turns × max_tokens_per_turn) never binds, and is not saved as a cap
+    const free = path.join(tempDir("completion-free"), "run");
+    await train({ config: small(free, calculatorScenarios(4, 2), { sft: "off", max_steps: 0 }), hooks: { log: () => undefined } });
+    expect(readRolloutSettings(path.join(free, "checkpoints", "step-000000"))?.max_completion_length).toBeUndefined();
+  });
+
   it("a resume from the checkpoint taken after the warm start keeps the warm start's metrics, once", async () => {
     const out = path.join(tempDir("resume-sft"), "run");
     const config = small(out, calculatorScenarios(6, 2), { sft: "on", sft_steps: 3, sft_batch_size: 2, max_steps: 2, save_steps: 1 });

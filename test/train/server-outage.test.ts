@@ -76,15 +76,15 @@ describe("a server outage during training", () => {
     const out = path.join(tempDir("tool-error"), "run");
     const config = resolveTrainConfig({
       server: [stdioTarget("crash-calc", "--tool-error")], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
-      max_steps: 1, groups_per_step: 2, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64, max_completion_length: 8, loss_type: "dapo", temperature: 0, lora_rank: 2,
+      max_steps: 1, groups_per_step: 2, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64, max_completion_length: 1000, loss_type: "dapo", temperature: 0, lora_rank: 2,
     });
     const logs: string[] = [];
     await train({ config, hooks: { log: (l) => logs.push(l) } });
     expect(logs).toContainEqual(expect.stringMatching(/^warning: step 1: every tool call \(\d+\) came back as the tool's error, the first: database is locked$/));
     expect(logs).toContain("warning: learning_rate 0.000001 with LoRA (rank 2): the adapters start at zero and barely move at TRL's full-fine-tuning default; LoRA runs use about 1e-5 to 1e-4 (--lr)");
     expect(logs).toContain("warning: temperature 0 plays the 4 rollouts of a group alike, so their rewards do not differ and GRPO learns nothing from them");
-    // a TRL user's max_completion_length: said not to cap generation here
-    expect(logs).toContain("warning: max_completion_length 8 does not cap generation here: each turn is capped by max_tokens_per_turn (64), a rollout by max_turns × that (128); with loss_type dapo it has no effect");
+    // a TRL user's max_completion_length above what the turn caps allow: said to change nothing
+    expect(logs).toContain("warning: max_completion_length 1000 is more than a rollout can generate (max_turns 2 × max_tokens_per_turn 64 = 128): with loss_type dapo it has no effect");
     expect(logs).toContain('warning: 1 of 4 scenarios have no "expected" checks, so their success is never measured (they count as failures) and they train on the rule rubric alone (format and tool hygiene: no judge is configured)');
     const [m] = readJsonl(path.join(out, "metrics.jsonl")).filter((x) => x.phase === "grpo");
     expect(m["update/skipped"]).not.toBe(1);

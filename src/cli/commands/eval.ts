@@ -20,6 +20,7 @@ interface EvalFlags extends Omit<TargetFlags, "server"> {
   temperature: string;
   maxTurns?: string;
   maxTokensPerTurn?: string;
+  maxCompletionLength?: string;
   systemPrompt?: string;
   engine: "auto" | "ort" | "tfjs";
   seed: string;
@@ -40,6 +41,7 @@ export function register(program: Command): void {
     .option("--temperature <x>", "sampling temperature when k > 1", "1")
     .option("--max-turns <n>", "assistant turns per rollout (default: as trained, else 4)")
     .option("--max-tokens-per-turn <n>", "tokens per assistant turn (default: as trained, else 96)")
+    .option("--max-completion-length <n>", "generated tokens per rollout, all turns together (default: as trained, else no cap beyond the turn limits)")
     .option("--system-prompt <text>", "system prompt (default: the one the checkpoint was trained with)")
     .addOption(new Option("--engine <e>", "rollout engine").choices(["auto", "ort", "tfjs"]).default("auto"))
     .option("--seed <n>", "random seed", "0")
@@ -53,6 +55,7 @@ export function register(program: Command): void {
       const temperature = numberFlag("--temperature", f.temperature, 0);
       const maxTurnsFlag = f.maxTurns !== undefined ? intFlag("--max-turns", f.maxTurns, 1) : undefined;
       const maxTokensFlag = f.maxTokensPerTurn !== undefined ? intFlag("--max-tokens-per-turn", f.maxTokensPerTurn, 1) : undefined;
+      const completionFlag = f.maxCompletionLength !== undefined ? intFlag("--max-completion-length", f.maxCompletionLength, 1) : undefined;
       const { redactUrlCredentials } = await import("../../mcp/url-credentials.js");
       const logLine = (l: string) => process.stderr.write(`${redactUrlCredentials(l)}\n`);
       const { ServerSet } = await import("../../train/servers.js");
@@ -100,6 +103,7 @@ export function register(program: Command): void {
               seed,
               maxTurns,
               maxTokensPerTurn: maxTokensFlag ?? trained?.max_tokens_per_turn ?? 96,
+              maxCompletionTokens: completionFlag ?? trained?.max_completion_length,
               systemPrompt: f.systemPrompt ?? trained?.system_prompt,
               maxConcurrentRollouts: 64,
               toolTimeoutMs: connectOptions.timeoutMs ?? 30_000, // --timeout's documented default

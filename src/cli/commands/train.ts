@@ -42,6 +42,7 @@ interface TrainFlags extends Omit<TargetFlags, "server"> {
   beta?: string;
   maxTurns?: string;
   maxTokensPerTurn?: string;
+  maxCompletionLength?: string;
   systemPrompt?: string;
   isolate?: "auto" | "on" | "off";
   temperature?: string;
@@ -94,6 +95,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--rft-coef <x>", "weight of imitating each group's best successful rollout (RAFT/STaR; 0 = off)")
     .option("--max-turns <n>", "assistant turns per rollout")
     .option("--max-tokens-per-turn <n>", "tokens per assistant turn")
+    .option("--max-completion-length <n>", "generated tokens per rollout, all turns together (TRL max_completion_length; default: no cap beyond the turn limits)")
     .option("--system-prompt <text>", "system prompt of every rollout (default: the model folder's train_mcp.json, else a generic tool-use prompt)")
     .addOption(
       new Option("--isolate <mode>", "a fresh server instance per rollout: auto = for servers whose tools change state").choices(["auto", "on", "off"]),
@@ -147,6 +149,7 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["rft_coef", "--rft-coef", f.rftCoef, "number"],
     ["max_turns", "--max-turns", f.maxTurns, "number"],
     ["max_tokens_per_turn", "--max-tokens-per-turn", f.maxTokensPerTurn, "number"],
+    ["max_completion_length", "--max-completion-length", f.maxCompletionLength, "number"],
     ["system_prompt", "--system-prompt", f.systemPrompt],
     ["isolate", "--isolate", f.isolate],
     ["temperature", "--temperature", f.temperature, "number"],
@@ -261,6 +264,9 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   if (f.resume) checkResumeDir(f.resume);
   // a resume's --config is laid over the run's saved config, as its flags are
   const saved = f.resume ? readConfigFile(`${f.resume}/config.json`) : undefined;
+  // runs of earlier versions saved the default max_completion_length as max_turns × max_tokens_per_turn:
+  // it follows a resume's new turn limits, as null does
+  if (saved && saved.max_completion_length === Number(saved.max_turns) * Number(saved.max_tokens_per_turn)) saved.max_completion_length = null;
   const given = f.config ? readConfigFile(f.config) : undefined;
   const file = saved && given ? layer(saved, given) : (given ?? saved);
   const flagCfg = flagsToConfig(f);
