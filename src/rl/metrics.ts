@@ -4,7 +4,6 @@
  * batch values into one step record (TRL averages its per-micro-batch metric lists the same way).
  */
 import type { GrpoLossMetrics } from "./grpo-loss.js";
-import { mean, std } from "./advantages.js";
 
 export const MetricKey = {
   loss: "loss/total",
@@ -28,20 +27,12 @@ export const MetricKey = {
   clippedToContext: "rollout/clipped_to_context",
   /** groups whose best successful rollout got the rft_coef bonus */
   rftImitated: "groups/rft_imitated",
-  rewardMean: "reward/mean",
-  rewardStd: "reward/std",
-  successRate: "reward/success_rate",
   advantageAbsMean: "advantage/abs_mean",
   timeRollout: "time/rollout",
   timeJudge: "time/judge",
   timeUpdate: "time/update",
 } as const;
 export type MetricKeyName = (typeof MetricKey)[keyof typeof MetricKey];
-
-/** `reward/<component>/mean` and `/std`, one pair per reward component */
-export function rewardComponentKeys(component: string): { mean: string; std: string } {
-  return { mean: `reward/${component}/mean`, std: `reward/${component}/std` };
-}
 
 export type MetricRecord = Record<string, number>;
 
@@ -60,22 +51,6 @@ export function lossMetricRecord(m: GrpoLossMetrics): MetricRecord {
   if (m.klLoss !== undefined) r[MetricKey.lossKl] = m.klLoss;
   if (m.tisMean !== undefined) r[MetricKey.tisMean] = m.tisMean;
   if (m.entropy !== undefined) r[MetricKey.entropy] = m.entropy;
-  return r;
-}
-
-/** Reward statistics of a batch: overall and per component (`reward/<name>/mean|std`). */
-export function rewardMetricRecord(
-  totals: readonly number[],
-  components: Record<string, readonly number[]> = {},
-  success?: readonly boolean[],
-): MetricRecord {
-  const r: MetricRecord = { [MetricKey.rewardMean]: mean(totals), [MetricKey.rewardStd]: std(totals, "population") };
-  for (const [name, xs] of Object.entries(components)) {
-    const k = rewardComponentKeys(name);
-    r[k.mean] = mean(xs);
-    r[k.std] = std(xs, "population");
-  }
-  if (success) r[MetricKey.successRate] = mean(success.map((s) => (s ? 1 : 0)));
   return r;
 }
 
