@@ -17,6 +17,7 @@ import { ArgumentValidator } from "../mcp/validate.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { generateVerified } from "../scenarios/verified/generate.js";
 import { HeldOutGuard, sameTaskAcrossSplits, sameTaskWarning } from "../scenarios/held-out-guard.js";
+import { otherServerWarning } from "../scenarios/other-server.js";
 import type { ServerSet } from "./servers.js";
 
 export const BUNDLED_SCENARIOS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scenarios");
@@ -88,13 +89,8 @@ export async function loadScenarios(
   }
   if (servers.entries.length === 1) {
     // one server plays every scenario; ones written for another server are likely a mistake
-    const elsewhere = playable.filter((s) => s.server && !servers.has(s.server));
-    if (elsewhere.length > 0) {
-      const named = [...new Set(elsewhere.map((s) => s.server!))];
-      o.log(
-        `warning: ${elsewhere.length} of ${playable.length} scenarios name another server (${named.slice(0, 3).join(", ")}${named.length > 3 ? ", …" : ""}) and are played on ${redactTargetCredentials(servers.entries[0].target)}`,
-      );
-    }
+    const warning = otherServerWarning(playable, servers.entries[0].target, "played on");
+    if (warning) o.log(warning);
   }
   checkAgainstTools(playable, origin, servers);
   const leak = sameTaskWarning(sameTaskAcrossSplits(playable.filter((s) => origin.has(s))));

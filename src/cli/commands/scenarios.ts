@@ -19,7 +19,8 @@ import { generateWithLlm } from "../../scenarios/llm/generate.js";
 import { replayMutates, replayScenario } from "../../scenarios/replay.js";
 import { problemsAgainstTools } from "../../scenarios/against-tools.js";
 import { sameTaskAcrossSplits, sameTaskWarning } from "../../scenarios/held-out-guard.js";
-import { redactTargetCredentials, sameTarget } from "../../mcp/target.js";
+import { otherServerWarning } from "../../scenarios/other-server.js";
+import { redactTargetCredentials } from "../../mcp/target.js";
 import { ArgumentValidator } from "../../mcp/validate.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
 import { detectStateful, generateVerified } from "../../scenarios/verified/generate.js";
@@ -167,9 +168,8 @@ export function register(program: Command): void {
         return;
       }
       const { target, options } = connectArgs({ ...flags, server: flags.server });
-      const elsewhere = list.filter((s) => s.server && !sameTarget(s.server, target));
-      if (elsewhere.length > 0)
-        process.stderr.write(`warning: ${elsewhere.length} of ${list.length} scenarios name another server (${[...new Set(elsewhere.map((s) => redactTargetCredentials(s.server!)))].slice(0, 3).join(", ")}) and are checked against ${redactTargetCredentials(target)}\n`);
+      const otherServer = otherServerWarning(list, target, "checked against");
+      if (otherServer) process.stderr.write(`${otherServer}\n`);
       const toolbox = await connect(target, options);
       const bar = progressBar("replay");
       let failed = 0;
