@@ -34,6 +34,13 @@ export function redactSecretValues(s: string): string {
 // path) name no secret, and a negated flag (`--no-auth`) takes no value
 const SECRET_NAME = /(?:^|[-_.])(?:token|(?:api|access|secret|license|client|auth|stripe)[-_.]?key|apikey|secret|password|passwd|pwd|credentials?|pat|cookie|auth)$/i;
 const NEGATED = /^(?:no|disable|skip|without)[-_]/i;
+// any other `…-key` / `…_KEY` (`--openai-key`, `BRAVE_KEY`) is a secret when its value looks like
+// a random one: 16+ characters mixing upper case, lower case and digits, or 24+ with 6+ digits
+// (hex, UUIDs); names and paths stay (`--tls-key ./key.pem`, `--partition-key customer_id_2024`)
+const KEY_NAME = /(?:^|[-_.])key$/i;
+const KEY_SHAPED = (v: string) =>
+  /^[A-Za-z0-9_+=-][A-Za-z0-9_+/=-]{15,}$/.test(v) &&
+  ((/[a-z]/.test(v) && /[A-Z]/.test(v) && /\d/.test(v)) || (v.length >= 24 && (v.match(/\d/g) ?? []).length >= 6));
 const FLAG = /^(-{1,2}[A-Za-z0-9][A-Za-z0-9_.-]*)(?:=(.*))?$/s;
 const ENV_ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 
@@ -44,7 +51,8 @@ export function redactCommandWords(words: readonly string[]): string[] {
     const word = words[i];
     const flag = FLAG.exec(word);
     const name = flag?.[1].replace(/^-+/, "") ?? "";
-    if (flag && SECRET_NAME.test(name) && !NEGATED.test(name)) {
+    const keyValue = flag?.[2] ?? words[i + 1] ?? "";
+    if (flag && !NEGATED.test(name) && (SECRET_NAME.test(name) || (KEY_NAME.test(name) && KEY_SHAPED(keyValue)))) {
       if (flag[2] !== undefined) out.push(`${flag[1]}=${REDACTED}`);
       else {
         out.push(word);
@@ -58,7 +66,7 @@ export function redactCommandWords(words: readonly string[]): string[] {
     }
     // `GITHUB_TOKEN=x`, and as a flag's value: docker's `--env=GITHUB_TOKEN=x`, `-e GITHUB_TOKEN=x`
     const env = ENV_ASSIGNMENT.exec(flag ? (flag[2] ?? "") : word);
-    if (env && SECRET_NAME.test(env[1])) {
+    if (env && (SECRET_NAME.test(env[1]) || (KEY_NAME.test(env[1]) && KEY_SHAPED(env[2])))) {
       out.push(flag ? `${flag[1]}=${env[1]}=${REDACTED}` : `${env[1]}=${REDACTED}`);
       continue;
     }

@@ -31,6 +31,9 @@ describe("redactTargetCredentials", () => {
     ["python server.py sk-proj-AAAAAAAAAAAAAAAAAAAA", "python server.py [redacted]"],
     ["node s.js --header 'Authorization: Bearer abcdefgh12345'", "node s.js --header 'Authorization: [redacted]'"],
     ["node s.js --password 'two words'", "node s.js --password [redacted]"],
+    // a vendor's key flag or variable, when its value is shaped like a key
+    ["node s.js --openai-key a1B2c3D4e5F6g7H8i9 --brave_key=Zx9Yw8Vu7Ts6Rq5Po4", "node s.js --openai-key [redacted] --brave_key=[redacted]"],
+    ["env BRAVE_KEY=Zx9Yw8Vu7Ts6Rq5Po4 node s.js --weather-key 3f2b9c1d8e7a6b5c4d3e2f1a0b9c8d7e", "env BRAVE_KEY=[redacted] node s.js --weather-key [redacted]"],
     ["https://u:p@h.example/mcp?token=t", "https://[redacted]@h.example/mcp?token=[redacted]"],
   ])("%s", (input, want) => {
     expect(redactTargetCredentials(input)).toBe(want);
@@ -42,6 +45,7 @@ describe("redactTargetCredentials", () => {
       "node s.js --key-file ./k.pem --max-tokens 512 --keyword cats --tokenizer x",
       "node s.js --auth-type basic --bypass yes",
       "npx server --no-auth /data --disable-auth ./root --primary-key id --sort_key=name --tls-key ./key.pem --pass 3",
+      "node s.js --ssh-key /home/me/.ssh/id_ed25519 --cache-key build2024 --partition-key customer_id_2024 SORT_KEY=created_at --idempotency-key order_number_for_region_2024",
       "fixture:calculator",
       "stdio:uvx mcp-server-fetch",
     ])
