@@ -24,6 +24,7 @@ const FIXED: Record<string, string> = {
   eval_k: "eval_k",
   max_turns: "--max-turns",
   max_tokens_per_turn: "--max-tokens-per-turn",
+  max_completion_length: "--max-completion-length",
   system_prompt: "system_prompt",
   policy_model: "--policy-model",
 };

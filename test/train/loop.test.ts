@@ -213,6 +213,8 @@ describe("the training loop on a tiny model and the real calculator server", () 
       );
     expect(await refused({ server: ["fixture:knowledge"] })).toMatch(/^--server \(server\): \["fixture:knowledge"\] differs from \["fixture:calculator"\] in .*config\.json; a resumed run keeps what defines it/);
     expect(await refused({ seed: 4 })).toMatch(/^--seed \(seed\): 4 differs from 3 in /);
+    // a completion cap changes how held-out success is measured, as the turn limits do
+    expect(await refused({ max_completion_length: 5 })).toMatch(/^--max-completion-length \(max_completion_length\): 5 differs from null in /);
     expect(readCheckpointState(path.join(out, "checkpoints", "step-000001")).state.step).toBe(1);
     const t0 = performance.now();
     const logs: string[] = [];

@@ -264,9 +264,6 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   if (f.resume) checkResumeDir(f.resume);
   // a resume's --config is laid over the run's saved config, as its flags are
   const saved = f.resume ? readConfigFile(`${f.resume}/config.json`) : undefined;
-  // runs of earlier versions saved the default max_completion_length as max_turns × max_tokens_per_turn:
-  // it follows a resume's new turn limits, as null does
-  if (saved && saved.max_completion_length === Number(saved.max_turns) * Number(saved.max_tokens_per_turn)) saved.max_completion_length = null;
   const given = f.config ? readConfigFile(f.config) : undefined;
   const file = saved && given ? layer(saved, given) : (given ?? saved);
   const flagCfg = flagsToConfig(f);
