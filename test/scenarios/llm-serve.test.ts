@@ -10,13 +10,13 @@
  *   validates (ajv) against the exact schema the generator sent: constrained decoding holds over
  *   a long prompt and a budget that is the whole rest of the context;
  * - the generator's outcome for a fixed seed is deterministic (two runs: same requests, same
- *   replies, same result) and pinned: seed 3 gives exactly one scenario from one request, which
+ *   replies, same result) and pinned: seed 28 gives exactly one scenario from one request, which
  *   passes ScenarioSchema, names the server and carries the reply's own task; seed 4 gets two
  *   empty `scenarios` arrays and fails with TrainMcpError JudgeFailed after exactly maxRequests
  *   requests, nothing returned.
  * The pinned outcomes depend on the prompt text, the tokenizer, the default model's random init
  * (serve seed 3), the sampler and the constraint: a change to any of them may move them, and the
- * seeds are then re-picked (each run here takes a few seconds at most; others take 10-20 s).
+ * seeds are then re-picked with scripts/pick-llm-serve-seeds.ts (each run here takes seconds; others 10-30 s).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -161,14 +161,14 @@ function wire(r: Run) {
 }
 
 describe("LLM generator against train-mcp serve (built-in model, constrained decoding)", () => {
-  it("seed 3: one request, one scenario that passes the scenario schema; deterministic", async () => {
-    const a = await run(3);
-    const b = await run(3);
+  it("seed 28: one request, one scenario that passes the scenario schema; deterministic", async () => {
+    const a = await run(28);
+    const b = await run(28);
     expect(a.error).toBeUndefined();
     expect(wire(b)).toEqual(wire(a));
     expect(b.result).toEqual(a.result);
 
-    const docs = checkWire(a, 3);
+    const docs = checkWire(a, 28);
     const r = a.result!;
     expect(r.requests).toBe(1);
     expect(a.exchanges).toHaveLength(r.requests);
@@ -182,10 +182,12 @@ describe("LLM generator against train-mcp serve (built-in model, constrained dec
     const s = r.scenarios[0];
     expect(ScenarioSchema.safeParse(s).success).toBe(true);
     expect(s).toMatchObject({ id: "llm-0001", server: "fixture:calculator", split: "train", task: task.task.trim(), difficulty: task.difficulty });
-    expect(s.difficulty).toBe(4);
+    expect(s.difficulty).toBe(5);
     expect(s.tags).toEqual(["generator:llm", ...(task.tags ?? []).slice(0, 5)]);
-    expect(task.answer_kind).toBe("contains");
-    expect(s.expected).toEqual([{ kind: "contains", value: task.expected_answer!.trim(), caseSensitive: false }]);
+    // no answer kind: nothing to check, so no expected field; a solution only where the reply gave one
+    expect(task.answer_kind).toBeNull();
+    expect(s.expected).toBeUndefined();
+    expect(r.solutions.size).toBe(task.solution?.length ? 1 : 0);
     expect(s.task.length).toBeGreaterThanOrEqual(8);
   });
 

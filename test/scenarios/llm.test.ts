@@ -14,6 +14,7 @@ import { connect } from "../../src/mcp/connect.js";
 import type { Toolbox } from "../../src/mcp/types.js";
 import { readScenarioFile } from "../../src/scenarios/io.js";
 import { generateWithLlm } from "../../src/scenarios/llm/generate.js";
+import { checkLlmScenarios } from "../../src/scenarios/llm/verify.js";
 import { isTrainMcpError } from "../../src/errors.js";
 import { startChatServer, type ChatRequest } from "../helpers/chat-server.js";
 
@@ -219,6 +220,18 @@ describe("LLM generator", () => {
       expect(code).toBe(0);
       expect(readScenarioFile(good)).toHaveLength(6);
       expect(ok.headers[0].authorization).toBe("Bearer sk-secret-key-xyz");
+      expect(written.join("")).toContain("checked on the server: 0 of 6 tasks confirmed by replaying their solution calls (tag verified:replay); 0 dropped (no result states their expected answer); 6 kept unverified\n");
+
+      // every task contradicted by the server: nothing written
+      const wrong = await startChatServer(() => ({
+        content: JSON.stringify({ scenarios: [{ task: "For a garden, what is 19 rows of 23 plants in all?", difficulty: 1, tags: [], expected_answer: "427", answer_kind: "numeric", solution: [{ tool: "calculate", arguments_json: '{"expression": "19*23"}' }] }] }),
+      }));
+      const contradicted = join(dir, "contradicted.jsonl");
+      const code3 = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", wrong.url, "--llm-model", "m", "--n", "1", "--out", contradicted]);
+      await wrong.close();
+      expect(code3).toBe(2);
+      expect(existsSync(contradicted)).toBe(false);
+      expect(written.join("")).toContain(`every task the model wrote was contradicted by the server's results; nothing written to ${contradicted}`);
 
       const none = join(dir, "none.jsonl");
       const code2 = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", bad.url, "--llm-model", "m", "--llm-max-requests", "2", "--n", "2", "--out", none]);
@@ -235,4 +248,45 @@ describe("LLM generator", () => {
       await bad.close();
     }
   }, 120_000);
+  it("replays each task's solution on the server: a confirmed answer keeps the calls as its reference, a contradicted one is dropped", async () => {
+    const tasks = [
+      // right: 17 * 23 = 391
+      { task: "For a shop bill, what do 17 boxes at 23 dollars cost?", expected_answer: "391", answer_kind: "numeric", solution: [{ tool: "calculate", arguments_json: '{"expression": "17*23"}' }] },
+      // the model's arithmetic is wrong: the server says 437
+      { task: "For a garden, what is 19 rows of 23 plants in all?", expected_answer: "427", answer_kind: "numeric", solution: [{ tool: "calculate", arguments_json: '{"expression": "19*23"}' }] },
+      // arguments the tool's schema refuses, and a tool the server lacks: kept, unverified
+      { task: "For a recipe, how much is 3 times 250 grams?", expected_answer: "750", answer_kind: "numeric", solution: [{ tool: "calculate", arguments_json: '{"expr": "3*250"}' }] },
+      { task: "For a loan, what is 12 squared in total?", expected_answer: "144", answer_kind: "numeric", solution: [{ tool: "square", arguments_json: '{"x": 12}' }] },
+      // no solution, and arguments that are not JSON: kept, unverified
+      { task: "For a class's marks, what is 40 plus 2 then?", expected_answer: "42", answer_kind: "numeric", solution: null },
+      { task: "For a road trip, what is 300 divided by 4?", expected_answer: "75", answer_kind: "numeric", solution: [{ tool: "calculate", arguments_json: "300/4" }] },
+    ].map((t) => ({ difficulty: 1, tags: [], ...t }));
+    const server = await startChatServer(() => ({ content: JSON.stringify({ scenarios: tasks }) }));
+    try {
+      const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 6 });
+      const checked = await checkLlmScenarios(r.scenarios, r.solutions, calc);
+      expect(checked.confirmed).toBe(1);
+      const byTask = new Map(checked.scenarios.map((s) => [s.task, s]));
+      expect(byTask.get(tasks[0].task)).toMatchObject({ reference: { calls: [{ name: "calculate", arguments: { expression: "17*23" } }], answer: "391" } });
+      expect(byTask.get(tasks[0].task)?.tags).toContain("verified:replay");
+      expect(byTask.has(tasks[1].task)).toBe(false);
+      expect(checked.dropped).toHaveLength(1);
+      expect(checked.dropped[0].detail).toMatch(/427/);
+      expect(checked.scenarios).toHaveLength(5);
+      for (const t of tasks.slice(2)) {
+        expect(byTask.get(t.task)?.reference).toBeUndefined();
+        expect(byTask.get(t.task)?.tags).not.toContain("verified:replay");
+      }
+      expect(checked.unreplayed.map((u) => u.why)).toEqual([
+        expect.stringMatching(/^call 1 \(calculate\): .*expression/),
+        "call 1: the server has no tool square",
+        "call 1 (calculate): arguments_json is not JSON",
+      ]);
+      // the model was asked for its solution calls, in the strict schema
+      const schema = JSON.stringify(server.requests[0].response_format?.json_schema?.schema);
+      expect(schema).toContain('"solution"');
+    } finally {
+      await server.close();
+    }
+  });
 });

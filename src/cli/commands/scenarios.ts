@@ -16,6 +16,7 @@ import { connect } from "../../mcp/connect.js";
 import type { Toolbox } from "../../mcp/types.js";
 import { formatProblem, parseScenarioText, readScenarioFile, writeScenarioFile } from "../../scenarios/io.js";
 import { generateWithLlm } from "../../scenarios/llm/generate.js";
+import { checkLlmScenarios } from "../../scenarios/llm/verify.js";
 import { replayMutates, replayScenario } from "../../scenarios/replay.js";
 import { problemsAgainstTools } from "../../scenarios/against-tools.js";
 import { sameTaskAcrossSplits, sameTaskWarning } from "../../scenarios/held-out-guard.js";
@@ -76,7 +77,7 @@ export function register(program: Command): void {
     .option("--no-verify", "verified: skip replaying every reference solution on a fresh server")
     .option("--stateful", "verified: build state-changing tasks on fresh server instances (default: detected from tool names)")
     .option("--no-stateful", "verified: treat the server as stateless")
-    .option("--allow-writes", "verified: also call tools that change the server's state (always on for fixture: servers); best with --template-dir, against a copy of the server's data")
+    .option("--allow-writes", "also call tools that change the server's state (verified: to build tasks; llm: to replay solutions), always on for fixture: servers; best with --template-dir, against a copy of the server's data")
     .option("--llm-base-url <url>", "llm: OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 (key from OPENAI_API_KEY)")
     .option("--llm-model <name>", "llm: model name")
     .option("--llm-max-requests <k>", "llm: requests allowed in all, retries included (default 2 × batches + 4)")
@@ -106,7 +107,16 @@ export function register(program: Command): void {
             // a line of its own, also when a progress bar is drawn on the terminal
             log: (line) => process.stderr.write(`${process.stderr.isTTY ? "\n" : ""}${line}\n`),
           });
-          result = r.scenarios;
+          // the model's answers, checked by replaying its solution calls on the server
+          const checked = await checkLlmScenarios(r.scenarios, r.solutions, toolbox, { allowWrites: fixture !== undefined || flags.allowWrites === true, timeoutMs: options.timeoutMs });
+          const kept = checked.scenarios.length;
+          process.stderr.write(
+            `checked on the server: ${checked.confirmed} of ${r.scenarios.length} tasks confirmed by replaying their solution calls (tag verified:replay); ` +
+              `${checked.dropped.length} dropped (no result states their expected answer${checked.dropped.length ? `: ${checked.dropped[0].id}, ${checked.dropped[0].detail}` : ""}); ` +
+              `${kept - checked.confirmed} kept unverified${checked.unreplayed.length ? ` (${checked.unreplayed.length} with a solution that could not be replayed, e.g. ${checked.unreplayed[0].id}: ${checked.unreplayed[0].why})` : ""}\n`,
+          );
+          if (kept === 0) throw new TrainMcpError("ScenarioInvalid", `every task the model wrote was contradicted by the server's results; nothing written to ${flags.out}`);
+          result = checked.scenarios;
         } else {
           // the generator calls the tools for real, and can take minutes: say so before it does
           process.stderr.write(`building ${n} verified scenarios by calling the tools of ${redactTargetCredentials(target)} ...\n`);

@@ -16,7 +16,7 @@ import type { ToolSpec } from "../../mcp/types.js";
 import { redactUrlCredentials } from "../../mcp/url-credentials.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
 import { NearDuplicateFilter } from "../dedupe.js";
-import { ScenarioSchema, type Expected, type Scenario } from "../schema.js";
+import { ScenarioSchema, type Expected, type ReferenceCall, type Scenario } from "../schema.js";
 import { Rng } from "../verified/rng.js";
 import { extractNumbers } from "../numbers.js";
 import { LlmReplySchema, LlmTaskSchema, REPLY_JSON_SCHEMA, systemPrompt, userPrompt, type LlmTask, type ResourceInfo } from "./prompt.js";
@@ -53,8 +53,13 @@ export interface LlmOptions {
   log?: (line: string) => void;
 }
 
+/** A task's solution as the model wrote it: calls to replay (verify.ts), or why they cannot be. */
+export type LlmSolution = { calls: ReferenceCall[]; answer: string } | { problem: string };
+
 export interface LlmResult {
   scenarios: Scenario[];
+  /** by scenario id, for tasks that came with a solution: unverified until replayed (verify.ts) */
+  solutions: Map<string, LlmSolution>;
   requests: number;
   /** true when the provider refused json_schema and JSON mode was used */
   usedJsonObjectFallback: boolean;
@@ -178,7 +183,29 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
       ...(expectedOf(t) ? { expected: [expectedOf(t)] } : {}),
     }),
   );
-  return { scenarios, requests, usedJsonObjectFallback: jsonObject, rejected };
+  const solutions = new Map<string, LlmSolution>();
+  scenarios.forEach((sc, i) => {
+    const solution = solutionOf(accepted[i]);
+    if (solution) solutions.set(sc.id, solution);
+  });
+  return { scenarios, solutions, requests, usedJsonObjectFallback: jsonObject, rejected };
+}
+
+/** The model's solution calls with their arguments parsed; the answer is its expected_answer. */
+function solutionOf(t: LlmTask): LlmSolution | undefined {
+  if (!t.solution?.length) return undefined;
+  const calls: ReferenceCall[] = [];
+  for (const [i, c] of t.solution.entries()) {
+    let args: unknown;
+    try {
+      args = c.arguments_json.trim() === "" ? {} : JSON.parse(c.arguments_json);
+    } catch {
+      return { problem: `call ${i + 1} (${c.tool}): arguments_json is not JSON` };
+    }
+    if (!args || typeof args !== "object" || Array.isArray(args)) return { problem: `call ${i + 1} (${c.tool}): arguments_json is not a JSON object` };
+    calls.push({ name: c.tool, arguments: args as Record<string, unknown> });
+  }
+  return { calls, answer: t.expected_answer?.trim() ?? "" };
 }
 
 async function ask(client: OpenAI, o: LlmOptions, tools: readonly ToolSpec[], count: number, avoid: string[], jsonObject: boolean, attempt: number): Promise<string> {

@@ -30,6 +30,12 @@ export const LlmTaskSchema = z
     tags: z.array(z.string()).max(10).nullable().optional(),
     expected_answer: z.string().max(500).nullable().optional().describe("the short answer when it is knowable in advance"),
     answer_kind: z.enum(["numeric", "contains", "none"]).nullable().optional(),
+    // the calls the model would make: replayed on the server, they confirm (or refute) expected_answer
+    solution: z
+      .array(z.object({ tool: z.string().min(1), arguments_json: z.string().max(4000) }))
+      .max(12)
+      .nullable()
+      .optional(),
   })
   .refine((t) => t.answer_kind !== "numeric" || !t.expected_answer?.trim() || /\d/.test(t.expected_answer), {
     message: "answer_kind is numeric but expected_answer holds no number",
@@ -50,13 +56,23 @@ export const REPLY_JSON_SCHEMA = {
       items: {
         type: "object",
         additionalProperties: false,
-        required: ["task", "difficulty", "tags", "expected_answer", "answer_kind"],
+        required: ["task", "difficulty", "tags", "expected_answer", "answer_kind", "solution"],
         properties: {
           task: { type: "string", description: "the user's request, in their words" },
           difficulty: { type: "integer", minimum: 1, maximum: 5, description: "1 = one obvious call, 5 = many dependent calls" },
           tags: { type: "array", items: { type: "string" } },
           expected_answer: { type: ["string", "null"], description: "the short final answer if it can be known without calling the tools, else null" },
           answer_kind: { type: ["string", "null"], enum: ["numeric", "contains", "none", null] },
+          solution: {
+            type: ["array", "null"],
+            description: "the tool calls that solve the task, in order, when they can be known in advance; else null",
+            items: {
+              type: "object",
+              additionalProperties: false,
+              required: ["tool", "arguments_json"],
+              properties: { tool: { type: "string" }, arguments_json: { type: "string", description: "the call's arguments as a JSON object text" } },
+            },
+          },
         },
       },
     },
@@ -78,7 +94,10 @@ export function systemPrompt(): string {
     "4. Vary the tasks: different tools, goals, values and wording. No two tasks may be near-identical.",
     "5. If the exact answer is knowable without running the tools (e.g. arithmetic), give it in expected_answer with answer_kind",
     '   "numeric" or "contains"; otherwise expected_answer null and answer_kind "none".',
-    'Reply with one JSON object: {"scenarios": [{"task": string, "difficulty": 1-5, "tags": [string], "expected_answer": string|null, "answer_kind": "numeric"|"contains"|"none"}]}.',
+    "6. If the tool calls that solve a task can be known in advance, list them in solution, in order: the tool's name and its",
+    '   arguments as JSON object text (e.g. {"tool": "add", "arguments_json": "{\\"a\\": 2, \\"b\\": 3}"}); otherwise solution null.',
+    "   They are run on the server to check expected_answer: a task whose results contradict its answer is dropped.",
+    'Reply with one JSON object: {"scenarios": [{"task": string, "difficulty": 1-5, "tags": [string], "expected_answer": string|null, "answer_kind": "numeric"|"contains"|"none", "solution": [{"tool": string, "arguments_json": string}]|null}]}.',
   ].join("\n");
 }
 
