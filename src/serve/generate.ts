@@ -162,25 +162,30 @@ export async function runBatch(
       const tokens: number[] = [];
       const keep: number[] = [];
       live.forEach((r, i) => {
-        const step = r.ids.length;
-        if (r.p.aborted?.()) return finish(r, "length");
-        const row = logits.subarray(i * V, (i + 1) * V); // [V]
-        const c = r.p.constraint;
-        const opts = { temperature: r.p.temperature, topK: r.p.topK, topP: r.p.topP };
-        const token = c ? c.pick(row, opts, r.rng, r.maxNew - step) : pickToken(row, opts, r.rng).token;
-        if (eos.has(token)) return finish(r, "stop");
-        c?.advance(token);
-        r.ids.push(token);
-        if (r.logprobs) {
-          const lse = logSumExp(row);
-          r.logprobs.push({ id: token, logprob: Math.min(0, row[token] - lse), top: r.p.topLogprobs ? topK(row, r.p.topLogprobs, lse) : [] });
+        // a row whose constraint or stream callback fails leaves the batch alone: the others go on
+        try {
+          const step = r.ids.length;
+          if (r.p.aborted?.()) return finish(r, "length");
+          const row = logits.subarray(i * V, (i + 1) * V); // [V]
+          const c = r.p.constraint;
+          const opts = { temperature: r.p.temperature, topK: r.p.topK, topP: r.p.topP };
+          const token = c ? c.pick(row, opts, r.rng, r.maxNew - step) : pickToken(row, opts, r.rng).token;
+          if (eos.has(token)) return finish(r, "stop");
+          c?.advance(token);
+          r.ids.push(token);
+          if (r.logprobs) {
+            const lse = logSumExp(row);
+            r.logprobs.push({ id: token, logprob: Math.min(0, row[token] - lse), top: r.p.topLogprobs ? topK(row, r.p.topLogprobs, lse) : [] });
+          }
+          r.p.onToken?.(r.ids, r.logprobs ? r.logprobs[r.logprobs.length - 1] : null);
+          // a stop string, a whole JSON document (its forced EOS would cost one more forward), or the budget
+          if (r.stop.push(token) !== null || c?.done) return finish(r, "stop");
+          if (r.ids.length >= r.maxNew) return finish(r, "length");
+          keep.push(i);
+          tokens.push(token);
+        } catch (e) {
+          r.m.fail(e);
         }
-        r.p.onToken?.(r.ids, r.logprobs ? r.logprobs[r.logprobs.length - 1] : null);
-        // a stop string, a whole JSON document (its forced EOS would cost one more forward), or the budget
-        if (r.stop.push(token) !== null || c?.done) return finish(r, "stop");
-        if (r.ids.length >= r.maxNew) return finish(r, "length");
-        keep.push(i);
-        tokens.push(token);
       });
       live = keep.map((i) => live[i]);
       if (live.length === 0) break;

@@ -14,7 +14,7 @@
  * precompiled token tries: the vocabularies here are small enough to test token by token.
  */
 import { numberComplete, numberCompletion, numberPrefixOk, type NumberNode } from "./number-prefix.js";
-import { ANY_OBJECT, type SchemaNode } from "./schema-node.js";
+import { ANY_OBJECT, asciiJson, type SchemaNode } from "./schema-node.js";
 
 type ObjectNode = Extract<SchemaNode, { kind: "object" }>;
 type ArrayNode = Extract<SchemaNode, { kind: "array" }>;
@@ -255,13 +255,13 @@ export function minValueText(node: SchemaNode): string {
       out = `[${Array.from({ length: node.minItems }, () => minValueText(node.items)).join(",")}]`;
       break;
     case "string":
-      out = node.enum ? shortest(node.enum.map((e) => JSON.stringify(e))) : `"${"a".repeat(node.minLength)}"`;
+      out = node.enum ? shortest(node.enum.map((e) => asciiJson(e))) : `"${"a".repeat(node.minLength)}"`;
       break;
     case "number":
       out = numberCompletion("", node) ?? "0";
       break;
     case "literal":
-      out = shortest([...node.texts]);
+      out = writable([...node.texts]);
       break;
     case "anyOf":
       out = shortest(node.options.map(minValueText));
@@ -269,6 +269,13 @@ export function minValueText(node: SchemaNode): string {
   }
   minCache.set(node, out);
   return out;
+}
+
+/** The shortest of the ASCII texts when there are any (a literal's \u-escaped variant: every
+ *  vocabulary can write it), else the shortest. */
+function writable(xs: string[]): string {
+  const ascii = xs.filter((x) => /^[\x00-\x7f]*$/.test(x));
+  return shortest(ascii.length ? ascii : xs);
 }
 
 function shortest(xs: string[]): string {
@@ -317,7 +324,7 @@ function completion(th: Thread): string | null {
         const opts = f.options.filter((o) => o.startsWith(buf));
         if (opts.length === 0) return null;
         const pick = shortest(opts);
-        add = JSON.stringify(pick.slice(buf.length)).slice(1, -1);
+        add = asciiJson(pick.slice(buf.length)).slice(1, -1);
         buf = pick;
       } else {
         const parent = f.isKey ? top(rest) : undefined;
@@ -325,7 +332,7 @@ function completion(th: Thread): string | null {
         const owed = parent?.t === "object" ? missingRequired(parent).filter((k) => k.startsWith(buf)) : [];
         if (owed.length) {
           const pick = shortest(owed);
-          add = JSON.stringify(pick.slice(buf.length)).slice(1, -1);
+          add = asciiJson(pick.slice(buf.length)).slice(1, -1);
           buf = pick;
         } else {
           add = "a".repeat(Math.max(0, f.node.minLength - f.len - (esc ? 1 : 0)));
@@ -341,7 +348,7 @@ function completion(th: Thread): string | null {
     }
     case "literal": {
       const opts = f.texts.filter((t) => t.startsWith(f.buf));
-      return opts.length ? then(shortest(opts).slice(f.buf.length), afterChild(rest)) : null;
+      return opts.length ? then(writable(opts).slice(f.buf.length), afterChild(rest)) : null;
     }
     case "object": {
       switch (f.phase) {

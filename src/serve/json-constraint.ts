@@ -14,6 +14,7 @@
  * EOS is forced.
  */
 import { pickToken, type PickOptions, type Rng } from "../policy/sampling.js";
+import { ApiError } from "./api-error.js";
 import { JsonState } from "./json-automaton.js";
 import type { SchemaNode } from "./schema-node.js";
 
@@ -137,6 +138,8 @@ export interface ConstraintFrame {
 
 export class JsonConstraint {
   private state: TextState;
+  /** the text written so far, for error messages */
+  private written = "";
 
   constructor(
     node: SchemaNode,
@@ -211,7 +214,15 @@ export class JsonConstraint {
     if (!any) {
       // nothing fits the budget: write the shortest completion as fast as possible
       const id = completion ? this.tokens.longestPrefix(completion) : null;
-      return id ?? this.eosIds[0] ?? 0;
+      if (id !== null) return id;
+      // no token continues the document at all: an error, never an unfinished document reported as "stop"
+      throw new ApiError(
+        500,
+        `constrained decoding: no token of this model's vocabulary continues the JSON document here (${JSON.stringify(this.written.slice(-40))}); ` +
+          "the schema asks for text the vocabulary cannot write",
+        "server_error",
+        "response_format",
+      );
     }
     return pickToken(masked, opts, rng).token;
   }
@@ -219,7 +230,7 @@ export class JsonConstraint {
   /** Moves the state past text already written (false, and no change, when it does not fit). */
   feedText(text: string): boolean {
     const next = this.state.feed(text);
-    if (next) this.state = next;
+    if (next) [this.state, this.written] = [next, this.written + text];
     return next !== null;
   }
 
@@ -230,6 +241,7 @@ export class JsonConstraint {
     const next = t == null ? null : this.state.feed(t);
     if (!next) throw new Error(`constrained decoding: token ${id} (${JSON.stringify(t)}) does not fit the schema`);
     this.state = next;
+    this.written += t;
   }
 }
 

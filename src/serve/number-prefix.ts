@@ -56,13 +56,28 @@ function inRange(v: number, b: { min: Bound | null; max: Bound | null }): boolea
   return true;
 }
 
+/** Significant digits a double holds: more fraction digits do not change the value parsed. */
+const MAX_SIGNIFICANT = 17;
+
+/** The value `text` parses to is one the node accepts (type, bounds, finite). */
+function valueOk(text: string, n: NumberNode): boolean {
+  const v = Number(text);
+  return Number.isFinite(v) && (!n.integer || Number.isInteger(v)) && inRange(v, n);
+}
+
+/** A decimal fraction at a double's precision: one more digit would not change its value. */
+function atPrecision(text: string): boolean {
+  return text.includes(".") && text.replace(/^-/, "").replace(".", "").replace(/^0+/, "").length >= MAX_SIGNIFICANT;
+}
+
 /** Can `text` (a prefix) still become a number the node accepts? */
 export function numberPrefixOk(text: string, n: NumberNode): boolean {
   if (text.length > MAX_LEN) return false;
-  // an unfinished prefix ("…e", "….", "-") needs one more character: at the limit it is a dead end
-  if (text.length === MAX_LEN && !COMPLETE.test(text)) return false;
   const grammar = n.integer ? PREFIX_INT : bounded(n) ? PREFIX_DEC : PREFIX_EXP;
   if (!grammar.test(text)) return false;
+  // no room left to extend it (the length limit, or a bounded fraction at a double's precision,
+  // where "0.5000000000000000" parses to 0.5 however it goes on): it must be valid as it stands
+  if (text.length === MAX_LEN || (bounded(n) && atPrecision(text))) return COMPLETE.test(text) && valueOk(text, n);
   if (!bounded(n)) return true;
   const neg = text.startsWith("-");
   const body = neg ? text.slice(1) : text;
@@ -94,11 +109,7 @@ export function numberPrefixOk(text: string, n: NumberNode): boolean {
 
 /** Is `text` a whole number the node accepts (type and bounds)? */
 export function numberComplete(text: string, n: NumberNode): boolean {
-  if (!COMPLETE.test(text) || !numberPrefixOk(text, n)) return false;
-  const v = Number(text);
-  if (!Number.isFinite(v)) return false;
-  if (n.integer && !Number.isInteger(v)) return false;
-  return inRange(v, n);
+  return COMPLETE.test(text) && numberPrefixOk(text, n) && valueOk(text, n);
 }
 
 const ALPHABET = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", ".", "-"];

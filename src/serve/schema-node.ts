@@ -11,6 +11,8 @@
  * ignored.
  */
 
+import { numberCompletion } from "./number-prefix.js";
+
 export type SchemaNode =
   | { kind: "any" }
   | { kind: "object"; props: Map<string, SchemaNode>; required: string[]; additional: SchemaNode | null }
@@ -23,6 +25,12 @@ export type SchemaNode =
 export interface Bound {
   value: number;
   exclusive: boolean;
+}
+
+/** JSON text with every non-ASCII character as a \u escape (surrogate pairs as two): text any
+ *  vocabulary can write, for completions. */
+export function asciiJson(v: unknown): string {
+  return JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 export class SchemaError extends Error {
@@ -119,8 +127,17 @@ function compileNode(schema: unknown, path: string, loose: boolean): SchemaNode 
     const values = "const" in schema ? [schema.const] : schema.enum;
     if (!Array.isArray(values) || values.length === 0) throw new SchemaError(`${path}.enum`, "must be a non-empty array");
     for (const k of Object.keys(schema)) if (!["enum", "const", "type"].includes(k) && !ANNOTATIONS.has(k) && !loose) throw new SchemaError(`${path}.${k}`, `keyword "${k}" beside enum/const is not supported`);
+    // `type` beside enum: the members must be of it ({"type": "integer", "enum": ["a"]} allows nothing)
+    if (schema.type !== undefined && !loose) {
+      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+      const typeOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v);
+      const bad = values.find((v) => !types.includes(typeOf(v)) && !(typeOf(v) === "integer" && types.includes("number")));
+      if (bad !== undefined) throw new SchemaError(`${path}.enum`, `${JSON.stringify(bad)} is not of the type ${JSON.stringify(schema.type)} beside it`);
+    }
     if (values.every((v) => typeof v === "string")) return { kind: "string", enum: values as string[], minLength: 0, maxLength: Infinity };
-    return { kind: "literal", texts: values.map((v) => JSON.stringify(v)) };
+    // a non-ASCII character may also be written as a \u escape: a byte-level vocabulary may have
+    // no token holding the character whole ("Zürich" as "Z\u00fcrich")
+    return { kind: "literal", texts: [...new Set(values.flatMap((v) => [JSON.stringify(v), asciiJson(v)]))] };
   }
   const type = schema.type;
   if (type === undefined) {
@@ -201,7 +218,10 @@ function compileTyped(s: Record<string, unknown>, type: string, path: string, lo
         const hi = max.exclusive ? Math.ceil(max.value) - 1 : Math.floor(max.value);
         if (lo > hi) throw new SchemaError(path, `no integer lies between ${min.value} and ${max.value}`);
       }
-      return { kind: "number", integer, min, max };
+      const node: SchemaNode = { kind: "number", integer, min, max };
+      // bounds only a longer number meets (a minimum of 1e25) would leave the decoder no way out
+      if (numberCompletion("", node) === null) throw new SchemaError(path, `no ${type} of at most 24 characters satisfies the bounds ${JSON.stringify({ min, max })}`);
+      return node;
     }
     case "boolean":
       return { kind: "literal", texts: ["true", "false"] };

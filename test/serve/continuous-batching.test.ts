@@ -76,6 +76,27 @@ describe("continuous batching (engine)", () => {
     }
   });
 
+  it("a row whose constraint fails mid-decode fails alone: the rows beside it decode as they would alone", async () => {
+    const c = Object.values(CASES)[0];
+    const engine = await OrtEngine.create(c, randomWeights(c, 5));
+    try {
+      const a = greedy([1, 2, 3], 8, 0);
+      const alone = (await generateBatch(engine, noEosCodec, [a]))[0];
+      let picks = 0;
+      const broken = { pick: () => (++picks === 3 ? (() => { throw new Error("constraint broke"); })() : 7), advance: () => undefined, done: false };
+      const results: string[] = [];
+      const got: GenerateResult[] = [];
+      await runBatch(engine, noEosCodec, [
+        { params: a, done: (r) => got.push(r), fail: (err) => results.push(`a failed: ${(err as Error).message}`) },
+        { params: { ...greedy([4, 5], 8, 1), constraint: broken }, done: () => results.push("b done"), fail: (err) => results.push(`b failed: ${(err as Error).message}`) },
+      ]);
+      expect(results).toEqual(["b failed: constraint broke"]);
+      expect(got[0].ids).toEqual(alone.ids);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it("fails the rows still running when the engine fails, and gives finished rows their result", async () => {
     const c = Object.values(CASES)[0];
     const engine = await OrtEngine.create(c, randomWeights(c, 5));

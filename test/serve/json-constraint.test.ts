@@ -61,6 +61,26 @@ describe("json automaton", () => {
     expect(numberPrefixOk(`${"4".repeat(23)}e`, any)).toBe(false);
     expect(numberPrefixOk(`${"4".repeat(23)}.`, any)).toBe(false);
     expect(numberPrefixOk("4".repeat(24), any)).toBe(true);
+    // at the limit a number must also be in range: "0.000…0" (24 characters) is 0, not above 0
+    const positive = { kind: "number" as const, integer: false, min: { value: 0, exclusive: true }, max: { value: 0.001, exclusive: false } };
+    expect(numberPrefixOk(`0.${"0".repeat(22)}`, positive)).toBe(false);
+    expect(numberPrefixOk(`0.${"0".repeat(21)}1`, positive)).toBe(true);
+    // past a double's precision a fraction cannot go on: "0.5" and 16 zeros parses to 0.5
+    const aboveHalf = { kind: "number" as const, integer: false, min: { value: 0.5, exclusive: true }, max: { value: 0.5001, exclusive: false } };
+    expect(numberPrefixOk(`0.5${"0".repeat(15)}`, aboveHalf)).toBe(true);
+    expect(numberPrefixOk(`0.5${"0".repeat(16)}`, aboveHalf)).toBe(false);
+    expect(numberPrefixOk(`0.5${"0".repeat(14)}1`, aboveHalf)).toBe(true);
+  });
+
+  it("refuses at compile time what cannot be written: bounds beyond 24 characters, enum members not of their type", () => {
+    expect(() => compileSchema({ type: "integer", minimum: 1e25 }, "schema")).toThrow(/^schema: no integer of at most 24 characters satisfies the bounds/);
+    expect(() => compileSchema({ type: "number", minimum: 1e-30, maximum: 2e-30 }, "schema")).toThrow(/^schema: no number of at most 24 characters/);
+    expect(() => compileSchema({ type: "object", properties: { x: { type: "number", minimum: 1e25 } } }, "schema")).toThrow(/^schema\.properties\.x: no number/);
+    expect(() => compileSchema({ type: "integer", enum: ["a"] }, "schema")).toThrow('schema.enum: "a" is not of the type "integer" beside it');
+    expect(compileSchema({ type: "number", enum: [1, 2.5] })).toEqual({ kind: "literal", texts: ["1", "2.5"] });
+    // a non-ASCII literal may be written raw or escaped
+    expect(accepts({ const: { city: "Zürich" } }, '{"city":"Z\\u00fcrich"}')).toBe(true);
+    expect(accepts({ const: { city: "Zürich" } }, '{"city":"Zürich"}')).toBe(true);
   });
 
   it("names the shortest completion", () => {
@@ -86,6 +106,20 @@ describe("json automaton", () => {
     expect(compileSchema(strictOnes, "schema", { loose: true })).toEqual(
       compileSchema({ type: "object", properties: { id: { type: "string", maxLength: 3 }, k: { anyOf: [{ type: "integer" }, { type: "null" }] } } }),
     );
+  });
+});
+
+describe("a document the vocabulary cannot finish", () => {
+  it("is an error naming where it stopped, never an unfinished document ended as if whole", () => {
+    // a vocabulary that can open the string but has no "b" to go on with
+    const texts = new TokenTexts(['"', "{", "}", "a", null]);
+    const c = new JsonConstraint(compileSchema({ enum: ["b", 1] }), texts, [4]);
+    const rng = new Rng(1);
+    const logits = new Float32Array(5);
+    const first = c.pick(logits, { temperature: 0, topK: 0, topP: 1 }, rng, 10);
+    expect(texts.texts[first]).toBe('"');
+    c.advance(first);
+    expect(() => c.pick(logits, { temperature: 0, topK: 0, topP: 1 }, rng, 9)).toThrow(/^constrained decoding: no token of this model's vocabulary continues the JSON document here \("\\""\)/);
   });
 });
 

@@ -46,4 +46,28 @@ export const SCHEMAS = {
     properties: { a: { type: "number" }, b: { type: "integer", minimum: 1, maximum: 9 } },
     required: ["a", "b"],
   },
+  // non-ASCII members of a mixed (nullable) enum and of an object const: a byte-level vocabulary
+  // may hold no token with "ü" whole, so the \u escape must be open to it
+  nonAscii: {
+    type: "object",
+    properties: {
+      city: { type: ["string", "null"], enum: ["Zürich", "Genève", null] },
+      home: { const: { city: "Zürich" } },
+      mixed: { type: "array", items: { enum: ["é", 1, 2.5] }, maxItems: 3 },
+    },
+    required: ["city", "home", "mixed"],
+    additionalProperties: false,
+  },
+  // bounds near a double's precision and the length limit
+  tightNumbers: {
+    type: "object",
+    properties: {
+      small: { type: "number", exclusiveMinimum: 0, maximum: 0.001 },
+      negative: { type: "number", exclusiveMaximum: 0, minimum: -0.001 },
+      half: { type: "array", items: { type: "number", exclusiveMinimum: 0.5, maximum: 0.5001 }, minItems: 1, maxItems: 2 },
+      far: { type: "array", items: { type: "number", exclusiveMaximum: -999999999.5 }, maxItems: 2 },
+    },
+    required: ["small", "negative", "half", "far"],
+    additionalProperties: false,
+  },
 } as const;

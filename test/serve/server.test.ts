@@ -269,6 +269,10 @@ describe("serve", () => {
     e = await bad({ model: "default", messages: user("x"), response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "string", pattern: "^a" } } } } } });
     expect(e.status).toBe(400);
     expect((e.error as { param: string }).param).toBe("response_format.json_schema.schema.properties.a.pattern");
+    // bounds no number of 24 characters meets: refused up front, not a 500 mid-decode
+    e = await bad({ model: "default", messages: user("x"), response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "integer", minimum: 1e25 } } } });
+    expect(e.status).toBe(400);
+    expect(e.message).toMatch(/no integer of at most 24 characters satisfies the bounds/);
     e = await bad({ model: "nope", messages: user("x") });
     expect(e.status).toBe(404);
     expect(e.code).toBe("model_not_found");
