@@ -21,6 +21,7 @@ import { ApiError, toApiError } from "./api-error.js";
 import { completeChat, prepareChat, streamChat, type ChatContext } from "./chat-completions.js";
 import type { EngineKind } from "./engine.js";
 import { ModelRegistry } from "./models.js";
+import { guardOrigin } from "./origin-guard.js";
 import { Scheduler } from "./queue.js";
 import { ChatCompletionRequestSchema, LoadLoraSchema, parseBody, UnloadLoraSchema } from "./request-schema.js";
 
@@ -44,6 +45,8 @@ export interface ServeOptions {
   prefixCacheBytes?: number;
   /** when set, requests must carry `Authorization: Bearer <apiKey>` */
   apiKey?: string;
+  /** web page origins allowed to call the server (CORS), "*" for any; loopback pages always are */
+  allowOrigins?: string[];
   /** the base model's name in requests (default: "default" or the folder name) */
   servedModelName?: string;
   /** seed of the random init of a `default` model without trained weights (default 0) */
@@ -105,9 +108,10 @@ function sendText(res: http.ServerResponse, status: number, text: string): void 
   res.end(text);
 }
 
-/** Bearer check in constant time (no early exit on the first differing byte). */
+/** Bearer check in constant time (no early exit on the first differing byte); the scheme's
+ *  name is case-insensitive (RFC 7235: `bearer KEY` too). */
 function keyMatches(header: string | undefined, key: string): boolean {
-  const got = Buffer.from(header ?? "");
+  const got = Buffer.from((header ?? "").replace(/^bearer /i, "Bearer "));
   const want = Buffer.from(`Bearer ${key}`);
   return got.length === want.length && timingSafeEqual(got, want);
 }
@@ -178,6 +182,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const ctx: ChatContext = { registry, scheduler, reasoningParser: options.reasoningParser !== undefined };
     const url = new URL(req.url ?? "/", "http://localhost");
     const p = url.pathname.replace(/\/+$/, "");
+    // web pages: a foreign Host (DNS rebinding) or Origin is refused; an allowed origin gets CORS
+    if (guardOrigin(req, res, { bindHost: host, allowOrigins: options.allowOrigins ?? [] })) return;
     if (p === "/health") return sendText(res, 200, "ok");
     if (options.apiKey !== undefined && !keyMatches(req.headers.authorization, options.apiKey)) {
       throw new ApiError(401, "Incorrect API key provided (expected `Authorization: Bearer <key>`)", "authentication_error", null, "invalid_api_key");

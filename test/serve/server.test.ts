@@ -6,6 +6,7 @@
  * validate (the convincing test: garbage logits, valid documents), LoRA load/unload changing
  * outputs under the adapter's name only, OpenAI-shaped errors, and the bind address.
  */
+import http from "node:http";
 import * as tf from "@tensorflow/tfjs-core";
 import { Ajv } from "ajv";
 import * as fs from "node:fs";
@@ -375,6 +376,8 @@ describe("serve options", () => {
       const anon = new OpenAI({ baseURL: s.url, apiKey: "wrong", maxRetries: 0 });
       await expect(anon.models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
       const ok = new OpenAI({ baseURL: s.url, apiKey: "sekret", maxRetries: 0 });
+      // the scheme's name is case-insensitive
+      expect((await fetch(`${s.url}/models`, { headers: { authorization: "bearer sekret" } })).status).toBe(200);
       const r = await ok.chat.completions.create({
         model: "tiny",
         messages: user("score"),
@@ -389,6 +392,40 @@ describe("serve options", () => {
       const tensors = tf.memory().numTensors;
       await ok.chat.completions.create({ model: "mine", messages: user("again"), max_tokens: 6 });
       expect(tf.memory().numTensors).toBe(tensors);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("web pages", () => {
+  it("refuses a foreign Origin or Host (a page, DNS rebinding); serves loopback pages and --allow-origin ones with CORS, preflights included", async () => {
+    const s = await startServer({ model: "default", port: 0, engine: "tfjs", allowOrigins: ["https://app.example"] });
+    try {
+      const body = JSON.stringify({ model: "default", messages: user("hi"), max_tokens: 2 });
+      const post = (headers: Record<string, string>) => fetch(`${s.url}/chat/completions`, { method: "POST", headers: { "content-type": "text/plain", ...headers }, body });
+      const evil = await post({ origin: "https://evil.example" });
+      expect(evil.status).toBe(403);
+      expect(((await evil.json()) as { error: { message: string } }).error.message).toBe("requests from web pages at https://evil.example are refused; start serve with --allow-origin https://evil.example to allow them");
+      // a name that resolves here but is not this server's: what DNS rebinding sends
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const req = http.request(`${s.url}/models`, { headers: { host: `evil.example:${s.port}` } }, (res) => (res.resume(), resolve(res.statusCode ?? 0)));
+        req.on("error", reject);
+        req.end();
+      });
+      expect(rebound).toBe(403);
+      const local = await post({ origin: "http://localhost:5173" });
+      expect(local.status).toBe(200);
+      expect(local.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+      const allowed = await post({ origin: "https://app.example" });
+      expect(allowed.status).toBe(200);
+      expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example");
+      const preflight = await fetch(`${s.url}/chat/completions`, { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" } });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get("access-control-allow-methods")).toBe("GET, POST, OPTIONS");
+      expect(preflight.headers.get("access-control-allow-headers")).toBe("authorization, content-type");
+      // clients that are not browsers send no Origin: as before
+      expect((await fetch(`${s.url}/models`)).status).toBe(200);
     } finally {
       await s.close();
     }

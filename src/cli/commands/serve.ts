@@ -17,6 +17,7 @@ interface ServeFlags {
   engine: string;
   adapter: string[];
   apiKey?: string;
+  allowOrigin: string[];
   servedModelName?: string;
   seed: string;
   maxBatch: string;
@@ -49,6 +50,7 @@ export function register(program: Command): void {
     .option("--reasoning-parser <name>", "qwen3 | deepseek_r1: <think> text goes to the message's `reasoning` field (vLLM's flag)")
     .option("--no-enable-prefix-caching", "prefill every prompt whole (vLLM's flag; by default the keys and values of recent prompts are kept, so a prompt starting like one of them prefills only its new tokens)")
     .option("--prefix-cache-mib <n>", "the prefix store's budget per served model and adapter, in MiB of keys and values (0 turns caching off)", "256")
+    .option("--allow-origin <origin>", "a web page origin (https://app.example) allowed to call the server, with CORS headers; repeatable, * for any (pages on localhost always may; others are refused)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--quiet", "no request log")
     .action(async (flags: ServeFlags) => {
       const engine = flags.engine;
@@ -56,6 +58,15 @@ export function register(program: Command): void {
       const reasoningParser = flags.reasoningParser;
       if (reasoningParser !== undefined && reasoningParser !== "qwen3" && reasoningParser !== "deepseek_r1")
         throw new TrainMcpError("ConfigInvalid", `--reasoning-parser: expected qwen3 or deepseek_r1, got "${reasoningParser}"`);
+      for (const o of flags.allowOrigin) {
+        let ok = o === "*";
+        try {
+          ok ||= new URL(o).origin === o;
+        } catch {
+          // not a URL: refused below
+        }
+        if (!ok) throw new TrainMcpError("ConfigInvalid", `--allow-origin ${o}: expected an origin such as https://app.example or http://localhost:3000 (scheme, host, port; no path), or *`);
+      }
       const prefixCacheMib = intFlag("--prefix-cache-mib", flags.prefixCacheMib, 0, 1 << 20);
       const log = flags.quiet ? () => {} : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
       const server = await startServer({
@@ -65,6 +76,7 @@ export function register(program: Command): void {
         engine,
         adapters: flags.adapter.map(parseAdapterFlag),
         apiKey: flags.apiKey ?? (process.env.TRAIN_MCP_API_KEY || undefined),
+        allowOrigins: flags.allowOrigin,
         servedModelName: flags.servedModelName,
         seed: intFlag("--seed", flags.seed, 0, 2 ** 31 - 1),
         maxBatch: intFlag("--max-batch", flags.maxBatch, 1, 256),
