@@ -7,9 +7,15 @@
 import { z } from "zod";
 import { ApiError } from "./api-error.js";
 
-const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() });
+const TextPartSchema = z.object({
+  type: z.literal("text", { error: (i) => `content parts of type ${JSON.stringify(i.input)} are not supported: text only (no images or audio)` }),
+  text: z.string(),
+});
 const ContentSchema = z
-  .union([z.string(), z.array(TextPartSchema)])
+  .union([z.string(), z.array(TextPartSchema)], {
+    // a list of parts: its own issue names the part; anything else: what content may be
+    error: (i) => (Array.isArray(i.input) ? undefined : "content must be a string or a list of text parts"),
+  })
   .describe("a string, or text parts (images and audio are not supported)");
 
 const ToolCallSchema = z.object({
@@ -69,7 +75,7 @@ export const ChatCompletionRequestSchema = z.object({
   top_k: z.number().int().min(-1).nullable().optional().describe("vLLM extension; 0 or -1 disables (default)"),
   max_tokens: z.number().int().min(1).nullable().optional(),
   max_completion_tokens: z.number().int().min(1).nullable().optional(),
-  stop: z.union([z.string().min(1), z.array(z.string().min(1)).max(16)]).nullable().optional(),
+  stop: z.union([z.string().min(1), z.array(z.string().min(1)).max(16, "at most 16 stop strings")]).nullable().optional(),
   seed: z
     .number()
     .refine((x) => Number.isInteger(x), "expected an integer")
@@ -109,9 +115,16 @@ export const ChatCompletionRequestSchema = z.object({
     .nullable()
     .optional()
     .describe("vLLM extension: extra chat-template variables, e.g. {enable_thinking: false} for Qwen3"),
+  // the legacy function-calling fields: refused, so a legacy client learns it gets no calls
+  functions: z.unknown().optional(),
+  function_call: z.unknown().optional(),
 }).superRefine((req, ctx) => {
   if (req.top_logprobs != null && req.logprobs !== true)
     ctx.addIssue({ code: "custom", path: ["top_logprobs"], message: "top_logprobs needs logprobs: true" });
+  if (req.stream_options != null && req.stream !== true)
+    ctx.addIssue({ code: "custom", path: ["stream_options"], message: "stream_options is only allowed when stream is true" });
+  for (const k of ["functions", "function_call"] as const)
+    if (req[k] != null) ctx.addIssue({ code: "custom", path: [k], message: `${k} (legacy function calling) is not supported: send tools and tool_choice` });
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
 
@@ -130,7 +143,16 @@ export const UnloadLoraSchema = z.object({
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const r = schema.safeParse(body);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
+  let issue = r.error.issues[0];
+  // a union that failed: the alternative that got furthest says what was wrong ("content.0.type:
+  // image parts are not supported" rather than "content: Invalid input")
+  while (issue.code === "invalid_union") {
+    // deepest first; at one depth, an alternative of the right type ("too many") before a wrong type
+    const rank = (x: z.core.$ZodIssue) => x.path.length * 2 + (x.code === "invalid_type" ? 0 : 1);
+    const best = issue.errors.flat().sort((a, b) => rank(b) - rank(a))[0];
+    if (!best || rank(best) === 0) break;
+    issue = { ...best, path: [...issue.path, ...best.path] };
+  }
   const param = issue.path.map(String).join(".");
   throw new ApiError(400, `${param || "body"}: ${issue.message}`, "invalid_request_error", param || null);
 }

@@ -285,6 +285,16 @@ describe("serve", () => {
     expect((e.error as { param: string }).param).toBe("logit_bias");
     e = await bad({ model: "default", messages: user("x"), top_logprobs: 2 });
     expect(e.message).toMatch(/top_logprobs needs logprobs: true/);
+    e = await bad({ model: "default", messages: user("x"), functions: [{ name: "f", parameters: {} }] });
+    expect(e.message).toBe("400 functions: functions (legacy function calling) is not supported: send tools and tool_choice");
+    e = await bad({ model: "default", messages: user("x"), stream_options: { include_usage: true } });
+    expect(e.message).toBe("400 stream_options: stream_options is only allowed when stream is true");
+    e = await bad({ model: "default", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:," } }] }] });
+    expect(e.message).toBe('400 messages.0.content.0.type: content parts of type "image_url" are not supported: text only (no images or audio)');
+    e = await bad({ model: "default", messages: [{ role: "user", content: null }] });
+    expect(e.message).toBe("400 messages.0.content: content must be a string or a list of text parts");
+    e = await bad({ model: "default", messages: user("x"), stop: Array.from({ length: 17 }, (_, i) => `s${i}`) });
+    expect(e.message).toMatch(/^400 stop: at most 16 stop strings/);
     // a body over the limit gets its 413, not a reset connection
     const big = await fetch(`${server.url}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "default", messages: user("x".repeat(17 * 2 ** 20)) }) });
     expect(big.status).toBe(413);
