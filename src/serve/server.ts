@@ -65,7 +65,9 @@ export interface RunningServer {
   host: string;
   registry: ModelRegistry;
   scheduler: Scheduler;
-  close(): Promise<void>;
+  /** stops taking requests; those in flight get `drainMs` (default 0) to finish, then every
+   *  connection is closed and the engines released */
+  close(drainMs?: number): Promise<void>;
 }
 
 const MAX_BODY = 16 * 2 ** 20;
@@ -123,9 +125,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const scheduler = new Scheduler(options.maxBatch ?? 8, options.continuousBatching ?? true);
   // bind first: a busy port fails in a second, not after the model has loaded
   let registry: ModelRegistry | null = null;
+  let inFlight = 0;
   const server = http.createServer((req, res) => {
     const t0 = Date.now();
     if (!registry) return sendJson(res, 503, new ApiError(503, "the model is still loading", "server_error").body());
+    inFlight++;
     route(registry, req, res)
       .catch((e: unknown) => {
         const err = toApiError(e);
@@ -136,7 +140,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         }
         sendJson(res, err.status, err.body());
       })
-      .finally(() => log(`${req.method} ${req.url} ${res.statusCode} ${Date.now() - t0}ms`));
+      .finally(() => {
+        inFlight--;
+        // a client that left before the reply was whole: not a 200 like the others
+        log(`${req.method} ${req.url} ${res.writableFinished ? res.statusCode : "aborted by the client"} ${Date.now() - t0}ms`);
+      });
   });
   // Node closes an idle keep-alive socket after 5 s, racing a client that reuses it just then
   // (ECONNRESET on its next request); clients drop idle sockets sooner (undici: 4 s), so the
@@ -160,6 +168,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       server.close(() => resolve());
       server.closeAllConnections();
     });
+  /** Stops taking requests, lets those in flight finish (at most `drainMs`), then closes. */
+  const drainHttp = async (drainMs: number) => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const deadline = Date.now() + drainMs;
+    while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    server.closeAllConnections();
+    await closed;
+  };
   try {
     registry = await ModelRegistry.load({
       model: options.model,
@@ -239,8 +255,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     host: addr.address,
     registry: reg,
     scheduler,
-    async close() {
-      await closeHttp();
+    async close(drainMs = 0) {
+      await drainHttp(drainMs);
       await scheduler.exclusive(async () => {}); // let running work finish before the engines go
       await reg.close();
     },

@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
+import { untrainedDefaultModelDir } from "../train/helpers.js";
 
 const BIN = path.resolve("bin/train-mcp.mjs");
 
@@ -68,6 +69,36 @@ describe("train-mcp serve (CLI)", () => {
         child.kill("SIGTERM");
       });
       expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+  it("on SIGTERM lets a stream in flight finish (its [DONE] sent) before it exits", async () => {
+    const model = untrainedDefaultModelDir(2); // random weights: it writes until max_tokens
+    const child = spawn(process.execPath, [BIN, "serve", "--model", model, "--served-model-name", "default", "--port", "0", "--quiet", "--engine", "ort"], { stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          const m = /(http:\/\/127\.0\.0\.1:\d+\/v1) /.exec(out);
+          if (m) resolve(m[1]);
+        });
+        child.on("exit", (code) => reject(new Error(`serve exited early (${code})`)));
+      });
+      const res = await fetch(`${url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "default", messages: [{ role: "user", content: "go" }], max_tokens: 300, stream: true, seed: 1 }),
+      });
+      const reader = res.body!.getReader();
+      let text = new TextDecoder().decode((await reader.read()).value);
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+      child.kill("SIGTERM"); // the first chunk is in: the stream is running
+      for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+      expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+      expect(text).toContain('"finish_reason":"length"');
+      expect(await exited).toBe(0);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
     }

@@ -98,6 +98,11 @@ export function register(program: Command): void {
         process.on("SIGINT", stop);
         process.on("SIGTERM", stop);
       });
-      await server.close();
+      // requests in flight finish (a stream ends with its [DONE]) before the engines go
+      process.stderr.write("train-mcp serve: stopping; requests in flight get up to 30 s to finish (a second signal stops at once)\n");
+      const again = () => process.exit(130);
+      process.once("SIGINT", again);
+      process.once("SIGTERM", again);
+      await server.close(30_000);
     });
 }
