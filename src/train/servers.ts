@@ -6,11 +6,12 @@
  * changes something — the same test the scenario generator uses; "on" / "off" when asked).
  */
 import { connect, type ConnectOptions } from "../mcp/connect.js";
-import { redactTargetCredentials, sameTarget, targetKey } from "../mcp/target.js";
+import { parseTarget, redactTargetCredentials, sameTarget, targetKey } from "../mcp/target.js";
 import type { Toolbox } from "../mcp/types.js";
 import { TrainMcpError } from "../errors.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { detectStateful } from "../scenarios/verified/generate.js";
+import { isReadOnlyTool } from "../scenarios/verified/generic.js";
 
 /** Fixtures whose tools change server state: each rollout needs its own instance. */
 const STATEFUL_FIXTURES = new Set(["fixture:shop", "fixture:codefix"]);
@@ -37,6 +38,8 @@ export class ServerSet {
         for (const note of toolbox.toolNotes) log?.(`note: ${redactTargetCredentials(target)}: ${note}`);
         const known = target.startsWith("fixture:");
         const stateful = isolate === "on" || (isolate === "auto" && (known ? STATEFUL_FIXTURES.has(target) : detectStateful(toolbox.tools)));
+        const writers = known ? [] : toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
+        if (writers.length > 0 && !options.templateDir) log?.(writesWarning(target, writers));
         entries.push({ target, toolbox, isolate: stateful });
       }
     } catch (e) {
@@ -75,4 +78,17 @@ export class ServerSet {
   async close(): Promise<void> {
     await Promise.all(this.entries.map((e) => e.toolbox.close().catch(() => undefined)));
   }
+}
+
+/** The model calls a server's state-changing tools for real: say where those writes land. */
+export function writesWarning(target: string, writers: readonly string[], caller = "the model"): string {
+  const stdio = parseTarget(target).kind === "stdio";
+  const named = `${writers.slice(0, 4).join(", ")}${writers.length > 4 ? ", …" : ""}`;
+  return (
+    `warning: ${redactTargetCredentials(target)} has tools that change state (${named}), and ${caller} calls them for real: ` +
+    (stdio
+      ? "each rollout gets a fresh server process, but data the server keeps outside it (files, a database) is shared by every rollout and changed for good; " +
+        "run it on a copy with --template-dir DIR (a new copy of DIR per server instance, its working directory: the server's data paths must be relative to it)"
+      : "each rollout gets a new session, but what the server stores is shared by every rollout and changed for good; point train-mcp at a server over a copy of its data")
+  );
 }

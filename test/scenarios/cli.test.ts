@@ -77,7 +77,12 @@ describe("train-mcp scenarios", () => {
     // --allow-writes against --template-dir: each server instance works on its own copy of the data
     const w = await run(["scenarios", "generate", "--server", todo, "--template-dir", data, "--allow-writes", "--n", "3", "--seed", "2", "--out", file]);
     expect(w.err).not.toContain("not calling");
+    expect(w.err).not.toContain("has tools that change state");
     expect(readFileSync(join(data, "todos.json"), "utf8")).toBe(before);
+    // --allow-writes on the real data: said before the first write
+    const live = mkdtempSync(join(tmpdir(), "todo-live-"));
+    const l = await run(["scenarios", "generate", "--server", todo, "--cwd", live, "--allow-writes", "--n", "2", "--seed", "2", "--out", file]);
+    expect(l.err).toMatch(/warning: .*todo-file.* has tools that change state \(.*add_todo.*\), and the generator \(--allow-writes\) calls them for real/);
   });
 
   it("check exits 2 and lists every bad line", async () => {

@@ -71,6 +71,20 @@ describe("ServerSet isolation", () => {
       await set.close();
     }
   });
+  it("warns that a server's state-changing tools are called for real, unless it runs on a --template-dir copy", async () => {
+    const logs: string[] = [];
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "todo-template-"));
+    const bare = await ServerSet.connect([stdioTarget("todo-file")], "auto", {}, (l) => logs.push(l));
+    await bare.close();
+    expect(logs.filter((l) => l.startsWith("warning:"))).toEqual([expect.stringMatching(/^warning: stdio:.*todo-file.* has tools that change state \(.*add_todo.*\), and the model calls them for real: each rollout gets a fresh server process, but data the server keeps outside it .* --template-dir DIR/)]);
+    logs.length = 0;
+    const copied = await ServerSet.connect([stdioTarget("todo-file")], "auto", { templateDir: dir }, (l) => logs.push(l));
+    await copied.close();
+    const fixture = await ServerSet.connect(["fixture:shop"], "auto", {}, (l) => logs.push(l));
+    await fixture.close();
+    expect(logs.filter((l) => l.startsWith("warning:"))).toEqual([]);
+  });
+
   it("with one server, says how many scenarios were written for another server (they are played on this one)", async () => {
     const set = await ServerSet.connect(["fixture:calculator"], "off");
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "other-server-")), "s.jsonl");

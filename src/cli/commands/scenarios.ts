@@ -17,6 +17,8 @@ import type { Toolbox } from "../../mcp/types.js";
 import { formatProblem, parseScenarioText, readScenarioFile, writeScenarioFile } from "../../scenarios/io.js";
 import { generateWithLlm } from "../../scenarios/llm/generate.js";
 import { checkLlmScenarios } from "../../scenarios/llm/verify.js";
+import { isReadOnlyTool } from "../../scenarios/verified/generic.js";
+import { writesWarning } from "../../train/servers.js";
 import { replayMutates, replayScenario } from "../../scenarios/replay.js";
 import { problemsAgainstTools } from "../../scenarios/against-tools.js";
 import { sameTaskAcrossSplits, sameTaskWarning } from "../../scenarios/held-out-guard.js";
@@ -87,6 +89,9 @@ export function register(program: Command): void {
       const { target, options } = connectArgs(flags);
       const fixture = /^fixture:(.+)$/.exec(target.trim())?.[1];
       const toolbox = await connect(target, options);
+      // --allow-writes on the server's real data: say so before the first write
+      const writers = toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
+      if (!fixture && flags.allowWrites && !options.templateDir && writers.length > 0) process.stderr.write(`${writesWarning(target, writers, "the generator (--allow-writes)")}\n`);
       const bar = progressBar(`scenarios (${flags.generator})`);
       try {
         let result;
