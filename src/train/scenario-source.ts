@@ -64,7 +64,8 @@ export async function loadScenarios(
       }
       const n = o.generateN ?? 200;
       o.log(`generating ${n} execution-verified scenarios for ${redactTargetCredentials(entry.target)} ...`);
-      const { scenarios } = await generateVerified(entry.toolbox, { n, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, ...writesPolicy(entry.target, o.log) });
+      const fewer = `generate fewer with \`train-mcp scenarios generate --server … --n K --out FILE\` and train with --scenarios FILE`;
+      const { scenarios } = await generateVerified(entry.toolbox, { n, fewer, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, ...writesPolicy(entry.target, o.log) });
       const file = path.join(o.runDir, `scenarios-${sources.length}.jsonl`);
       writeScenarioFile(file, scenarios);
       all.push(...scenarios);
@@ -130,7 +131,7 @@ async function generateTraining(
   const out: Scenario[] = [];
   for (const [i, entry] of servers.entries.entries()) {
     o.log(`generating ${o.n} execution-verified training scenarios for ${redactTargetCredentials(entry.target)} ...`);
-    const { scenarios } = await generateVerified(entry.toolbox, { n: o.n, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, ...writesPolicy(entry.target, o.log) });
+    const { scenarios } = await generateVerified(entry.toolbox, { n: o.n, fewer: "lower --generate-train-scenarios", seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, ...writesPolicy(entry.target, o.log) });
     const kept = scenarios.filter((s) => !guard.leaks(s));
     const file = path.join(o.runDir, `scenarios-train-${i}.jsonl`);
     writeScenarioFile(file, kept);

@@ -5,6 +5,9 @@
  * deterministic for a seed; splits are held out; tools are balanced. Generation here runs with
  * verify:false so the replay below is the only proof.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/mcp/connect.js";
 import type { Toolbox } from "../../src/mcp/types.js";
@@ -136,4 +139,14 @@ describe("verified generator on the fixtures", () => {
     expect(e?.message).toMatch(/^could not build any verified scenario: no call to the server's tools gave a result to check a task against \(generic\.\S+ 0 built \/ \d+ failed/);
     expect(e?.message).toContain("write scenarios by hand (scenarios/README.md) or use --generator llm");
   });
+  it("says how to ask for fewer when a server offers fewer distinct tasks than asked for, as the caller spells it", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "todo-few-"));
+    const todo = await connect(stdioTarget("todo-file"), { cwd: dir });
+    try {
+      const e = await generateVerified(todo, { n: 60, seed: 1, fewer: "lower --generate-train-scenarios" }).then(() => undefined, (x: Error) => x);
+      expect(e?.message).toMatch(/^could only build \d+ distinct verified scenarios of the 60 asked for \(.*\); lower --generate-train-scenarios, or write scenarios by hand \(scenarios\/README\.md\) or with --generator llm$/);
+    } finally {
+      await todo.close();
+    }
+  }, 120_000);
 });

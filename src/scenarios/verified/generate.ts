@@ -33,6 +33,8 @@ import { sortKeys } from "../sort-keys.js";
 export interface VerifiedOptions {
   /** how many scenarios */
   n: number;
+  /** how the caller asks for fewer, for the message when too few can be built (default "lower --n") */
+  fewer?: string;
   /** default 1 */
   seed?: string | number;
   /** share of scenarios in the held-out "test" split; default 0.25 */
@@ -184,7 +186,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
         "ConfigInvalid",
         committed.length === 0
           ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried}); write scenarios by hand (scenarios/README.md) or use --generator llm`
-          : `could only build ${committed.length} distinct verified scenarios of the ${n} asked for (the server's tools offer too few distinct tasks: ${tried}); lower --n`,
+          : `could only build ${committed.length} distinct verified scenarios of the ${n} asked for (the server's tools offer too few distinct tasks: ${tried}); ` +
+            `${options.fewer ?? "lower --n"}, or write scenarios by hand (scenarios/README.md) or with --generator llm`,
       );
     }
     committed.sort((a, b) => a.slot - b.slot);
