@@ -14,7 +14,7 @@ import type { Toolbox } from "../../src/mcp/types.js";
 import { replayMutates, replayScenario } from "../../src/scenarios/replay.js";
 import type { Scenario } from "../../src/scenarios/schema.js";
 import { detectStateful, generateVerified } from "../../src/scenarios/verified/generate.js";
-import { stdioTarget } from "../servers/launch.js";
+import { startEverything, stdioTarget } from "../servers/launch.js";
 
 const open: Toolbox[] = [];
 async function box(target: string): Promise<Toolbox> {
@@ -147,6 +147,22 @@ describe("verified generator on the fixtures", () => {
       expect(e?.message).toMatch(/^could only build \d+ distinct verified scenarios of the 60 asked for \(.*\); lower --generate-train-scenarios, or write scenarios by hand \(scenarios\/README\.md\) or with --generator llm$/);
     } finally {
       await todo.close();
+    }
+  }, 120_000);
+  it("never writes a task whose answer is a credential the server printed", async () => {
+    const http = await startEverything("http");
+    const key = "sk-proj-AAAAbbbbCCCCdddd1234";
+    const ev = await connect(http.url, { headers: { Authorization: `Bearer ${key}` } });
+    const notes: string[] = [];
+    try {
+      // its `auth` tool answers with the request's Authorization header
+      expect((await ev.call("auth", {})).text).toContain(key);
+      const { scenarios } = await generateVerified(ev, { n: 6, seed: 1, onNote: (l) => notes.push(l) }).catch(() => ({ scenarios: [] as Scenario[] }));
+      expect(JSON.stringify(scenarios)).not.toContain(key);
+      expect(notes).toContain("left out tasks whose answer or calls hold a credential-shaped value (an API key or token the server printed): a scenario file is no place for one");
+    } finally {
+      await ev.close();
+      await http.close();
     }
   }, 120_000);
 });

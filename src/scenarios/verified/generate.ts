@@ -18,6 +18,7 @@
  */
 import { TrainMcpError } from "../../errors.js";
 import type { Toolbox, ToolResult, ToolSpec } from "../../mcp/types.js";
+import { redactSecretValues } from "../../mcp/command-credentials.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
 import { checkExpected } from "../check.js";
 import { replayScenario } from "../replay.js";
@@ -135,6 +136,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     let pending: Array<{ slot: number; attempt: number; split: Split }> = [...Array(n).keys()].map((slot) => ({ slot, attempt: 0, split: testSlots.has(slot) ? "test" : "train" }));
     let nextSpare = n;
     const maxSlots = n * 3 + 20;
+    let credentialSeen = false;
 
     // every recipe failing again and again: more attempts would only take time
     while (pending.length > 0 && committed.length < n && exhausted.size < recipes.length) {
@@ -145,6 +147,12 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
           const rng = Rng.derive(seed, "slot", slot, "attempt", attempt);
           const recipe = chooseRecipe(rng, byTool, toolOrder, slot, attempt, maxAttempts, exhausted);
           const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4 });
+          // a task whose answer is a credential the server printed (a `get-env` tool): never written to a file
+          if (built && redactSecretValues(JSON.stringify(built)) !== JSON.stringify(built)) {
+            if (!credentialSeen) note("left out tasks whose answer or calls hold a credential-shaped value (an API key or token the server printed): a scenario file is no place for one");
+            credentialSeen = true;
+            return { slot, attempt, split, recipe, built: undefined };
+          }
           if (built && (options.verify ?? true)) {
             const replay = await replayOnFresh(toolbox, pristine, stateful && (recipe.mutates ?? false), built);
             if (!replay) return { slot, attempt, split, recipe, built: undefined };
