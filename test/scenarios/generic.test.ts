@@ -30,6 +30,13 @@ describe("generic recipes", () => {
     expect(pickAnswerField(result({ city: "cairo" }), { location: { city: "cairo" } })).toBeUndefined();
   });
 
+  it("asks for the one new number of a sentence, not the sentence with its float noise", () => {
+    const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
+    expect(pickAnswerField(text("The sum of 18.58 and 1.97 is 20.549999999999997."), { a: 18.58, b: 1.97 })).toEqual({ label: "result", value: 20.549999999999997 });
+    // a sentence with several new numbers stays text
+    expect(pickAnswerField(text("Open from 9 to 17."), {})).toEqual({ label: "result", value: "Open from 9 to 17." });
+  });
+
   it("a count of 0 over an empty list is no task; a 0 with content is", () => {
     expect(asksAboutNothing(result({ count: 0, titles: [] }), 0)).toBe(true);
     expect(asksAboutNothing(result({ count: 2, titles: ["a", "b"] }), 2)).toBe(false);

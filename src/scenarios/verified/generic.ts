@@ -13,6 +13,7 @@
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import type { AnswerCheck, Expected } from "../schema.js";
 import { normKey, ValuePool } from "./harvest.js";
+import { extractNumbers } from "../numbers.js";
 import { containsCheck, fmt, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 
@@ -94,6 +95,10 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
   }
   if (data === undefined) {
     const t = result.text.trim();
+    // one new number in a sentence ("The sum of 18.58 and 1.97 is 20.549999999999997."): that
+    // number is the answer, not the sentence with its wording and float noise
+    const fresh = extractNumbers(t).filter((x) => !echoes.has(String(x)));
+    if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t)) return { label: "result", value: fresh[0] };
     if (t.length > 0 && t.length <= 60 && !echoes.has(t)) return { label: "result", value: t };
   }
   return undefined;
