@@ -13,7 +13,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, ListRootsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
 import { TrainMcpError } from "../errors.js";
 import { StdioTransport } from "./stdio-transport.js";
 
@@ -130,7 +132,11 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     cwd: spec.cwd,
     logPath: spec.logPath,
   });
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  // a server given a working directory (--cwd, or a --template-dir copy) gets it as its one MCP
+  // root: a filesystem server started without folders works there, and nowhere else
+  const root = spec.cwd ? { uri: pathToFileURL(path.resolve(spec.cwd)).href, name: "working directory" } : undefined;
+  const client = new Client(CLIENT_INFO, { capabilities: root ? { roots: { listChanged: false } } : {} });
+  if (root) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [root] }));
   try {
     await client.connect(transport, { timeout: timeoutMs });
   } catch (e) {

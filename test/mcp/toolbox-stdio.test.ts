@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type McpToolbox } from "../../src/mcp/connect.js";
 import { liveChildren } from "../../src/mcp/children.js";
@@ -297,6 +298,30 @@ describe("servers with small mistakes", () => {
       expect(r.text).toBe('{"a":1}');
     } finally {
       await box.close();
+    }
+  });
+});
+
+describe("MCP roots", () => {
+  it("offers a server its working directory (--cwd, or its --template-dir copy) as its one root, and no roots without one", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "roots-"));
+    const text = async (options: { cwd?: string; templateDir?: string }) => {
+      const box = await connect(stdioTarget("roots"), options);
+      try {
+        return (await box.call("list_roots", {})).text;
+      } finally {
+        await box.close();
+      }
+    };
+    try {
+      expect(await text({})).toBe("the client offers no roots");
+      expect(await text({ cwd: dir })).toBe(pathToFileURL(dir).href);
+      // a template's copy, not the template itself
+      const copy = await text({ templateDir: dir });
+      expect(copy).toMatch(/^file:\/\/.*train-mcp-work-/);
+      expect(copy).not.toBe(pathToFileURL(dir).href);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
