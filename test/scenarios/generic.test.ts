@@ -4,7 +4,8 @@
  * task already gives, nested ones included), and which answers are not worth a task.
  */
 import { describe, expect, it } from "vitest";
-import type { ToolResult } from "../../src/mcp/types.js";
+import type { ToolResult, ToolSpec } from "../../src/mcp/types.js";
+import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
 import { asksAboutNothing, isReadOnlyTool, pickAnswerField } from "../../src/scenarios/verified/generic.js";
 
 const result = (data: unknown): ToolResult => ({ isError: false, text: JSON.stringify(data), content: [] }) as unknown as ToolResult;
@@ -41,5 +42,14 @@ describe("generic recipes", () => {
     expect(asksAboutNothing(result({ count: 0, titles: [] }), 0)).toBe(true);
     expect(asksAboutNothing(result({ count: 2, titles: ["a", "b"] }), 2)).toBe(false);
     expect(asksAboutNothing(result({ balance: 0, owner: "ann" }), 0)).toBe(false);
+  });
+  it("a fixture's recipes apply only where the tools they look things up with exist too (a filesystem server's read_file is not codefix's)", () => {
+    const tool = (name: string, props: string[]): ToolSpec => ({ name, description: "", inputSchema: { type: "object", properties: Object.fromEntries(props.map((p) => [p, { type: "string" }])) } }) as ToolSpec;
+    const filesystem = [tool("read_file", ["path", "head", "tail"]), tool("list_directory", ["path"])];
+    expect(applicableFixtureRecipes(filesystem).map((r) => r.id)).toEqual([]);
+    const codefix = [tool("list_tasks", []), tool("read_file", ["path"]), tool("edit_file", ["path", "old_text", "new_text"]), tool("run_tests", ["task"])];
+    expect(applicableFixtureRecipes(codefix).map((r) => r.id)).toContain("codefix.which-function");
+    // a calculator's recipes need nothing beyond their own tools
+    expect(applicableFixtureRecipes([tool("calculate", ["expression"])]).some((r) => r.id.startsWith("calculator."))).toBe(true);
   });
 });

@@ -46,8 +46,18 @@ export function signatureMatches(tool: ToolSpec): boolean {
   return want.every((p) => p in props);
 }
 
-/** Fixture recipes whose tools all exist on this server with matching arguments. */
+/** Tools a fixture's recipes look things up with (its helpers' probes), beside the tools each
+ *  recipe names: codefix's `read_file` recipe first lists the tasks, so a filesystem server's
+ *  `read_file` alone does not make it apply. */
+const PROBED: Record<string, string[]> = {
+  codefix: ["list_tasks"],
+  knowledge: ["search"],
+  shop: ["search_products", "get_customer", "list_orders"],
+};
+
+/** Fixture recipes whose tools, and their fixture's probed tools, all exist on this server with matching arguments. */
 export function applicableFixtureRecipes(tools: readonly ToolSpec[]): Recipe[] {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  return fixtureRecipes().filter((r) => r.tools.every((name) => byName.has(name) && signatureMatches(byName.get(name)!)));
+  const has = (name: string) => byName.has(name) && signatureMatches(byName.get(name)!);
+  return fixtureRecipes().filter((r) => [...r.tools, ...(PROBED[r.id.split(".")[0]] ?? [])].every(has));
 }
