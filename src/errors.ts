@@ -11,7 +11,8 @@ export type TrainMcpErrorCode =
   | "BackendUnavailable" // an optional backend (tfjs-node-gpu, CUDA EP) was asked for and is absent
   | "JudgeFailed" // the judge endpoint failed after its retries
   | "RolloutFailed" // every rollout of an evaluation failed (policy endpoint or server down)
-  | "IoFailed"; // reading or writing a file failed
+  | "IoFailed" // reading or writing a file failed
+  | "Interrupted"; // Ctrl-C or SIGTERM before there was anything to keep (exit 128 + the signal)
 
 export class TrainMcpError extends Error {
   override readonly name = "TrainMcpError";

@@ -54,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
     // error messages name server and endpoint URLs: their credentials stay out
     if (isTrainMcpError(e)) {
       process.stderr.write(`train-mcp: ${redactSecretValues(e.message)}\n`);
+      if (e.code === "Interrupted") return typeof process.exitCode === "number" ? process.exitCode : 130;
       return e.usage ? 2 : 1;
     }
     const message = e instanceof Error ? e.message : String(e);

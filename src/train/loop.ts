@@ -179,7 +179,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   }
   let setup: PolicySetup | undefined;
   try {
-    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios });
+    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios, signal: o.signal });
     const heldout = cfg.eval_n > 0 ? takeAcrossServers(data.test, cfg.eval_n) : data.test;
     log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
     if (heldout.length === 0) log(`warning: no held-out scenarios (split "test") in ${data.sources.join(", ")}: success before and after RL cannot be measured`);

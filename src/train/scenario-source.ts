@@ -40,6 +40,8 @@ export async function loadScenarios(
     generateTrain?: number;
     /** refuse a set with no training scenarios (default true; eval needs none) */
     requireTrain?: boolean;
+    /** Ctrl-C: generation stops at once */
+    signal?: AbortSignal;
   },
 ): Promise<ScenarioSplit> {
   const all: Scenario[] = [];
@@ -65,7 +67,7 @@ export async function loadScenarios(
       const n = o.generateN ?? 200;
       o.log(`generating ${n} execution-verified scenarios for ${redactTargetCredentials(entry.target)} ...`);
       const fewer = `generate fewer with \`train-mcp scenarios generate --server … --n K --out FILE\` and train with --scenarios FILE`;
-      const { scenarios } = await generateVerified(entry.toolbox, { n, fewer, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, ...writesPolicy(entry.target, o.log) });
+      const { scenarios } = await generateVerified(entry.toolbox, { n, fewer, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, ...writesPolicy(entry.target, o.log) });
       const file = path.join(o.runDir, `scenarios-${sources.length}.jsonl`);
       writeScenarioFile(file, scenarios);
       all.push(...scenarios);
@@ -125,13 +127,13 @@ function checkAgainstTools(playable: Scenario[], origin: Map<Scenario, { file: s
 async function generateTraining(
   existing: Scenario[],
   servers: ServerSet,
-  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[] },
+  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[]; signal?: AbortSignal },
 ): Promise<Scenario[]> {
   const guard = new HeldOutGuard(existing.filter((s) => s.split === "test"));
   const out: Scenario[] = [];
   for (const [i, entry] of servers.entries.entries()) {
     o.log(`generating ${o.n} execution-verified training scenarios for ${redactTargetCredentials(entry.target)} ...`);
-    const { scenarios } = await generateVerified(entry.toolbox, { n: o.n, fewer: "lower --generate-train-scenarios", seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, ...writesPolicy(entry.target, o.log) });
+    const { scenarios } = await generateVerified(entry.toolbox, { n: o.n, fewer: "lower --generate-train-scenarios", signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, ...writesPolicy(entry.target, o.log) });
     const kept = scenarios.filter((s) => !guard.leaks(s));
     const file = path.join(o.runDir, `scenarios-train-${i}.jsonl`);
     writeScenarioFile(file, kept);

@@ -3,6 +3,7 @@
  * scenario line, an unknown model folder; a judge that only errors (the run goes on, the
  * fallbacks are counted, the key never lands in the run directory).
  */
+import { stdioTarget } from "../servers/launch.js";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -129,6 +130,22 @@ describe("faults and bad input", () => {
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout.trim().split("\n").pop()!).steps).toBe(n + 1);
   });
+
+  it("on SIGINT while generating scenarios stops at once (exit 130), leaving no run directory", async () => {
+    const out = path.join(tempDir("gen-int"), "run");
+    const t0 = Date.now();
+    const r = await cli(["train", "--server", stdioTarget("everything"), "--scenarios", "auto", "--model", model, "--out", out, "--steps", "1", "--engine", "tfjs"], {
+      signal: "SIGINT",
+      killWhen: () => fs.existsSync(path.join(out, "config.json")),
+      timeoutMs: 300_000,
+    });
+    expect(r.stderr).toContain("generating 200 execution-verified scenarios");
+    expect(r.stderr).toContain("train-mcp: interrupted while generating scenarios: nothing was written");
+    expect(r.code).toBe(130);
+    expect(fs.existsSync(out)).toBe(false);
+    // not after generating 200 scenarios and evaluating the model on them
+    expect(Date.now() - t0).toBeLessThan(120_000);
+  }, 320_000);
 
   it("on SIGINT during the warm start stops within a step, checkpoints, and a resume goes on with the warm start from there", async () => {
     const out = path.join(tempDir("sft-int"), "run");

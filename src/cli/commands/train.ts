@@ -297,6 +297,7 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   const onSignal = (sig: NodeJS.Signals) => {
     if (stopSignal) process.exit(sig === "SIGTERM" ? 143 : 130);
     stopSignal = sig;
+    process.exitCode = sig === "SIGTERM" ? 143 : 130;
     h.log(`interrupted (${sig}): finishing this step, checkpointing, then exiting (the signal again quits at once)`);
     controller.abort();
   };

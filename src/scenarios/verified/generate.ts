@@ -36,6 +36,8 @@ export interface VerifiedOptions {
   n: number;
   /** how the caller asks for fewer, for the message when too few can be built (default "lower --n") */
   fewer?: string;
+  /** aborted (Ctrl-C): generation stops between calls with an "Interrupted" error */
+  signal?: AbortSignal;
   /** default 1 */
   seed?: string | number;
   /** share of scenarios in the held-out "test" split; default 0.25 */
@@ -109,7 +111,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   try {
     let recipes = selectRecipes(usable, options.fixtureRecipes ?? true);
     // Only generic recipes draw on harvested values; fixture recipes look things up themselves.
-    const harvested = recipes.some((r) => r.id.startsWith("generic.")) ? await harvest(pristine, usable, seed) : { pool: new ValuePool(), unstable: new Set<string>() };
+    const harvested = recipes.some((r) => r.id.startsWith("generic.")) ? await harvest(pristine, usable, seed, options.signal) : { pool: new ValuePool(), unstable: new Set<string>() };
     const pool = harvested.pool;
     if (harvested.unstable.size > 0) {
       // a task whose answer changes from call to call cannot be verified (dice, clocks, live data)
@@ -140,6 +142,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
 
     // every recipe failing again and again: more attempts would only take time
     while (pending.length > 0 && committed.length < n && exhausted.size < recipes.length) {
+      throwIfInterrupted(options.signal);
       const batch = pending.slice(0, concurrency);
       pending = pending.slice(concurrency);
       const results = await Promise.all(
@@ -351,7 +354,11 @@ export function fill(template: string, vars: Record<string, string | number>): s
  * first call of each tool that answers is made twice more: a tool that answers differently is
  * `unstable` (random, time or live data) and no task can be verified against it.
  */
-async function harvest(box: Toolbox, tools: readonly ToolSpec[], seed: string): Promise<{ pool: ValuePool; unstable: Set<string> }> {
+function throwIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new TrainMcpError("Interrupted", "interrupted while generating scenarios: nothing was written", false);
+}
+
+async function harvest(box: Toolbox, tools: readonly ToolSpec[], seed: string, signal?: AbortSignal): Promise<{ pool: ValuePool; unstable: Set<string> }> {
   const pool = new ValuePool();
   const called = new Set<string>();
   const unstable = new Set<string>();
@@ -371,6 +378,7 @@ async function harvest(box: Toolbox, tools: readonly ToolSpec[], seed: string): 
         const key = `${tool.name}:${JSON.stringify(args)}`;
         if (called.has(key)) continue; // the same call twice teaches nothing (and may be slow)
         called.add(key);
+        throwIfInterrupted(signal);
         let r: ToolResult;
         try {
           r = await box.call(tool.name, args);
