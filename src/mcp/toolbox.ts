@@ -171,6 +171,8 @@ export class McpToolbox implements Toolbox {
     const perCall = new AbortController();
     const forward = () => perCall.abort(signal?.reason);
     signal?.addEventListener("abort", forward, { once: true });
+    const totalMs = Math.max(timeoutMs, options.timeoutMs !== undefined ? 4 * timeoutMs : this.options.maxTotalTimeoutMs);
+    const t0 = Date.now();
     const send = async (c: Connection) =>
       c.client.request({ method: "tools/call", params: { name, arguments: check.args } }, LooseCallResultSchema, {
         signal: perCall.signal,
@@ -178,7 +180,7 @@ export class McpToolbox implements Toolbox {
         // progress resets the timeout (slow tools that report progress are alive); the total
         // is still capped so a tool cannot hold a rollout forever by chattering
         resetTimeoutOnProgress: true,
-        maxTotalTimeout: Math.max(timeoutMs, options.timeoutMs !== undefined ? 4 * timeoutMs : this.options.maxTotalTimeoutMs),
+        maxTotalTimeout: totalMs,
         onprogress: (p) => options.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
       });
     try {
@@ -195,18 +197,20 @@ export class McpToolbox implements Toolbox {
       }
       return normalizeResult(raw, this.options.maxOutputChars);
     } catch (e) {
-      return this.classify(e, name, timeoutMs, conn, signal);
+      return this.classify(e, name, { timeoutMs, totalMs, elapsedMs: Date.now() - t0 }, conn, signal);
     } finally {
       signal?.removeEventListener("abort", forward);
       release();
     }
   }
 
-  private classify(e: unknown, name: string, timeoutMs: number, conn: Connection | undefined, signal?: AbortSignal): ToolResult {
+  private classify(e: unknown, name: string, time: { timeoutMs: number; totalMs: number; elapsedMs: number }, conn: Connection | undefined, signal?: AbortSignal): ToolResult {
     if (signal?.aborted) return fault("aborted", `call to ${name} aborted`);
     const msg = e instanceof Error ? e.message : String(e);
     if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
-      return fault("timeout", `call to ${name} timed out after ${timeoutMs} ms`);
+      // progress notifications restart the limit: say how long it really ran
+      const extended = time.elapsedMs > time.timeoutMs * 1.5 ? ` (the tool reported progress, which restarts the ${time.timeoutMs} ms limit, up to ${time.totalMs} ms in all)` : "";
+      return fault("timeout", `call to ${name} timed out after ${extended ? time.elapsedMs : time.timeoutMs} ms${extended}`);
     }
     const connectionLost = !conn || conn.dead || !(e instanceof McpError) || e.code === ErrorCode.ConnectionClosed;
     if (connectionLost) {

@@ -139,6 +139,10 @@ describe("time", () => {
     expect(r).toMatchObject({ isError: false, text: "done after 4 steps" });
     expect(seen.map((p) => p.progress)).toEqual([1, 2, 3, 4]);
     expect(seen[0]).toMatchObject({ total: 4, message: "step 1" });
+    // progress stretches the limit up to 4x: the timeout says how long the call really ran
+    const long = await tb.call("slow", { steps: 40, ms: 150 }, { timeoutMs: 400, onProgress: () => undefined });
+    expect(long).toMatchObject({ isError: true, fault: "timeout" });
+    expect(long.text).toMatch(/^call to slow timed out after \d{4} ms \(the tool reported progress, which restarts the 400 ms limit, up to 1600 ms in all\)/);
   });
 
   it("aborts on the caller's signal", async () => {
