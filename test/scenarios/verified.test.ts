@@ -165,4 +165,15 @@ describe("verified generator on the fixtures", () => {
       await http.close();
     }
   }, 120_000);
+  it("leaves out a tool whose one call takes too long (a long-running operation), saying so, instead of probing it for minutes", async () => {
+    const ev = await connect(stdioTarget("everything"));
+    const notes: string[] = [];
+    try {
+      const r = await generateVerified(ev, { n: 3, seed: 1, slowToolMs: 300, onNote: (l) => notes.push(l) }).catch(() => undefined);
+      expect(notes).toContainEqual(expect.stringMatching(/^not using slow \(one call took \d+\.\d s\): a tool this slow would stall every rollout that calls it$/));
+      for (const s of r?.scenarios ?? []) expect(s.reference?.calls.map((c) => c.name)).not.toContain("slow");
+    } finally {
+      await ev.close();
+    }
+  }, 120_000);
 });

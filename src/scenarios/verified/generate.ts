@@ -38,6 +38,8 @@ export interface VerifiedOptions {
   fewer?: string;
   /** aborted (Ctrl-C): generation stops between calls with an "Interrupted" error */
   signal?: AbortSignal;
+  /** a read-only call slower than this leaves its tool out (default 10 000 ms) */
+  slowToolMs?: number;
   /** default 1 */
   seed?: string | number;
   /** share of scenarios in the held-out "test" split; default 0.25 */
@@ -111,8 +113,14 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   try {
     let recipes = selectRecipes(usable, options.fixtureRecipes ?? true);
     // Only generic recipes draw on harvested values; fixture recipes look things up themselves.
-    const harvested = recipes.some((r) => r.id.startsWith("generic.")) ? await harvest(pristine, usable, seed, options.signal) : { pool: new ValuePool(), unstable: new Set<string>() };
+    const harvested = recipes.some((r) => r.id.startsWith("generic."))
+      ? await harvest(pristine, usable, seed, options.signal, options.slowToolMs ?? SLOW_TOOL_MS)
+      : { pool: new ValuePool(), unstable: new Set<string>(), slow: new Map<string, number>() };
     const pool = harvested.pool;
+    if (harvested.slow.size > 0) {
+      recipes = recipes.filter((r) => !r.tools.some((t) => harvested.slow.has(t)));
+      note(`not using ${[...harvested.slow].map(([t, ms]) => `${t} (one call took ${(ms / 1000).toFixed(1)} s)`).join(", ")}: a tool this slow would stall every rollout that calls it`);
+    }
     if (harvested.unstable.size > 0) {
       // a task whose answer changes from call to call cannot be verified (dice, clocks, live data)
       recipes = recipes.filter((r) => !r.tools.some((t) => harvested.unstable.has(t)));
@@ -358,7 +366,17 @@ function throwIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new TrainMcpError("Interrupted", "interrupted while generating scenarios: nothing was written", false);
 }
 
-async function harvest(box: Toolbox, tools: readonly ToolSpec[], seed: string, signal?: AbortSignal): Promise<{ pool: ValuePool; unstable: Set<string> }> {
+/** A read-only call slower than this leaves its tool out of the generated tasks. */
+const SLOW_TOOL_MS = 10_000;
+
+async function harvest(
+  box: Toolbox,
+  tools: readonly ToolSpec[],
+  seed: string,
+  signal: AbortSignal | undefined,
+  slowMs: number,
+): Promise<{ pool: ValuePool; unstable: Set<string>; slow: Map<string, number> }> {
+  const slow = new Map<string, number>();
   const pool = new ValuePool();
   const called = new Set<string>();
   const unstable = new Set<string>();
@@ -379,10 +397,18 @@ async function harvest(box: Toolbox, tools: readonly ToolSpec[], seed: string, s
         if (called.has(key)) continue; // the same call twice teaches nothing (and may be slow)
         called.add(key);
         throwIfInterrupted(signal);
+        if (slow.has(tool.name)) break;
         let r: ToolResult;
+        const t0 = Date.now();
         try {
           r = await box.call(tool.name, args);
         } catch {
+          continue;
+        }
+        // a tool that takes this long once (a long-running operation) would stall every rollout
+        // that calls it: no more probing, and no tasks for it
+        if (Date.now() - t0 > slowMs || r.fault === "timeout") {
+          slow.set(tool.name, Date.now() - t0);
           continue;
         }
         if (!r.isError && !compared.has(tool.name)) {
@@ -397,5 +423,5 @@ async function harvest(box: Toolbox, tools: readonly ToolSpec[], seed: string, s
       }
     }
   }
-  return { pool, unstable };
+  return { pool, unstable, slow };
 }
