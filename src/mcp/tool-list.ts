@@ -48,12 +48,16 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
     if (cursor === undefined || seenCursors.has(cursor)) break;
     seenCursors.add(cursor);
   }
-  const list = [...tools.values()];
+  // a tool that must run as an MCP task (taskSupport "required") refuses a plain tools/call,
+  // which is all train-mcp sends: offering it to a model would only teach it to fail
+  const taskOnly = [...tools.values()].filter((t) => t.execution?.taskSupport === "required").map((t) => t.name);
+  const list = [...tools.values()].filter((t) => !taskOnly.includes(t.name));
   const notes = [...conflicting].map((n) => `the server lists tool ${JSON.stringify(n)} more than once with different definitions: the first is the one a model sees`);
   // a model writes the name inside JSON in a chat template's tool-call format; other characters
   // break that format, and OpenAI-compatible endpoints refuse such function names
   const odd = list.filter((t) => !/^[A-Za-z0-9_.-]{1,64}$/.test(t.name)).map((t) => JSON.stringify(t.name));
   if (odd.length > 0) notes.push(`${odd.join(", ")}: a tool name outside A-Z a-z 0-9 _ . - (or over 64 characters) may not be callable by a model`);
+  if (taskOnly.length > 0) notes.push(`left out ${taskOnly.join(", ")}: ${taskOnly.length === 1 ? "it runs" : "they run"} only as MCP tasks (execution.taskSupport "required"), which train-mcp does not speak`);
   return { tools: list, notes };
 }
 

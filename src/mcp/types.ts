@@ -16,6 +16,8 @@ export const ToolSpecSchema = z.object({
   /** MCP tool annotations (readOnlyHint, destructiveHint…): hints from the server, kept so that
    *  what calls tools on a user's server can tell what changes its state */
   annotations: z.record(z.string(), z.unknown()).optional(),
+  /** MCP 2025-11 tasks: "required" means the tool refuses a plain tools/call */
+  execution: z.object({ taskSupport: z.string().optional() }).passthrough().optional(),
 });
 export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 

@@ -74,6 +74,14 @@ describe.concurrent("train-mcp CLI", () => {
     expect((await cli("tools", "--server", "fixture:calculator")).stderr).toBe("");
   });
 
+  it("leaves out a tool that runs only as an MCP task (a plain call is refused), saying so", async () => {
+    const r = await cli("tools", "--server", stdioTarget("everything", "--task-only"));
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/^research\b/m);
+    expect(r.stdout).toMatch(/^echo\b/m);
+    expect(r.stderr).toBe('note: left out research: it runs only as MCP tasks (execution.taskSupport "required"), which train-mcp does not speak\n');
+  });
+
   it("tools notes a name the server lists twice with different definitions, not a page served again", async () => {
     const r = await cli("tools", "--server", stdioTarget("sloppy", "--conflict"));
     expect(r.code).toBe(0);

@@ -10,6 +10,7 @@
  *   node --import tsx test/servers/everything.ts --sse 0         legacy HTTP+SSE only, at /sse
  *   --no-get          (HTTP) answer 405 to GET: no standalone SSE stream
  *   --junk-on-start   print non-JSON lines on stdout before serving (stdio)
+ *   --task-only       list only `echo` and a tool that runs only as an MCP task
  * HTTP modes print `listening on http://127.0.0.1:PORT/<path>` on stderr.
  */
 import { readFile, writeFile } from "node:fs/promises";
@@ -105,6 +106,8 @@ function makeServer(): Server {
     if (argv.includes("--no-tools")) return { tools: [] };
     // a name a chat template's tool-call JSON cannot carry as written
     if (argv.includes("--odd-name")) return { tools: [{ name: 'say "hi" <tool_call>', description: "An oddly named tool.", inputSchema: obj({}) }, TOOLS[0]] };
+    // a tool that runs only as an MCP task (2025-11 spec): a plain tools/call is refused
+    if (argv.includes("--task-only")) return { tools: [{ name: "research", description: "Researches a topic as a task.", inputSchema: obj({}), execution: { taskSupport: "required" } }, TOOLS[0]] };
     return { tools: TOOLS.slice(start, next), ...(next < TOOLS.length ? { nextCursor: String(next) } : {}) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
