@@ -10,6 +10,7 @@
  * at end of input the guard sends what is still listed SIGTERM, then SIGKILL a second later.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 import type { Socket } from "node:net";
 
 const live = new Set<number>();
@@ -57,7 +58,25 @@ function tellGuard(line: string): void {
   guard.stdin?.write(`${line}\n`);
 }
 
+/** Working copies of a --template-dir (copies of a user's data): removed with the children. */
+const tempDirs = new Set<string>();
+
+export function trackTempDir(dir: string): void {
+  tempDirs.add(dir);
+}
+
+export function untrackTempDir(dir: string): void {
+  tempDirs.delete(dir);
+}
+
 function killAll(): void {
+  // the servers first (they may be writing there), then their copies of the data
+  killChildren();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+function killChildren(): void {
   for (const pid of live) {
     try {
       process.kill(-pid, "SIGKILL");

@@ -23,6 +23,7 @@ import { z } from "zod";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { TrainMcpError } from "../errors.js";
+import { trackTempDir, untrackTempDir } from "./children.js";
 import { Connection, type LaunchSpec, type TransportKind } from "./connection.js";
 import { normalizeResult } from "./normalize.js";
 import type { ResolvedOptions } from "./options.js";
@@ -76,10 +77,12 @@ export class McpToolbox implements Toolbox {
     let spec = launch;
     if (launch.kind === "stdio" && options.templateDir) {
       workDir = await mkdtemp(join(tmpdir(), "train-mcp-work-"));
+      trackTempDir(workDir); // removed at exit, also on Ctrl-C: it holds a copy of the user's data
       try {
         await cp(options.templateDir, workDir, { recursive: true });
       } catch (e) {
         await rm(workDir, { recursive: true, force: true });
+        untrackTempDir(workDir);
         throw new TrainMcpError("IoFailed", `cannot copy templateDir ${options.templateDir}: ${(e as Error).message}`);
       }
       spec = { ...launch, cwd: workDir };
@@ -95,7 +98,10 @@ export class McpToolbox implements Toolbox {
       return new McpToolbox(spec, options, s, conn, workDir, semaphore);
     } catch (e) {
       await conn?.close();
-      if (workDir) await rm(workDir, { recursive: true, force: true });
+      if (workDir) {
+        await rm(workDir, { recursive: true, force: true });
+        untrackTempDir(workDir);
+      }
       if (e instanceof TrainMcpError) throw e;
       throw new TrainMcpError("ServerUnreachable", `cannot list tools of ${launch.label}: ${(e as Error).message}`, true, { cause: e });
     }
@@ -263,7 +269,10 @@ export class McpToolbox implements Toolbox {
     await Promise.all([...this.isolatedChildren].map((c) => c.close()));
     await this.reconnecting?.catch(() => undefined);
     await this.conn.close();
-    if (this.workDir) await rm(this.workDir, { recursive: true, force: true }).catch(() => {});
+    if (this.workDir) {
+      await rm(this.workDir, { recursive: true, force: true }).catch(() => {});
+      untrackTempDir(this.workDir);
+    }
     this.onClose?.();
   }
 }

@@ -40,6 +40,16 @@ describe("tracked children and signals", () => {
     expect(alive(pid)).toBe(false);
   });
 
+  it("removes the working copies of a --template-dir too when it ends by a signal", async () => {
+    const host = spawn(process.execPath, [HOST, "unhandled", "tempdir"], { stdio: ["ignore", "pipe", "inherit"] });
+    const [, , dir] = await new Promise<string[]>((resolve) => host.stdout.once("data", (d: Buffer) => resolve(d.toString().trim().split(" "))));
+    expect(fs.existsSync(path.join(dir, "private.txt"))).toBe(true);
+    const exited = new Promise((resolve) => host.once("exit", resolve));
+    host.kill("SIGINT");
+    await exited;
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
   it("kills the servers and ends by the signal when nothing else handles it", async () => {
     const { host, pid, exited } = await start("unhandled");
     host.kill("SIGINT");

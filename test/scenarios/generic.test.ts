@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolResult, ToolSpec } from "../../src/mcp/types.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
-import { asksAboutNothing, isReadOnlyTool, pickAnswerField } from "../../src/scenarios/verified/generic.js";
+import { asksAboutNothing, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
 
 const result = (data: unknown): ToolResult => ({ isError: false, text: JSON.stringify(data), content: [] }) as unknown as ToolResult;
 
@@ -51,5 +51,8 @@ describe("generic recipes", () => {
     expect(applicableFixtureRecipes(codefix).map((r) => r.id)).toContain("codefix.which-function");
     // a calculator's recipes need nothing beyond their own tools
     expect(applicableFixtureRecipes([tool("calculate", ["expression"])]).some((r) => r.id.startsWith("calculator."))).toBe(true);
+  });
+  it("names the first item of a list in the singular", () => {
+    expect(["entities", "boxes", "addresses", "orders", "status", "days", "first matches"].map(singularLabel)).toEqual(["entity", "box", "address", "order", "status", "day", "first match"]);
   });
 });

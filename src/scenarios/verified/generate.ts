@@ -126,7 +126,11 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       recipes = recipes.filter((r) => !r.tools.some((t) => harvested.unstable.has(t)));
       note(`not using ${[...harvested.unstable].join(", ")}: the same call answered differently twice, so no answer can be checked`);
     }
-    if (recipes.length === 0) throw new TrainMcpError("ConfigInvalid", `the server has no tools to build scenarios from${notes.length ? ` (${notes.join("; ")})` : ""}`);
+    if (recipes.length === 0)
+      throw new TrainMcpError(
+        "ConfigInvalid",
+        `the server has no tools to build verified scenarios from${notes.length ? ` (${notes.join("; ")})` : ""}; write scenarios by hand (scenarios/README.md) or use --generator llm`,
+      );
     const byTool = groupByPrimary(recipes);
     const toolOrder = new Rng(`${seed}/tools`).shuffle([...byTool.keys()].sort());
 

@@ -115,10 +115,18 @@ export function asksAboutNothing(result: ToolResult, value: string | number): bo
   return empty(resultData(result), 0);
 }
 
-function singularLabel(label: string): string {
+export function singularLabel(label: string): string {
   const words = label.split(" ");
   const last = words.pop() ?? "";
-  return [...words, last.endsWith("s") ? last.slice(0, -1) : last].join(" ");
+  return [...words, singular(last)].join(" ");
+}
+
+/** English plural to singular, for the common endings ("entities" → "entity", "boxes" → "box"). */
+function singular(word: string): string {
+  if (/[^aeiou]ies$/i.test(word)) return word.slice(0, -3) + "y";
+  if (/(ss|sh|ch|x|z)es$/i.test(word)) return word.slice(0, -2);
+  if (/ss$|us$|is$/i.test(word)) return word; // "address", "status", "analysis"
+  return word.endsWith("s") ? word.slice(0, -1) : word;
 }
 
 function expectFor(value: string | number): AnswerCheck {
