@@ -167,15 +167,19 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
     url.password = "";
   }
   const requestInit: RequestInit = { headers };
-  const streamable = new StreamableHTTPClientTransport(url, { requestInit });
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
   let firstError: unknown;
-  try {
-    await client.connect(streamable, { timeout: timeoutMs });
-    return Connection.make(client, streamable, "streamable-http");
-  } catch (e) {
-    firstError = e;
-    await client.close().catch(() => {});
+  // a socket the server closed as it was reused (a keep-alive race) is retried once on a new one
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const streamable = new StreamableHTTPClientTransport(url, { requestInit });
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    try {
+      await client.connect(streamable, { timeout: timeoutMs });
+      return Connection.make(client, streamable, "streamable-http");
+    } catch (e) {
+      firstError = e;
+      await client.close().catch(() => {});
+    }
+    if (!socketDropped(firstError)) break;
   }
   const status = firstError instanceof StreamableHTTPError ? firstError.code : undefined;
   if (status === undefined || status < 400 || status >= 500) {
@@ -198,6 +202,15 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
       { cause: e },
     );
   }
+}
+
+/** A connection cut under a request (undici's "other side closed", ECONNRESET), not a refusal. */
+function socketDropped(e: unknown): boolean {
+  for (let x: unknown = e; x instanceof Error; x = (x as { cause?: unknown }).cause) {
+    const code = (x as { code?: unknown }).code;
+    if (code === "UND_ERR_SOCKET" || code === "ECONNRESET" || /other side closed/.test(x.message)) return true;
+  }
+  return false;
 }
 
 function message(e: unknown): string {

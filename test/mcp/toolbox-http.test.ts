@@ -3,6 +3,8 @@
  * HTTP with headers, progress and a session that drops mid-call (server killed, restarted on the
  * same port, reconnected), and a legacy HTTP+SSE-only server reached through the 4xx fallback.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { connect, type McpToolbox } from "../../src/mcp/connect.js";
 import { isTrainMcpError } from "../../src/errors.js";
@@ -129,5 +131,33 @@ describe("faults and isolation over HTTP", () => {
     const wrong = server.url.replace(/\/sse$/, "/nothing-here");
     const err = await connect(wrong, { connectTimeoutMs: 5000 }).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/Streamable HTTP answered 405 and legacy SSE failed/);
+  });
+});
+
+describe("a dropped socket on connect", () => {
+  it("is retried once on a new connection (a keep-alive race), not reported as an unreachable server", async () => {
+    const upstream = await serve("http");
+    const target = new URL(upstream.url);
+    let requests = 0;
+    // a hop that cuts the first request's connection without a reply, then passes everything on
+    const hop = http.createServer((req, res) => {
+      if (requests++ === 0) return req.socket.destroy();
+      const out = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      req.pipe(out);
+    });
+    await new Promise<void>((resolve) => hop.listen(0, "127.0.0.1", resolve));
+    const { port } = hop.address() as AddressInfo;
+    try {
+      const tb = await connect(`http://127.0.0.1:${port}${target.pathname}`);
+      expect((await tb.call("echo", { text: "through" })).text).toBe("through");
+      await tb.close();
+      expect(requests).toBeGreaterThan(1);
+    } finally {
+      hop.closeAllConnections();
+      await new Promise((resolve) => hop.close(resolve));
+    }
   });
 });
