@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolResult, ToolSpec } from "../../src/mcp/types.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
+import { constantAnswerNote } from "../../src/scenarios/verified/generate.js";
 import { asksAboutNothing, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
 
 const result = (data: unknown): ToolResult => ({ isError: false, text: JSON.stringify(data), content: [] }) as unknown as ToolResult;
@@ -54,5 +55,11 @@ describe("generic recipes", () => {
   });
   it("names the first item of a list in the singular", () => {
     expect(["entities", "boxes", "addresses", "orders", "status", "days", "first matches"].map(singularLabel)).toEqual(["entity", "box", "address", "order", "status", "day", "first match"]);
+  });
+  it("notes a task set where most tasks expect one answer (a model always giving it would score without the tools)", () => {
+    const task = (i: number, value: string) => ({ id: `s${i}`, task: `t${i}`, difficulty: 1, split: "train" as const, tags: [], expected: [{ kind: "contains" as const, value, caseSensitive: false }] });
+    const mostlyPerson = [...Array.from({ length: 5 }, (_, i) => task(i, "person")), task(5, "company"), task(6, "Alice")];
+    expect(constantAnswerNote(mostlyPerson)).toMatch(/^5 of 7 tasks expect the same answer \("person"\): a model that always gives it scores 71% without the tools/);
+    expect(constantAnswerNote([...mostlyPerson, task(7, "Bob"), task(8, "Acme"), task(9, "x")])).toBeUndefined();
   });
 });

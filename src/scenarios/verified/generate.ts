@@ -235,10 +235,28 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
         reference: { calls: c.built.calls, answer: c.built.answer },
       }),
     );
+    const constant = constantAnswerNote(scenarios);
+    if (constant) note(constant);
     return { scenarios, perRecipe, failedAttempts, notes };
   } finally {
     if (pristine !== toolbox) await pristine.close();
   }
+}
+
+/** A note when most tasks expect one answer (a server whose lookups all say "person"): a model
+ *  that always gives it scores well without using the tools. */
+export function constantAnswerNote(scenarios: readonly Scenario[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const s of scenarios) {
+    const key = (s.expected ?? []).map((e) => ("value" in e ? JSON.stringify(e.value) : e.kind)).join(" + ");
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const [answer, count] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
+  if (count < 4 || count <= scenarios.length / 2) return undefined;
+  return (
+    `${count} of ${scenarios.length} tasks expect the same answer (${answer}): a model that always gives it scores ${Math.round((100 * count) / scenarios.length)}% without the tools; ` +
+    "the server's tools offer few distinct answers here: add hand-written scenarios, or train on more servers"
+  );
 }
 
 /** consecutive failed attempts after which a recipe is set aside for the rest of the run */
