@@ -37,7 +37,12 @@ export function guardOrigin(req: http.IncomingMessage, res: http.ServerResponse,
   if (LOOPBACK_HOSTS.has(policy.bindHost)) {
     const host = req.headers.host ?? "";
     if (!LOOPBACK_HOSTS.has(hostnameOf(host)))
-      throw new ApiError(403, `Host "${host}" is not this server's name (it listens on ${policy.bindHost}): refused, as a DNS-rebinding page would send it`, "permission_error");
+      throw new ApiError(
+        403,
+        `Host "${host}" is not this server's name (it listens on ${policy.bindHost}): refused, as a DNS-rebinding page would send it ` +
+          "(behind a reverse proxy on this machine, have it send Host: localhost, e.g. nginx's proxy_set_header Host localhost)",
+        "permission_error",
+      );
   }
   const origin = req.headers.origin;
   if (origin === undefined) return false;
