@@ -10,7 +10,6 @@ import { parseTarget, redactTargetCredentials, sameTarget, targetKey } from "../
 import type { Toolbox } from "../mcp/types.js";
 import { TrainMcpError } from "../errors.js";
 import type { Scenario } from "../scenarios/schema.js";
-import { detectStateful } from "../scenarios/verified/generate.js";
 import { isReadOnlyTool } from "../scenarios/verified/generic.js";
 
 /** Fixtures whose tools change server state: each rollout needs its own instance. */
@@ -37,8 +36,8 @@ export class ServerSet {
         }
         for (const note of toolbox.toolNotes) log?.(`note: ${redactTargetCredentials(target)}: ${note}`);
         const known = target.startsWith("fixture:");
-        const stateful = isolate === "on" || (isolate === "auto" && (known ? STATEFUL_FIXTURES.has(target) : detectStateful(toolbox.tools)));
         const writers = known ? [] : toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
+        const stateful = isolate === "on" || (isolate === "auto" && (known ? STATEFUL_FIXTURES.has(target) : writers.length > 0));
         if (writers.length > 0 && !options.templateDir) log?.(writesWarning(target, writers));
         entries.push({ target, toolbox, isolate: stateful });
       }

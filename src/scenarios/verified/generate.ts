@@ -129,7 +129,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     if (recipes.length === 0)
       throw new TrainMcpError(
         "ConfigInvalid",
-        `the server has no tools to build verified scenarios from${notes.length ? ` (${notes.join("; ")})` : ""}; write scenarios by hand (scenarios/README.md) or use --generator llm`,
+        `the server has no tools to build verified scenarios from${notes.length ? ` (${notes.join("; ")})` : ""}; ${OTHER_SOURCES}`,
       );
     const byTool = groupByPrimary(recipes);
     const toolOrder = new Rng(`${seed}/tools`).shuffle([...byTool.keys()].sort());
@@ -163,7 +163,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
           const recipe = chooseRecipe(rng, byTool, toolOrder, slot, attempt, maxAttempts, exhausted);
           const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4 });
           // a task whose answer is a credential the server printed (a `get-env` tool): never written to a file
-          if (built && redactSecretValues(JSON.stringify(built)) !== JSON.stringify(built)) {
+          const builtText = built ? JSON.stringify(built) : "";
+          if (built && redactSecretValues(builtText) !== builtText) {
             if (!credentialSeen) note("left out tasks whose answer or calls hold a credential-shaped value (an API key or token the server printed): a scenario file is no place for one");
             credentialSeen = true;
             return { slot, attempt, split, recipe, built: undefined };
@@ -208,7 +209,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       throw new TrainMcpError(
         "ConfigInvalid",
         committed.length === 0
-          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried}); write scenarios by hand (scenarios/README.md) or use --generator llm`
+          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried}); ${OTHER_SOURCES}`
           : `could only build ${committed.length} distinct verified scenarios of the ${n} asked for (the server's tools offer too few distinct tasks: ${tried}); ` +
             `${options.fewer ?? "lower --n"}, or write scenarios by hand (scenarios/README.md) or with --generator llm`,
       );
@@ -384,6 +385,9 @@ export function fill(template: string, vars: Record<string, string | number>): s
  * first call of each tool that answers is made twice more: a tool that answers differently is
  * `unstable` (random, time or live data) and no task can be verified against it.
  */
+/** Where scenarios come from when the tools cannot give verified ones. */
+const OTHER_SOURCES = "write scenarios by hand (scenarios/README.md) or use --generator llm";
+
 function throwIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new TrainMcpError("Interrupted", "interrupted while generating scenarios: nothing was written", false);
 }
