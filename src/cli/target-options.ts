@@ -18,6 +18,7 @@ export interface TargetFlags {
   serverLog?: string;
   inheritEnv?: "safe" | "all" | "none";
   templateDir?: string;
+  resourceTools?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -34,6 +35,7 @@ export function addConnectOptions(cmd: Command): Command {
     .option("-H, --header <'K: V'>", "extra HTTP header, e.g. 'Authorization: Bearer …' (repeatable)", collect)
     .option("--timeout <ms>", "per-call and connect timeout in milliseconds (default 30000)")
     .option("--template-dir <dir>", "stdio: copy this folder to a fresh temp dir for every server instance, run the server there, delete the copy after (the server's files stay untouched)")
+    .option("--resource-tools", "offer the server's MCP resources to the model as two tools, list_resources and read_resource (when the server declares resources)")
     .option("--server-log <file>", "file for the stdio server's stderr (default: a temp file, removed on success; train copies it to <run>/server.log)")
     .addOption(
       new Option("--inherit-env <mode>", "environment a stdio server inherits: safe (PATH, HOME, locale…), all, none")
@@ -81,6 +83,7 @@ export function connectArgs(flags: TargetFlags): { target: string; options: Conn
       serverLog: flags.serverLog,
       inheritEnv: flags.inheritEnv,
       templateDir: templateDirFlag(flags.templateDir),
+      resourceTools: flags.resourceTools,
     },
   };
 }

@@ -37,6 +37,11 @@ export interface ConnectOptions {
    * one and each isolated() one), which becomes the server's cwd; removed on close.
    */
   templateDir?: string;
+  /**
+   * offer the server's MCP resources to the model as two tools, `list_resources` and
+   * `read_resource` (resource-tools.ts), when it declares the resources capability; default false
+   */
+  resourceTools?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -50,6 +55,7 @@ export interface ResolvedOptions {
   maxConcurrency: number;
   maxOutputChars: number;
   templateDir?: string;
+  resourceTools: boolean;
 }
 
 const SAFE_EXTRA_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TMPDIR|TEMP|TMP|TZ|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|NODE_PATH|NODE_EXTRA_CA_CERTS|NVM_DIR|NVM_BIN|XDG_[A-Z_]+|SSL_CERT_(FILE|DIR))$/;
@@ -84,5 +90,6 @@ export function resolveOptions(o: ConnectOptions = {}): ResolvedOptions {
     maxConcurrency: positiveInt("maxConcurrency", o.maxConcurrency, 8),
     maxOutputChars: positiveInt("maxOutputChars", o.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
     templateDir: o.templateDir,
+    resourceTools: o.resourceTools ?? false,
   };
 }

@@ -27,6 +27,7 @@ import { trackTempDir, untrackTempDir } from "./children.js";
 import { Connection, type LaunchSpec, type TransportKind } from "./connection.js";
 import { normalizeResult } from "./normalize.js";
 import type { ResolvedOptions } from "./options.js";
+import { callResourceTool, resourceToolSpecs } from "./resource-tools.js";
 import { Semaphore } from "./semaphore.js";
 import { listAllTools, toOpenAiTool } from "./tool-list.js";
 import type { CallOptions, OpenAiTool, Toolbox, ToolboxStats, ToolFaultKind, ToolResult, ToolSpec } from "./types.js";
@@ -46,6 +47,8 @@ interface Shared {
   notes: string[];
   byName: Map<string, ToolSpec>;
   validator: ArgumentValidator;
+  /** names of the tools that read the server's resources (--resource-tools), not tools/call */
+  resourceTools: Set<string>;
 }
 
 export class McpToolbox implements Toolbox {
@@ -92,8 +95,16 @@ export class McpToolbox implements Toolbox {
       conn = await Connection.open(spec, options.connectTimeoutMs);
       let s = shared;
       if (!s) {
-        const { tools, notes } = await listAllTools(conn.client, options.connectTimeoutMs);
-        s = { tools, notes, byName: new Map(tools.map((t) => [t.name, t])), validator: new ArgumentValidator() };
+        const listed = await listAllTools(conn.client, options.connectTimeoutMs);
+        const extra = options.resourceTools ? resourceToolSpecs(conn.client, listed.tools) : { tools: [], notes: [] };
+        const tools = [...listed.tools, ...extra.tools];
+        s = {
+          tools,
+          notes: [...listed.notes, ...extra.notes],
+          byName: new Map(tools.map((t) => [t.name, t])),
+          validator: new ArgumentValidator(),
+          resourceTools: new Set(extra.tools.map((t) => t.name)),
+        };
       }
       return new McpToolbox(spec, options, s, conn, workDir, semaphore);
     } catch (e) {
@@ -179,29 +190,30 @@ export class McpToolbox implements Toolbox {
     signal?.addEventListener("abort", forward, { once: true });
     const totalMs = Math.max(timeoutMs, options.timeoutMs !== undefined ? 4 * timeoutMs : this.options.maxTotalTimeoutMs);
     const t0 = Date.now();
-    const send = async (c: Connection) =>
-      c.client.request({ method: "tools/call", params: { name, arguments: check.args } }, LooseCallResultSchema, {
-        signal: perCall.signal,
-        timeout: timeoutMs,
-        // progress resets the timeout (slow tools that report progress are alive); the total
-        // is still capped so a tool cannot hold a rollout forever by chattering
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: totalMs,
-        onprogress: (p) => options.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
-      });
+    const requestOptions = {
+      signal: perCall.signal,
+      timeout: timeoutMs,
+      // progress resets the timeout (slow tools that report progress are alive); the total
+      // is still capped so a tool cannot hold a rollout forever by chattering
+      resetTimeoutOnProgress: true,
+      maxTotalTimeout: totalMs,
+      onprogress: (p: { progress: number; total?: number; message?: string }) => options.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
+    };
+    const send = async (c: Connection): Promise<ToolResult> =>
+      this.shared.resourceTools.has(name)
+        ? callResourceTool(c.client, name, check.args as Record<string, unknown>, requestOptions, this.options.maxOutputChars)
+        : normalizeResult(await c.client.request({ method: "tools/call", params: { name, arguments: check.args } }, LooseCallResultSchema, requestOptions), this.options.maxOutputChars);
     try {
       conn = await this.live();
       if (signal?.aborted) return fault("aborted", `call to ${name} aborted`);
-      let raw;
       try {
-        raw = await send(conn);
+        return await send(conn);
       } catch (e) {
         if (!sessionExpired(e)) throw e;
         conn.markDead("session expired (HTTP 404)");
         conn = await this.live();
-        raw = await send(conn);
+        return await send(conn);
       }
-      return normalizeResult(raw, this.options.maxOutputChars);
     } catch (e) {
       return this.classify(e, name, { timeoutMs, totalMs, elapsedMs: Date.now() - t0 }, conn, signal);
     } finally {

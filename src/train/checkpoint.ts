@@ -50,6 +50,8 @@ export const RolloutSettingsSchema = z.object({
   max_tokens_per_turn: z.number().int().min(1),
   /** generated tokens per rollout, when the run capped them below max_turns × max_tokens_per_turn */
   max_completion_length: z.number().int().min(1).optional(),
+  /** the model was given list_resources / read_resource (--resource-tools) */
+  resource_tools: z.boolean().optional(),
   // the judge is left out: its endpoint needs a key that eval does not have
   // settings this version cannot read (a newer one's reward names) fall back to the defaults
   rewards: RewardConfigSchema.omit({ judge: true }).optional().catch(undefined).describe("the run's reward settings, so that eval's mean reward is the one training logged"),

@@ -83,6 +83,10 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .string()
     .optional()
     .describe("stdio servers: a folder copied for every server instance, which runs in the copy (--template-dir); saved, so a resume works on copies too"),
+  server_resource_tools: z
+    .boolean()
+    .default(false)
+    .describe("offer the servers' MCP resources to the model as two tools, list_resources and read_resource (--resource-tools), where a server declares resources"),
   server_env_names: z
     .array(z.string())
     .optional()

@@ -27,6 +27,7 @@ const FIXED: Record<string, string> = {
   max_completion_length: "--max-completion-length",
   system_prompt: "system_prompt",
   policy_model: "--policy-model",
+  server_resource_tools: "--resource-tools",
 };
 
 const anchored = (v: unknown): unknown =>

@@ -11,6 +11,8 @@
  *   --no-get          (HTTP) answer 405 to GET: no standalone SSE stream
  *   --junk-on-start   print non-JSON lines on stdout before serving (stdio)
  *   --task-only       list only `echo` and a tool that runs only as an MCP task
+ *   --resources       also offer resources (paginated, 2 a page), a URI template and resource reads
+ *   --resource-clash  list only `echo` and a tool of the server's own named `read_resource`
  * HTTP modes print `listening on http://127.0.0.1:PORT/<path>` on stderr.
  */
 import { readFile, writeFile } from "node:fs/promises";
@@ -20,7 +22,18 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  isInitializeRequest,
+  type CallToolResult,
+  type Resource,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 
 const PAGE = 4;
 const argv = process.argv.slice(2);
@@ -97,9 +110,39 @@ const text = (t: string, isError = false): CallToolResult => ({ content: [{ type
 // 1x1 transparent PNG
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
+const RESOURCES: Resource[] = [
+  { uri: "mem://notes/a", name: "a", title: "Note A", mimeType: "text/plain", description: "The first note." },
+  { uri: "mem://notes/b", name: "b", mimeType: "text/plain" },
+  { uri: "mem://notes/c", name: "c", mimeType: "text/plain" },
+  { uri: "file:///data/report.csv", name: "report.csv", mimeType: "text/csv", description: "The report the media tool links to." },
+  { uri: "mem://blob", name: "blob", mimeType: "application/octet-stream" },
+];
+const NOTES: Record<string, string> = { a: "alpha note", b: "bravo note", c: "charlie note", secret: "the hidden note" };
+
+function addResources(server: Server): void {
+  server.setRequestHandler(ListResourcesRequestSchema, async (req) => {
+    const start = Number(req.params?.cursor ?? 0);
+    const next = start + 2;
+    return { resources: RESOURCES.slice(start, next), ...(next < RESOURCES.length ? { nextCursor: String(next) } : {}) };
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [{ uriTemplate: "mem://notes/{name}", name: "note", description: "Any note by its name." }],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+    const uri = req.params.uri;
+    if (uri === "file:///data/report.csv") return { contents: [{ uri, mimeType: "text/csv", text: "month,sales\njan,12\nfeb,15" }] };
+    if (uri === "mem://blob") return { contents: [{ uri, mimeType: "application/octet-stream", blob: Buffer.alloc(6).toString("base64") }] };
+    const note = /^mem:\/\/notes\/(.+)$/.exec(uri);
+    if (note && NOTES[note[1]] !== undefined) return { contents: [{ uri, mimeType: "text/plain", text: NOTES[note[1]] }] };
+    throw new McpError(-32002, `Resource not found: ${uri}`);
+  });
+}
+
 function makeServer(): Server {
   let sessionCounter = 0; // one makeServer() per session (HTTP) or process (stdio)
-  const server = new Server({ name: "everything", version: "1.0.0" }, { capabilities: { tools: {} } });
+  const withResources = argv.includes("--resources");
+  const server = new Server({ name: "everything", version: "1.0.0" }, { capabilities: { tools: {}, ...(withResources ? { resources: {} } : {}) } });
+  if (withResources) addResources(server);
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     const start = Number(req.params?.cursor ?? 0);
     const next = start + PAGE;
@@ -107,6 +150,8 @@ function makeServer(): Server {
     // a name a chat template's tool-call JSON cannot carry as written
     if (argv.includes("--odd-name")) return { tools: [{ name: 'say "hi" <tool_call>', description: "An oddly named tool.", inputSchema: obj({}) }, TOOLS[0]] };
     // a tool that runs only as an MCP task (2025-11 spec): a plain tools/call is refused
+    if (argv.includes("--resource-clash"))
+      return { tools: [{ name: "read_resource", description: "The server's own read_resource.", inputSchema: obj({ path: { type: "string" } }, ["path"]) }, TOOLS[0]] };
     if (argv.includes("--task-only")) return { tools: [{ name: "research", description: "Researches a topic as a task.", inputSchema: obj({}), execution: { taskSupport: "required" } }, TOOLS[0]] };
     return { tools: TOOLS.slice(start, next), ...(next < TOOLS.length ? { nextCursor: String(next) } : {}) };
   });
@@ -173,6 +218,8 @@ function makeServer(): Server {
         return text(String(process.pid));
       case "env":
         return text(process.env[String(a.name)] ?? "(unset)");
+      case "read_resource":
+        return text(`the server's own read_resource: ${String(a.path)}`);
       case "read":
         return text(await readFile(String(a.file), "utf8"));
       case "write":

@@ -154,6 +154,35 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(readRolloutSettings(path.join(free, "checkpoints", "step-000000"))?.max_completion_length).toBeUndefined();
   });
 
+  it("plays a server's resources as tools with --resource-tools, and keeps that for eval and resume", async () => {
+    const out = path.join(tempDir("resource-tools"), "run");
+    const facts = ["speed-of-light", "planck-constant", "capital-germany", "unit-bar"];
+    const file = path.join(tempDir("resource-scenarios"), "facts.jsonl");
+    fs.writeFileSync(
+      file,
+      facts
+        .map((id, i) =>
+          JSON.stringify({ id: `r${i}`, task: `Read the resource fact://${id} and tell me its value.`, difficulty: 1, split: i < 2 ? "train" : "test", reference: { calls: [{ name: "read_resource", arguments: { uri: `fact://${id}` } }], answer: "The value is x." }, expected: [{ kind: "contains", value: "x" }] }),
+        )
+        .join("\n") + "\n",
+    );
+    const config = small(out, file, { server: ["fixture:knowledge"], server_resource_tools: true, sft: "off" });
+    await train({ config, hooks: { log: () => undefined } });
+    expect(readRolloutSettings(path.join(out, "checkpoints", "step-000001"))?.resource_tools).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8")).server_resource_tools).toBe(true);
+    // the model was shown the two resource tools beside the server's own
+    const { ChatTokenizer } = await import("../../src/policy/tokenizer.js");
+    const tokenizer = await ChatTokenizer.fromDir(config.model);
+    const [first] = readJsonl(path.join(out, "trajectories.jsonl"));
+    const prompt = tokenizer.decode(first.tokenIds as number[]);
+    for (const name of ["search", "get_fact", "list_resources", "read_resource"]) expect(prompt).toContain(`- ${name}(`);
+    const refusal = await train({ config: { ...config, server_resource_tools: false, max_steps: 2 }, resume: true, hooks: { log: () => undefined } }).then(
+      () => "trained",
+      (e: Error) => e.message,
+    );
+    expect(refusal).toMatch(/^--resource-tools \(server_resource_tools\): false differs from true in /);
+  });
+
   it("a resume from the checkpoint taken after the warm start keeps the warm start's metrics, once", async () => {
     const out = path.join(tempDir("resume-sft"), "run");
     const config = small(out, calculatorScenarios(6, 2), { sft: "on", sft_steps: 3, sft_batch_size: 2, max_steps: 2, save_steps: 1 });

@@ -139,6 +139,7 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["tool_timeout_ms", "--timeout", f.timeout, "number"],
     ["server_cwd", "--cwd", f.cwd],
     ["server_template_dir", "--template-dir", f.templateDir],
+    ["server_resource_tools", "--resource-tools", f.resourceTools],
     ["groups_per_step", "--groups-per-step", f.groupsPerStep, "number"],
     ["num_generations", ...either("--group-size", f.groupSize, "--num-generations", f.numGenerations), "number"],
     ["learning_rate", ...either("--lr", f.lr, "--learning-rate", f.learningRate), "number"],

@@ -10,6 +10,7 @@
  *   tool called with an id from the mutation's result must show the new record.
  * Fixture recipes (./fixtures/) phrase the same kinds of task naturally for the bundled servers.
  */
+import { isResourceTool } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import type { AnswerCheck, Expected } from "../schema.js";
 import { normKey, ValuePool } from "./harvest.js";
@@ -236,7 +237,8 @@ function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
 
 /** Single-call recipes for every tool, plus chains where one tool's output names another's input. */
 export function genericRecipes(tools: readonly ToolSpec[]): Recipe[] {
-  const out: Recipe[] = tools.map(singleRecipe);
+  // list_resources / read_resource get their own recipes (resources.ts): no made-up URIs
+  const out: Recipe[] = tools.filter((t) => !isResourceTool(t)).map(singleRecipe);
   for (const b of tools) {
     const required = (b.inputSchema.required as string[] | undefined) ?? [];
     for (const link of required.filter((r) => /id$|email|name$/i.test(r))) {

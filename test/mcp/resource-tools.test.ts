@@ -1,0 +1,164 @@
+/**
+ * `--resource-tools`: a server's MCP resources offered to the model as list_resources and
+ * read_resource, against real servers (test/servers/everything.ts over stdio and Streamable
+ * HTTP, and the bundled knowledge fixture, whose facts are resources too), and the verified
+ * scenarios built on them.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { connect, type McpToolbox } from "../../src/mcp/connect.js";
+import { parseResourceListing } from "../../src/mcp/resource-tools.js";
+import { generateVerified } from "../../src/scenarios/verified/generate.js";
+import { startEverything, stdioTarget, type HttpServer } from "../servers/launch.js";
+
+const open: McpToolbox[] = [];
+const servers: HttpServer[] = [];
+afterAll(async () => {
+  await Promise.all(open.map((t) => t.close()));
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+async function toolbox(target: string, resourceTools = true): Promise<McpToolbox> {
+  const tb = await connect(target, { timeoutMs: 10_000, resourceTools });
+  open.push(tb);
+  return tb;
+}
+
+const LISTING = [
+  "URI templates (fill in the {braces}):",
+  "mem://notes/{name} — note: Any note by its name.",
+  "Resources:",
+  "mem://notes/a — Note A (text/plain): The first note.",
+  "mem://notes/b — b (text/plain)",
+  "mem://notes/c — c (text/plain)",
+  "file:///data/report.csv — report.csv (text/csv): The report the media tool links to.",
+  "mem://blob — blob (application/octet-stream)",
+].join("\n");
+
+describe("resource tools over stdio", () => {
+  it("lists every page of resources after the templates, reads text and binary resources, and follows a tool's resource link", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--resources"));
+    const names = tb.tools.map((t) => t.name);
+    expect(names.slice(-2)).toEqual(["list_resources", "read_resource"]);
+    expect(tb.openAiTools().find((t) => t.function.name === "read_resource")?.function.parameters).toMatchObject({ required: ["uri"] });
+    expect(tb.toolNotes).toEqual([]);
+
+    expect(await tb.call("list_resources", {})).toEqual({ isError: false, text: LISTING, truncated: false });
+    expect(await tb.call("read_resource", { uri: "mem://notes/a" })).toEqual({ isError: false, text: "[resource: mem://notes/a]\nalpha note", truncated: false });
+    // a URI the list does not name, made from the template
+    expect((await tb.call("read_resource", { uri: "mem://notes/secret" })).text).toBe("[resource: mem://notes/secret]\nthe hidden note");
+    expect((await tb.call("read_resource", { uri: "mem://blob" })).text).toBe("[resource: mem://blob, application/octet-stream, 6 bytes]");
+
+    const media = await tb.call("media", {});
+    const link = /\[resource: (file:\/\/\/data\/report\.csv) \(report\.csv\)\]/.exec(media.text);
+    expect(link).not.toBeNull();
+    expect((await tb.call("read_resource", { uri: link![1] })).text).toBe("[resource: file:///data/report.csv]\nmonth,sales\njan,12\nfeb,15");
+  });
+
+  it("turns a missing resource into a protocol fault and bad arguments into invalid_arguments, like any tool", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--resources"));
+    const missing = await tb.call("read_resource", { uri: "mem://notes/zzz" });
+    expect(missing).toMatchObject({ isError: true, fault: "protocol" });
+    expect(missing.text).toContain("Resource not found: mem://notes/zzz");
+    expect(await tb.call("read_resource", {})).toMatchObject({ fault: "invalid_arguments" });
+    expect(await tb.call("list_resources", { cursor: "2" })).toMatchObject({ fault: "invalid_arguments" });
+    expect(tb.stats()).toMatchObject({ calls: 3, errors: 3, invalidArguments: 2 });
+  });
+
+  it("gives isolated instances the same tools, read from their own process", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--resources"));
+    const child = await tb.isolated();
+    expect(child.tools.map((t) => t.name)).toEqual(tb.tools.map((t) => t.name));
+    expect((await child.call("read_resource", { uri: "mem://notes/b" })).text).toBe("[resource: mem://notes/b]\nbravo note");
+    await child.close();
+  });
+
+  it("adds nothing unless asked, and nothing (with a note) for a server without resources", async () => {
+    const plain = await toolbox(stdioTarget("everything", "--resources"), false);
+    expect(plain.tools.map((t) => t.name)).not.toContain("read_resource");
+    expect(await plain.call("read_resource", { uri: "mem://notes/a" })).toMatchObject({ fault: "unknown_tool" });
+
+    const none = await toolbox(stdioTarget("everything"));
+    expect(none.tools.map((t) => t.name)).not.toContain("list_resources");
+    expect(none.toolNotes).toEqual(["--resource-tools: the server declares no resources capability, so no resource tools were added"]);
+  });
+
+  it("leaves the server's own tool of the same name in place", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--resource-clash", "--resources"));
+    expect(tb.tools.map((t) => t.name)).toEqual(["read_resource", "echo", "list_resources"]);
+    expect(tb.toolNotes).toEqual(['--resource-tools: the server has its own tool "read_resource", which is the one a model sees (the resource tool of that name is left out)']);
+    expect((await tb.call("read_resource", { path: "x" })).text).toBe("the server's own read_resource: x");
+  });
+
+  it("reads the knowledge fixture's facts, listed under their template", async () => {
+    const tb = await toolbox("fixture:knowledge");
+    const list = await tb.call("list_resources", {});
+    expect(list.text.split("\n").slice(0, 4)).toEqual([
+      "URI templates (fill in the {braces}):",
+      "fact://{id} — Fact (application/json): One fact of the knowledge base as JSON",
+      "Resources:",
+      "fact://speed-of-light — Speed of light in vacuum (application/json): One fact of the knowledge base as JSON",
+    ]);
+    const fact = await tb.call("read_resource", { uri: "fact://speed-of-light" });
+    expect(fact.isError).toBe(false);
+    expect(JSON.parse(fact.text.split("\n")[1])).toMatchObject({ id: "speed-of-light", value: "299792458 m/s" });
+  });
+});
+
+describe("resource tools over Streamable HTTP", () => {
+  it("lists and reads in the HTTP session, and in an isolated session", async () => {
+    const server = await startEverything("http", 0, "--resources");
+    servers.push(server);
+    const tb = await toolbox(server.url);
+    expect((await tb.call("list_resources", {})).text).toBe(LISTING);
+    const child = await tb.isolated();
+    expect((await child.call("read_resource", { uri: "mem://notes/c" })).text).toBe("[resource: mem://notes/c]\ncharlie note");
+    await child.close();
+  });
+});
+
+describe("verified scenarios from resources", () => {
+  it("reads listed resources and asks about them, by URI or by title alone (list, then read)", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--resources", "--no-tools"));
+    expect(tb.tools.map((t) => t.name)).toEqual(["list_resources", "read_resource"]);
+    const { scenarios } = await generateVerified(tb, { n: 5, seed: 7 });
+    expect(scenarios).toHaveLength(5);
+    const byTemplate = (id: string) => scenarios.filter((s) => s.tags.includes(`template:generic.resource.${id}`));
+    const reads = byTemplate("read");
+    const finds = byTemplate("find");
+    expect(reads.length + finds.length).toBe(5);
+    expect(reads.length).toBeGreaterThan(0);
+    expect(finds.length).toBeGreaterThan(0);
+    const notes: Record<string, string> = { "mem://notes/a": "alpha note", "mem://notes/b": "bravo note", "mem://notes/c": "charlie note" };
+    for (const s of reads) {
+      const [call] = s.reference!.calls;
+      expect(s.reference!.calls).toHaveLength(1);
+      expect(call.name).toBe("read_resource");
+      const uri = String(call.arguments.uri);
+      expect(s.task).toContain(uri);
+      // multi-line (report.csv) and binary resources make no task
+      expect(s.expected).toEqual([{ kind: "contains", value: notes[uri], caseSensitive: false }]);
+    }
+    for (const s of finds) {
+      expect(s.reference!.calls.map((c) => c.name)).toEqual(["list_resources", "read_resource"]);
+      const uri = String(s.reference!.calls[1].arguments.uri);
+      expect(s.task).not.toContain(uri);
+      expect(s.task).toContain(uri === "mem://notes/a" ? '"Note A"' : `"${uri.slice(-1)}"`);
+      expect(s.expected).toEqual([{ kind: "contains", value: notes[uri], caseSensitive: false }]);
+    }
+  });
+
+  it("reads back the resources list_resources writes, templates left out", () => {
+    expect(parseResourceListing(LISTING)).toEqual([
+      { uri: "mem://notes/a", name: "Note A" },
+      { uri: "mem://notes/b", name: "b" },
+      { uri: "mem://notes/c", name: "c" },
+      { uri: "file:///data/report.csv", name: "report.csv" },
+      { uri: "mem://blob", name: "blob" },
+    ]);
+    expect(parseResourceListing("urn:x:1: A note without a name\nhttps://example.com/a — Page (text/html)\n…[the server has more than 20 pages; the rest are not listed]")).toEqual([
+      { uri: "urn:x:1" },
+      { uri: "https://example.com/a", name: "Page" },
+    ]);
+    expect(parseResourceListing("(the server lists no resources)")).toEqual([]);
+  });
+});
