@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { TrainMcpError } from "../errors.js";
 import type { ConnectOptions } from "../mcp/options.js";
+import type { SamplingEndpoint } from "../mcp/sampling.js";
 
 export interface TargetFlags {
   server: string;
@@ -19,6 +20,8 @@ export interface TargetFlags {
   inheritEnv?: "safe" | "all" | "none";
   templateDir?: string;
   resourceTools?: boolean;
+  samplingModel?: string;
+  samplingBaseUrl?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -36,6 +39,8 @@ export function addConnectOptions(cmd: Command): Command {
     .option("--timeout <ms>", "per-call and connect timeout in milliseconds (default 30000)")
     .option("--template-dir <dir>", "stdio: copy this folder to a fresh temp dir for every server instance, run the server there, delete the copy after (the server's files stay untouched)")
     .option("--resource-tools", "offer the server's MCP resources to the model as two tools, list_resources and read_resource (when the server declares resources)")
+    .option("--sampling-model <name>", "answer the server's sampling requests (a tool asking the client's model for a completion) with this model, and declare the capability")
+    .option("--sampling-base-url <url>", "OpenAI-compatible endpoint of --sampling-model (key from $OPENAI_API_KEY)")
     .option("--server-log <file>", "file for the stdio server's stderr (default: a temp file, removed on success; train copies it to <run>/server.log)")
     .addOption(
       new Option("--inherit-env <mode>", "environment a stdio server inherits: safe (PATH, HOME, locale…), all, none")
@@ -84,6 +89,7 @@ export function connectArgs(flags: TargetFlags): { target: string; options: Conn
       inheritEnv: flags.inheritEnv,
       templateDir: templateDirFlag(flags.templateDir),
       resourceTools: flags.resourceTools,
+      sampling: samplingFlags(flags),
     },
   };
 }
@@ -94,4 +100,13 @@ export function templateDirFlag(dir: string | undefined): string | undefined {
   const abs = path.resolve(dir);
   if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new TrainMcpError("ConfigInvalid", `--template-dir ${dir}: no such folder`);
   return abs;
+}
+
+/** `--sampling-model` with `--sampling-base-url`: the endpoint that answers servers' sampling requests */
+export function samplingFlags(flags: Pick<TargetFlags, "samplingModel" | "samplingBaseUrl">): SamplingEndpoint | undefined {
+  const { samplingModel: model, samplingBaseUrl: baseUrl } = flags;
+  if (model === undefined && baseUrl === undefined) return undefined;
+  if (!model || !baseUrl) throw new TrainMcpError("ConfigInvalid", "--sampling-model and --sampling-base-url go together");
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new TrainMcpError("ConfigInvalid", `--sampling-base-url expects an http(s) URL, got "${baseUrl}"`);
+  return { model, baseUrl, apiKey: process.env.OPENAI_API_KEY };
 }

@@ -13,10 +13,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, ListRootsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ErrorCode, ListRootsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { TrainMcpError } from "../errors.js";
+import type { SamplingHandler } from "./sampling.js";
 import { StdioTransport } from "./stdio-transport.js";
 
 export type LaunchSpec =
@@ -34,6 +35,20 @@ export type LaunchSpec =
 export type TransportKind = "stdio" | "streamable-http" | "sse";
 
 const CLIENT_INFO = { name: "train-mcp", version: "0.1.0" };
+
+/** What this client offers a server beyond calling it: roots (a stdio server's working
+ *  directory) and sampling (when the user named a model for it). */
+interface ClientFeatures {
+  root?: { uri: string; name: string };
+  sampling?: SamplingHandler;
+}
+
+function newClient({ root, sampling }: ClientFeatures): Client {
+  const client = new Client(CLIENT_INFO, { capabilities: { ...(root ? { roots: { listChanged: false } } : {}), ...(sampling ? { sampling: {} } : {}) } });
+  if (root) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [root] }));
+  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, extra.signal));
+  return client;
+}
 
 // Errors the SDK's HTTP transports report through onerror when a stream is gone for good (or
 // its responses are): pending calls on it would otherwise wait for their timeout.
@@ -96,8 +111,8 @@ export class Connection {
     await this.transport.close().catch(() => {});
   }
 
-  static async open(spec: LaunchSpec, connectTimeoutMs: number): Promise<Connection> {
-    return spec.kind === "stdio" ? openStdio(spec, connectTimeoutMs) : openHttp(spec, connectTimeoutMs);
+  static async open(spec: LaunchSpec, connectTimeoutMs: number, sampling?: SamplingHandler): Promise<Connection> {
+    return spec.kind === "stdio" ? openStdio(spec, connectTimeoutMs, sampling) : openHttp(spec, connectTimeoutMs, sampling);
   }
 
   /** @internal used by the open functions below */
@@ -124,7 +139,7 @@ function deliverResponsesLast(transport: Transport): void {
   };
 }
 
-async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs: number): Promise<Connection> {
+async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs: number, sampling?: SamplingHandler): Promise<Connection> {
   const transport = new StdioTransport({
     command: spec.command,
     args: spec.args,
@@ -135,8 +150,7 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
   // a server given a working directory (--cwd, or a --template-dir copy) gets it as its one MCP
   // root: a filesystem server started without folders works there, and nowhere else
   const root = spec.cwd ? { uri: pathToFileURL(path.resolve(spec.cwd)).href, name: "working directory" } : undefined;
-  const client = new Client(CLIENT_INFO, { capabilities: root ? { roots: { listChanged: false } } : {} });
-  if (root) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [root] }));
+  const client = newClient({ root, sampling });
   try {
     await client.connect(transport, { timeout: timeoutMs });
   } catch (e) {
@@ -155,7 +169,7 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
   return Connection.make(client, transport, "stdio");
 }
 
-async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: number): Promise<Connection> {
+async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: number, sampling?: SamplingHandler): Promise<Connection> {
   const url = new URL(spec.url);
   // fetch refuses a URL with user:pass@; send them as HTTP Basic auth, as curl does (an
   // Authorization header given with --header wins)
@@ -171,7 +185,7 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
   // a socket the server closed as it was reused (a keep-alive race) is retried once on a new one
   for (let attempt = 0; attempt < 2; attempt++) {
     const streamable = new StreamableHTTPClientTransport(url, { requestInit });
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = newClient({ sampling });
     try {
       await client.connect(streamable, { timeout: timeoutMs });
       return Connection.make(client, streamable, "streamable-http");
@@ -189,7 +203,7 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
   }
   // 4xx on the Streamable HTTP handshake: try the 2024-11-05 HTTP+SSE transport on the same URL
   const sse = new SSEClientTransport(url, { requestInit });
-  const sseClient = new Client(CLIENT_INFO, { capabilities: {} });
+  const sseClient = newClient({ sampling });
   try {
     await sseClient.connect(sse, { timeout: timeoutMs });
     return Connection.make(sseClient, sse, "sse");

@@ -4,6 +4,7 @@
  */
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { DEFAULT_MAX_OUTPUT_CHARS } from "./normalize.js";
+import { samplingHandler, type SamplingEndpoint, type SamplingHandler } from "./sampling.js";
 import { DEFAULT_SERVER_LOG } from "./server-log.js";
 
 export interface ConnectOptions {
@@ -42,6 +43,12 @@ export interface ConnectOptions {
    * `read_resource` (resource-tools.ts), when it declares the resources capability; default false
    */
   resourceTools?: boolean;
+  /**
+   * answer servers' sampling requests (a tool asking the client's model for a completion) from
+   * this OpenAI-compatible endpoint, and declare the sampling capability (sampling.ts); default:
+   * not declared
+   */
+  sampling?: SamplingEndpoint;
 }
 
 export interface ResolvedOptions {
@@ -56,6 +63,7 @@ export interface ResolvedOptions {
   maxOutputChars: number;
   templateDir?: string;
   resourceTools: boolean;
+  sampling?: SamplingHandler;
 }
 
 const SAFE_EXTRA_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TMPDIR|TEMP|TMP|TZ|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|NODE_PATH|NODE_EXTRA_CA_CERTS|NVM_DIR|NVM_BIN|XDG_[A-Z_]+|SSL_CERT_(FILE|DIR))$/;
@@ -91,5 +99,7 @@ export function resolveOptions(o: ConnectOptions = {}): ResolvedOptions {
     maxOutputChars: positiveInt("maxOutputChars", o.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
     templateDir: o.templateDir,
     resourceTools: o.resourceTools ?? false,
+    // one handler (one HTTP client) for every instance and session of the server
+    sampling: o.sampling ? samplingHandler(o.sampling) : undefined,
   };
 }

@@ -92,7 +92,7 @@ export class McpToolbox implements Toolbox {
     }
     let conn: Connection | undefined;
     try {
-      conn = await Connection.open(spec, options.connectTimeoutMs);
+      conn = await Connection.open(spec, options.connectTimeoutMs, options.sampling);
       let s = shared;
       if (!s) {
         const listed = await listAllTools(conn.client, options.connectTimeoutMs);
@@ -248,7 +248,7 @@ export class McpToolbox implements Toolbox {
       this.reconnecting = (async () => {
         this.junkFromClosed += old.junkLines;
         await old.close();
-        const fresh = await Connection.open(this.launch, this.options.connectTimeoutMs);
+        const fresh = await Connection.open(this.launch, this.options.connectTimeoutMs, this.options.sampling);
         if (this.closed) {
           await fresh.close();
           throw new Error("the toolbox is closed");

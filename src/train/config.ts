@@ -87,6 +87,16 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .boolean()
     .default(false)
     .describe("offer the servers' MCP resources to the model as two tools, list_resources and read_resource (--resource-tools), where a server declares resources"),
+  server_sampling: z
+    .object({
+      model: z.string().min(1).describe("the model that answers (--sampling-model)"),
+      base_url: z.string().url().describe("OpenAI-compatible endpoint (--sampling-base-url)"),
+      max_tokens: z.number().int().min(1).default(1024).describe("most tokens one request gets, whatever the server asks"),
+      api_key_env: z.string().default("OPENAI_API_KEY").describe("environment variable the key is read from (never saved)"),
+    })
+    .strict()
+    .optional()
+    .describe("answer the servers' MCP sampling requests (a tool asking the client's model for a completion) with this model, and declare the capability; unset: not declared"),
   server_env_names: z
     .array(z.string())
     .optional()
@@ -227,9 +237,9 @@ export function scrubSecrets<T>(value: T): T {
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      // apiKeyEnv names a variable, it holds no secret
+      // apiKeyEnv / api_key_env name a variable, they hold no secret
       if (k === "server" && Array.isArray(v)) out[k] = v.map((t) => (typeof t === "string" ? redactTargetCredentials(t) : scrubSecrets(t)));
-      else out[k] = SECRET_KEY.test(k) && k !== "apiKeyEnv" && typeof v === "string" ? "[redacted]" : scrubSecrets(v);
+      else out[k] = SECRET_KEY.test(k) && !/^api_?key_?env$/i.test(k) && typeof v === "string" ? "[redacted]" : scrubSecrets(v);
     }
     return out as T;
   }

@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ConnectOptions } from "../mcp/connect.js";
+import type { SamplingEndpoint } from "../mcp/sampling.js";
 import { defaultServerLogSize, keepServerLog } from "../mcp/server-log.js";
 import { resumeChanges } from "./resume-changes.js";
 import { checkJudge } from "../rewards/judge-check.js";
@@ -49,6 +50,8 @@ export interface TrainOptions {
   resume?: boolean;
   judgeApiKey?: string;
   policyApiKey?: string;
+  /** key of the endpoint answering servers' sampling requests (config.server_sampling) */
+  samplingApiKey?: string;
   connect?: ConnectOptions;
   hooks: TrainHooks;
   /** aborts between steps: the loop checkpoints and returns (Ctrl-C) */
@@ -167,7 +170,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     // (each stdio transport already blanks its server's secrets in what it writes there)
     if (serverLogFrom !== undefined) serverLogFrom = keepServerLog(runDir.path("server.log"), serverLogFrom, final);
   };
-  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools }, log).catch(discardIfUnused);
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, sampling: samplingEndpoint(cfg, o.samplingApiKey) }, log).catch(discardIfUnused);
   if (cfg.rewards.judge && cfg.max_steps > 0) {
     // a wrong judge URL, key or model would leave every group to the other rewards, silently
     const { apiKeyEnv, ...judge } = cfg.rewards.judge;
@@ -636,4 +639,10 @@ function fmt(v: unknown, d = 3): string {
   if (typeof v !== "number") return "-";
   // a small nonzero value (a KL of 4.7e-6) keeps its digits: "0.000" would read as none
   return v !== 0 && Math.abs(v) < 0.5 * 10 ** -d ? v.toPrecision(2) : v.toFixed(d);
+}
+
+/** config.server_sampling as the MCP layer takes it */
+function samplingEndpoint(cfg: TrainConfig, apiKey: string | undefined): SamplingEndpoint | undefined {
+  const s = cfg.server_sampling;
+  return s ? { baseUrl: s.base_url, model: s.model, maxTokens: s.max_tokens, apiKey } : undefined;
 }

@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverything, stdioTarget, type HttpServer } from "../servers/launch.js";
+import { startChatServer } from "../helpers/chat-server.js";
 
 interface Run {
   code: number | null;
@@ -72,6 +73,25 @@ describe.concurrent("train-mcp CLI", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('note: "say \\"hi\\" <tool_call>": a tool name outside A-Z a-z 0-9 _ . - (or over 64 characters) may not be callable by a model\n');
     expect((await cli("tools", "--server", "fixture:calculator")).stderr).toBe("");
+  });
+
+  it("calls a tool that samples the client's model named by --sampling-model / --sampling-base-url, which go together", async () => {
+    const llm = await startChatServer(() => ({ content: "the gist" }));
+    try {
+      const r = await cli("call", "--server", stdioTarget("everything", "--sampling"), "--sampling-model", "m", "--sampling-base-url", llm.url, "summarize", '{"text": "long"}');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe("m (endTurn): the gist");
+    } finally {
+      await llm.close();
+    }
+    for (const [args, message] of [
+      [["--sampling-model", "m"], "--sampling-model and --sampling-base-url go together"],
+      [["--sampling-model", "m", "--sampling-base-url", "ftp://x"], '--sampling-base-url expects an http(s) URL, got "ftp://x"'],
+    ] as const) {
+      const r = await cli("tools", "--server", "fixture:calculator", ...args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
   });
 
   it("leaves out a tool that runs only as an MCP task (a plain call is refused), saying so", async () => {

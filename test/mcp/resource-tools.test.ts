@@ -32,6 +32,7 @@ const LISTING = [
   "mem://notes/c — c (text/plain)",
   "file:///data/report.csv — report.csv (text/csv): The report the media tool links to.",
   "mem://blob — blob (application/octet-stream)",
+  "mem://docs/guide.md — guide.md (text/markdown)",
 ].join("\n");
 
 describe("resource tools over stdio", () => {
@@ -120,31 +121,40 @@ describe("verified scenarios from resources", () => {
   it("reads listed resources and asks about them, by URI or by title alone (list, then read)", async () => {
     const tb = await toolbox(stdioTarget("everything", "--resources", "--no-tools"));
     expect(tb.tools.map((t) => t.name)).toEqual(["list_resources", "read_resource"]);
-    const { scenarios } = await generateVerified(tb, { n: 5, seed: 7 });
-    expect(scenarios).toHaveLength(5);
+    const { scenarios } = await generateVerified(tb, { n: 6, seed: 7 });
+    expect(scenarios).toHaveLength(6);
     const byTemplate = (id: string) => scenarios.filter((s) => s.tags.includes(`template:generic.resource.${id}`));
     const reads = byTemplate("read");
     const finds = byTemplate("find");
-    expect(reads.length + finds.length).toBe(5);
+    expect(reads.length + finds.length).toBe(6);
     expect(reads.length).toBeGreaterThan(0);
     expect(finds.length).toBeGreaterThan(0);
-    const notes: Record<string, string> = { "mem://notes/a": "alpha note", "mem://notes/b": "bravo note", "mem://notes/c": "charlie note" };
+    // a document is asked for its title (its first heading), other text of several lines for its first line
+    const notes: Record<string, string> = {
+      "mem://notes/a": "alpha note",
+      "mem://notes/b": "bravo note",
+      "mem://notes/c": "charlie note",
+      "mem://docs/guide.md": "The User Guide",
+      "file:///data/report.csv": "month,sales",
+    };
     for (const s of reads) {
       const [call] = s.reference!.calls;
       expect(s.reference!.calls).toHaveLength(1);
       expect(call.name).toBe("read_resource");
       const uri = String(call.arguments.uri);
       expect(s.task).toContain(uri);
-      // multi-line (report.csv) and binary resources make no task
+      // binary resources make no task
       expect(s.expected).toEqual([{ kind: "contains", value: notes[uri], caseSensitive: false }]);
     }
     for (const s of finds) {
       expect(s.reference!.calls.map((c) => c.name)).toEqual(["list_resources", "read_resource"]);
       const uri = String(s.reference!.calls[1].arguments.uri);
       expect(s.task).not.toContain(uri);
-      expect(s.task).toContain(uri === "mem://notes/a" ? '"Note A"' : `"${uri.slice(-1)}"`);
+      const names: Record<string, string> = { "mem://notes/a": "Note A", "mem://docs/guide.md": "guide.md", "file:///data/report.csv": "report.csv" };
+      expect(s.task).toContain(`"${names[uri] ?? uri.slice(-1)}"`);
       expect(s.expected).toEqual([{ kind: "contains", value: notes[uri], caseSensitive: false }]);
     }
+    expect(scenarios.some((s) => s.expected?.[0].kind === "contains" && s.expected[0].value === "The User Guide" && s.task.includes("title"))).toBe(true);
   });
 
   it("reads back the resources list_resources writes, templates left out", () => {
@@ -154,6 +164,7 @@ describe("verified scenarios from resources", () => {
       { uri: "mem://notes/c", name: "c" },
       { uri: "file:///data/report.csv", name: "report.csv" },
       { uri: "mem://blob", name: "blob" },
+      { uri: "mem://docs/guide.md", name: "guide.md" },
     ]);
     expect(parseResourceListing("urn:x:1: A note without a name\nhttps://example.com/a — Page (text/html)\n…[the server has more than 20 pages; the rest are not listed]")).toEqual([
       { uri: "urn:x:1" },

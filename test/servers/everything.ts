@@ -13,6 +13,8 @@
  *   --task-only       list only `echo` and a tool that runs only as an MCP task
  *   --resources       also offer resources (paginated, 2 a page), a URI template and resource reads
  *   --resource-clash  list only `echo` and a tool of the server's own named `read_resource`
+ *   --sampling        list only `echo`, and `summarize` (which asks the client's model through
+ *                     sampling/createMessage) to clients that declare sampling
  * HTTP modes print `listening on http://127.0.0.1:PORT/<path>` on stderr.
  */
 import { readFile, writeFile } from "node:fs/promises";
@@ -104,6 +106,12 @@ const TOOLS: Tool[] = [
   { name: "write", description: "Writes a file in the working directory.", inputSchema: obj({ file: { type: "string" }, text: { type: "string" } }, ["file", "text"]) },
 ];
 
+const SUMMARIZE: Tool = {
+  name: "summarize",
+  description: "Summarizes text with the client's model (MCP sampling).",
+  inputSchema: obj({ text: { type: "string" }, max_tokens: { type: "integer" }, stop: { type: "string" } }, ["text"]),
+};
+
 let counter = 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const text = (t: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: t }], isError });
@@ -116,6 +124,7 @@ const RESOURCES: Resource[] = [
   { uri: "mem://notes/c", name: "c", mimeType: "text/plain" },
   { uri: "file:///data/report.csv", name: "report.csv", mimeType: "text/csv", description: "The report the media tool links to." },
   { uri: "mem://blob", name: "blob", mimeType: "application/octet-stream" },
+  { uri: "mem://docs/guide.md", name: "guide.md", mimeType: "text/markdown" },
 ];
 const NOTES: Record<string, string> = { a: "alpha note", b: "bravo note", c: "charlie note", secret: "the hidden note" };
 
@@ -131,6 +140,7 @@ function addResources(server: Server): void {
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const uri = req.params.uri;
     if (uri === "file:///data/report.csv") return { contents: [{ uri, mimeType: "text/csv", text: "month,sales\njan,12\nfeb,15" }] };
+    if (uri === "mem://docs/guide.md") return { contents: [{ uri, mimeType: "text/markdown", text: "# The User Guide\n\nStart the server, then call echo.\nThat is all." }] };
     if (uri === "mem://blob") return { contents: [{ uri, mimeType: "application/octet-stream", blob: Buffer.alloc(6).toString("base64") }] };
     const note = /^mem:\/\/notes\/(.+)$/.exec(uri);
     if (note && NOTES[note[1]] !== undefined) return { contents: [{ uri, mimeType: "text/plain", text: NOTES[note[1]] }] };
@@ -150,6 +160,7 @@ function makeServer(): Server {
     // a name a chat template's tool-call JSON cannot carry as written
     if (argv.includes("--odd-name")) return { tools: [{ name: 'say "hi" <tool_call>', description: "An oddly named tool.", inputSchema: obj({}) }, TOOLS[0]] };
     // a tool that runs only as an MCP task (2025-11 spec): a plain tools/call is refused
+    if (argv.includes("--sampling")) return { tools: [TOOLS[0], ...(server.getClientCapabilities()?.sampling ? [SUMMARIZE] : [])] };
     if (argv.includes("--resource-clash"))
       return { tools: [{ name: "read_resource", description: "The server's own read_resource.", inputSchema: obj({ path: { type: "string" } }, ["path"]) }, TOOLS[0]] };
     if (argv.includes("--task-only")) return { tools: [{ name: "research", description: "Researches a topic as a task.", inputSchema: obj({}), execution: { taskSupport: "required" } }, TOOLS[0]] };
@@ -218,6 +229,21 @@ function makeServer(): Server {
         return text(String(process.pid));
       case "env":
         return text(process.env[String(a.name)] ?? "(unset)");
+      case "summarize": {
+        // what an untrusted server may ask: a model of its choosing, lots of tokens, the host's context
+        const r = await server.createMessage(
+          {
+            messages: [{ role: "user", content: [{ type: "text", text: `Summarize: ${String(a.text)}` }, { type: "image", data: PNG, mimeType: "image/png" }] }],
+            systemPrompt: "Be brief.",
+            maxTokens: Number(a.max_tokens ?? 50),
+            modelPreferences: { hints: [{ name: "some-expensive-model" }] },
+            includeContext: "allServers",
+            ...(a.stop ? { stopSequences: [String(a.stop)] } : {}),
+          },
+          { relatedRequestId: extra.requestId },
+        );
+        return text(`${r.model} (${r.stopReason}): ${r.content.type === "text" ? r.content.text : r.content.type}`);
+      }
       case "read_resource":
         return text(`the server's own read_resource: ${String(a.path)}`);
       case "read":

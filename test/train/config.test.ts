@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { readConfigFile, resolveTrainConfig } from "../../src/train/config.js";
+import { readConfigFile, resolveTrainConfig, scrubSecrets } from "../../src/train/config.js";
 
 const server = ["fixture:calculator"];
 
@@ -17,6 +17,14 @@ describe("resolveTrainConfig", () => {
   it("leaves max_completion_length unset unless one is given (the turn limits stand for it)", () => {
     expect(resolveTrainConfig({}, { server, max_turns: 3, max_tokens_per_turn: 64 }).max_completion_length).toBeNull();
     expect(resolveTrainConfig({ max_completion_length: 100 }, { server, max_turns: 3 }).max_completion_length).toBe(100);
+  });
+
+  it("server_sampling: the model and endpoint, a token cap and the key's variable, which a saved config keeps (the key it never holds)", () => {
+    const cfg = resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "http://127.0.0.1:8000/v1" } });
+    expect(cfg.server_sampling).toEqual({ model: "qwen", base_url: "http://127.0.0.1:8000/v1", max_tokens: 1024, api_key_env: "OPENAI_API_KEY" });
+    expect(scrubSecrets(cfg).server_sampling).toEqual(cfg.server_sampling);
+    expect(() => resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "nope" } }, "train.json")).toThrow(/train\.json: field "server_sampling\.base_url"/);
+    expect(() => resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "http://x/v1", api_key: "sk-1" } }, "train.json")).toThrow(/server_sampling/);
   });
 
   it("a config file that is not JSON is named with the line and column; a learning rate above 1 is refused", () => {

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { latestCheckpoint, readCheckpointState, readRolloutSettings } from "../../src/train/checkpoint.js";
 import { resolveTrainConfig } from "../../src/train/config.js";
 import { train } from "../../src/train/loop.js";
+import { startChatServer } from "../helpers/chat-server.js";
+import { stdioTarget } from "../servers/launch.js";
 import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
 describe("the training loop on a tiny model and the real calculator server", () => {
@@ -181,6 +183,28 @@ describe("the training loop on a tiny model and the real calculator server", () 
       (e: Error) => e.message,
     );
     expect(refusal).toMatch(/^--resource-tools \(server_resource_tools\): false differs from true in /);
+  });
+
+  it("answers a server's sampling requests from server_sampling's model, with the key from the caller, never saved", async () => {
+    const llm = await startChatServer(() => ({ content: "a summary" }));
+    try {
+      const out = path.join(tempDir("sampling"), "run");
+      const file = path.join(tempDir("sampling-scenarios"), "s.jsonl");
+      const row = (i: number, split: string) => ({ id: `s${i}`, task: `Summarize text number ${i}.`, difficulty: 1, split, reference: { calls: [{ name: "summarize", arguments: { text: `text ${i}` } }], answer: "A summary." }, expected: [{ kind: "contains", value: "summary" }] });
+      fs.writeFileSync(file, [row(1, "train"), row(2, "train"), row(3, "test")].map((r) => JSON.stringify(r)).join("\n") + "\n");
+      const config = small(out, file, { server: [stdioTarget("everything", "--sampling")], server_sampling: { model: "m-test", base_url: llm.url, api_key_env: "TEST_SAMPLING_KEY" }, sft: "on", sft_steps: 1, sft_batch_size: 2, max_steps: 0 });
+      // the warm start plays the reference calls for real: `summarize` is listed (the capability
+      // is declared) and its sampling request reaches the model
+      await train({ config, samplingApiKey: "sk-sampling-0123456789", hooks: { log: () => undefined } });
+      expect(llm.requests.length).toBeGreaterThan(0);
+      expect(llm.requests.every((r) => r.model === "m-test")).toBe(true);
+      expect(llm.headers[0].authorization).toBe("Bearer sk-sampling-0123456789");
+      const saved = fs.readFileSync(path.join(out, "config.json"), "utf8");
+      expect(JSON.parse(saved).server_sampling).toEqual({ model: "m-test", base_url: llm.url, max_tokens: 1024, api_key_env: "TEST_SAMPLING_KEY" });
+      expect(saved).not.toContain("sk-sampling");
+    } finally {
+      await llm.close();
+    }
   });
 
   it("a resume from the checkpoint taken after the warm start keeps the warm start's metrics, once", async () => {

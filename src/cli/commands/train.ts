@@ -279,6 +279,10 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
     const rewards = (base.rewards as Record<string, unknown> | undefined) ?? {};
     base.rewards = { ...rewards, judge: { ...((rewards.judge as object) ?? {}), model: f.judgeModel, baseURL: f.judgeBaseUrl } };
   }
+  if (f.samplingModel || f.samplingBaseUrl) {
+    if (!f.samplingModel || !f.samplingBaseUrl) throw new TrainMcpError("ConfigInvalid", "--sampling-model and --sampling-base-url go together");
+    base.server_sampling = { ...((base.server_sampling as object | undefined) ?? {}), model: f.samplingModel, base_url: f.samplingBaseUrl };
+  }
   if (f.dangerousTools?.length) {
     const rewards = (base.rewards as Record<string, unknown> | undefined) ?? {};
     base.rewards = { ...rewards, dangerous: parseDangerousPatterns(f.dangerousTools) };
@@ -312,6 +316,7 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
       resume: !!f.resume,
       judgeApiKey: judgeKey,
       policyApiKey: process.env.OPENAI_API_KEY,
+      samplingApiKey: config.server_sampling ? process.env[config.server_sampling.api_key_env] : undefined,
       connect: connectOptions(f, config),
       hooks: h,
       signal: controller.signal,

@@ -4,7 +4,7 @@
  * list_resources, read it for real, and ask about what it says.
  *
  * - read: the task names the URI; the answer is one field of the resource (a JSON resource's
- *   value, or a short text resource's whole text).
+ *   value, a short text resource's whole text, a document's title or first line).
  * - find: the task names the resource only by its title, so the solver lists, then reads.
  */
 import { isResourceTool, LIST_RESOURCES, parseResourceListing, READ_RESOURCE, type ListedResource } from "../../mcp/resource-tools.js";
@@ -38,9 +38,8 @@ async function build(ctx: RecipeContext, kind: "read" | "find"): Promise<Draft |
   const read = await ctx.call(READ_RESOURCE, { uri: pick.uri });
   const content = contentOf(read, pick.uri);
   if (!content || !isUseful(content)) return undefined;
-  const field = pickAnswerField(content, { uri: pick.uri, name: pick.name ?? "" });
-  // a whole text as the answer only when it is one line: a contains check spanning lines fails answers that reflow it
-  if (!field || (typeof field.value === "string" && field.value.includes("\n"))) return undefined;
+  const field = answerField(content, pick);
+  if (!field) return undefined;
   const label = field.label === "result" ? "content" : field.label;
   const task = kind === "read" ? ctx.phrase(READ_TRAIN, READ_TEST, { uri: pick.uri, field: label }) : ctx.phrase(FIND_TRAIN, FIND_TEST, { name: pick.name!, field: label });
   const value = typeof field.value === "number" ? fmt(field.value) : field.value;
@@ -50,6 +49,23 @@ async function build(ctx: RecipeContext, kind: "read" | "find"): Promise<Draft |
     expected: [typeof field.value === "number" ? numericCheck(field.value) : containsCheck(field.value)],
     answer: `The ${label} is ${value}.`,
   };
+}
+
+/**
+ * What to ask about a resource: a field of a JSON one, the whole text of a one-line one, else a
+ * document's title (its first Markdown heading) or first line, when short.
+ */
+function answerField(content: ToolResult, pick: ListedResource): { label: string; value: string | number } | undefined {
+  const field = pickAnswerField(content, { uri: pick.uri, name: pick.name ?? "" });
+  // a whole text as the answer only when it is one line: a contains check spanning lines fails answers that reflow it
+  if (field && !(typeof field.value === "string" && field.value.includes("\n"))) return field;
+  const lines = content.text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+  const heading = lines.find((l) => /^#{1,6}\s+\S/.test(l));
+  const title = heading?.replace(/^#+\s+/, "").replace(/\s+#+$/, "");
+  if (title && title.length <= 80 && title !== pick.name) return { label: "title", value: title };
+  const first = lines[0];
+  if (!heading && first && first.length <= 80 && lines.length > 1) return { label: "first line", value: first };
+  return undefined;
 }
 
 /** A read_resource result without its `[resource: URI]` heading: one text resource, else undefined. */

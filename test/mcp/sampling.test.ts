@@ -1,0 +1,83 @@
+/**
+ * MCP sampling: a server's tool asks the client's model for a completion mid-call
+ * (test/servers/everything.ts `summarize`), answered from an OpenAI-compatible endpoint the user
+ * names: a real HTTP server speaking chat completions (test/helpers/chat-server.ts), reached by
+ * the real `openai` client, over stdio and Streamable HTTP.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type McpToolbox } from "../../src/mcp/connect.js";
+import type { SamplingEndpoint } from "../../src/mcp/sampling.js";
+import { startChatServer, type ChatServer } from "../helpers/chat-server.js";
+import { startEverything, stdioTarget, type HttpServer } from "../servers/launch.js";
+
+const KEY = "sk-sampling-test-0123456789";
+let llm: ChatServer;
+const open: McpToolbox[] = [];
+const servers: HttpServer[] = [];
+
+beforeAll(async () => {
+  llm = await startChatServer((req) => {
+    const user = String(req.messages.at(-1)?.content ?? "");
+    if (user.includes("please fail")) return { status: 500, error: `upstream broke for key ${KEY}` };
+    if (user.includes("cut short")) return { content: "a summ", finishReason: "length" };
+    return { content: "a short summary" };
+  });
+});
+afterAll(async () => {
+  await Promise.all(open.map((t) => t.close()));
+  await Promise.all(servers.map((s) => s.close()));
+  await llm?.close();
+});
+
+async function toolbox(target: string, sampling?: Partial<SamplingEndpoint>): Promise<McpToolbox> {
+  const tb = await connect(target, { timeoutMs: 10_000, sampling: sampling && { baseUrl: llm.url, model: "m-test", apiKey: KEY, ...sampling } });
+  open.push(tb);
+  return tb;
+}
+
+describe("sampling requests from a server", () => {
+  it("are answered by the named model, with the server's model choice, token appetite and context request ignored", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--sampling"), { maxTokens: 64 });
+    expect(tb.tools.map((t) => t.name)).toEqual(["echo", "summarize"]);
+    const before = llm.requests.length;
+    expect(await tb.call("summarize", { text: "a very long text", max_tokens: 5000 })).toEqual({ isError: false, text: "m-test (endTurn): a short summary", truncated: false });
+    expect(await tb.call("summarize", { text: "short", max_tokens: 7, stop: "END" })).toMatchObject({ isError: false });
+    const [big, small] = llm.requests.slice(before);
+    expect(big).toMatchObject({
+      model: "m-test",
+      max_tokens: 64, // the cap, not the 5000 asked for
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Summarize: a very long text\n[image: image/png, 68 bytes]" },
+      ],
+    });
+    expect(small).toMatchObject({ max_tokens: 7, stop: ["END"] });
+    expect(llm.headers[before].authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it("report a cut-off completion as maxTokens, and an endpoint failure to the server as an error without the key", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--sampling"), {});
+    expect((await tb.call("summarize", { text: "cut short" })).text).toBe("m-test (maxTokens): a summ");
+    const failed = await tb.call("summarize", { text: "please fail" });
+    expect(failed.isError).toBe(true);
+    expect(failed.text).toContain("the client's sampling model (m-test) failed");
+    expect(failed.text).not.toContain(KEY);
+    // the session goes on
+    expect(await tb.call("echo", { text: "still here" })).toMatchObject({ isError: false, text: "still here" });
+  });
+
+  it("are not offered unless a model is named: the server then hides its sampling tools", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--sampling"));
+    expect(tb.tools.map((t) => t.name)).toEqual(["echo"]);
+  });
+
+  it("reach the client over Streamable HTTP too, in the main and an isolated session", async () => {
+    const server = await startEverything("http", 0, "--sampling");
+    servers.push(server);
+    const tb = await toolbox(server.url, {});
+    expect((await tb.call("summarize", { text: "over http" })).text).toBe("m-test (endTurn): a short summary");
+    const child = await tb.isolated();
+    expect((await child.call("summarize", { text: "isolated" })).text).toBe("m-test (endTurn): a short summary");
+    await child.close();
+  });
+});
