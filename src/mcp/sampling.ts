@@ -17,6 +17,7 @@ import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextpro
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import OpenAI from "openai";
 import { base64Bytes } from "./normalize.js";
+import { Semaphore } from "./semaphore.js";
 
 export interface SamplingEndpoint {
   /** OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 */
@@ -27,6 +28,8 @@ export interface SamplingEndpoint {
   maxTokens?: number;
   /** per request; default 60 000 ms */
   timeoutMs?: number;
+  /** requests in flight at once, from every server instance together; default 8 */
+  maxConcurrent?: number;
 }
 
 export type SamplingHandler = (params: CreateMessageRequest["params"], signal?: AbortSignal) => Promise<CreateMessageResult>;
@@ -44,6 +47,8 @@ export function samplingHandler(endpoint: SamplingEndpoint): SamplingHandler {
     project: null,
   });
   const cap = endpoint.maxTokens ?? 1024;
+  // a run's many rollouts may all reach a sampling tool at once: the endpoint sees a few at a time
+  const slots = new Semaphore(endpoint.maxConcurrent ?? 8);
   return async (params, signal) => {
     if (params.tools?.length) throw new McpError(ErrorCode.InvalidParams, "train-mcp does not support tool use in sampling requests (sampling.tools is not declared)");
     const messages: OpenAI.ChatCompletionMessageParam[] = [];
@@ -53,6 +58,7 @@ export function samplingHandler(endpoint: SamplingEndpoint): SamplingHandler {
       messages.push({ role: m.role, content: blocks.map(blockText).join("\n") });
     }
     let completion: OpenAI.ChatCompletion;
+    const release = await slots.acquire(signal);
     try {
       completion = await client.chat.completions.create(
         {
@@ -67,6 +73,8 @@ export function samplingHandler(endpoint: SamplingEndpoint): SamplingHandler {
     } catch (e) {
       const text = e instanceof Error ? e.message : String(e);
       throw new McpError(ErrorCode.InternalError, `the client's sampling model (${endpoint.model}) failed: ${blank(text, endpoint.apiKey)}`);
+    } finally {
+      release();
     }
     const choice = completion.choices[0];
     return {

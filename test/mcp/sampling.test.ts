@@ -66,6 +66,27 @@ describe("sampling requests from a server", () => {
     expect(await tb.call("echo", { text: "still here" })).toMatchObject({ isError: false, text: "still here" });
   });
 
+  it("reach the endpoint a few at a time, however many tools ask at once", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow = await startChatServer(async () => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 100));
+      inFlight--;
+      return { content: "ok" };
+    });
+    try {
+      const tb = await connect(stdioTarget("everything", "--sampling"), { timeoutMs: 10_000, sampling: { baseUrl: slow.url, model: "m", maxConcurrent: 2 } });
+      open.push(tb);
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => tb.call("summarize", { text: `t${i}` })));
+      expect(results.map((r) => r.text)).toEqual(Array(6).fill("m (endTurn): ok"));
+      expect(slow.requests).toHaveLength(6);
+      expect(most).toBe(2);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("are not offered unless a model is named: the server then hides its sampling tools", async () => {
     const tb = await toolbox(stdioTarget("everything", "--sampling"));
     expect(tb.tools.map((t) => t.name)).toEqual(["echo"]);
