@@ -10,8 +10,10 @@
  * LAZY_KEEP for sampling: the masked distribution is renormalized over those), as llguidance
  * does for its slow path. When the remaining token budget comes down to the tokens needed to
  * write the shortest completion (with the longest tokens that fit), that completion is written,
- * so a document always closes within max_tokens when it can at all. When the document is whole,
- * EOS is forced.
+ * so a document always closes within max_tokens when it can at all. Near that point a token is
+ * allowed only if the document can still close after it; on the full-scan path only the tokens
+ * drawn are checked (a drawn token that cannot is dropped and another drawn), since the check
+ * costs a completion per token. When the document is whole, EOS is forced.
  */
 import { pickToken, type PickOptions, type Rng } from "../policy/sampling.js";
 import { ApiError } from "./api-error.js";
@@ -173,7 +175,7 @@ export class JsonConstraint {
     };
     // a token whose first character is refused is refused: test each first character once
     const firstOk = new Map<number, boolean>();
-    const accept = (id: number): boolean => {
+    const accept = (id: number, budget: boolean): boolean => {
       const t = id < this.tokens.texts.length ? this.tokens.texts[id] : null;
       if (t === null) return false;
       const cp = t.codePointAt(0) as number;
@@ -181,9 +183,9 @@ export class JsonConstraint {
       if (ok === undefined) firstOk.set(cp, (ok = this.state.feed(String.fromCodePoint(cp)) !== null));
       if (!ok) return false;
       const fast = this.state.freeStringAccepts(t);
-      if (fast !== null) return fast && (!tight || (need as number) + 1 <= remaining - 1);
+      if (fast !== null) return fast && (!budget || (need as number) + 1 <= remaining - 1);
       const next = this.state.feed(t);
-      return next !== null && (!tight || fits(next));
+      return next !== null && (!budget || fits(next));
     };
     const eosOk = this.state.canEnd;
     const masked = new Float32Array(V).fill(-Infinity);
@@ -195,7 +197,19 @@ export class JsonConstraint {
     if (eosOk) for (const e of this.eosIds) if (e < V) allow(e);
     const greedy = opts.temperature === 0 || opts.topK === 1;
     if (V <= FULL_SCAN_LIMIT) {
-      for (let id = 0; id < V; id++) if (accept(id)) allow(id);
+      for (let id = 0; id < V; id++) if (accept(id, false)) allow(id);
+      if (tight && any) {
+        // the budget check costs a completion per token: check only the tokens drawn, dropping
+        // each that does not fit and drawing again (the same as drawing from those that fit)
+        const eos = new Set(this.eosIds);
+        for (;;) {
+          const id = pickToken(masked, opts, rng).token;
+          if (eos.has(id) || accept(id, true)) return id;
+          masked[id] = -Infinity;
+          if (!masked.some((x) => x !== -Infinity)) break;
+        }
+        any = false;
+      }
     } else {
       const want = greedy ? 1 : Math.max(LAZY_KEEP, opts.topK);
       let kept = 0;
@@ -203,7 +217,7 @@ export class JsonConstraint {
       for (const order of [topIds(logits, LAZY_TEST), null]) {
         const ids = order ?? Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
         for (let j = 0; j < ids.length && kept < want; j++) {
-          if (accept(ids[j])) {
+          if (accept(ids[j], tight)) {
             allow(ids[j]);
             kept++;
           }

@@ -110,6 +110,22 @@ describe("json automaton", () => {
 });
 
 describe("a document the vocabulary cannot finish", () => {
+  it("near max_tokens, greedy takes the best token that still lets the document close, and sampling only such tokens", () => {
+    const texts = new TokenTexts(["{", "}", '"a"', ":", "1", " ", "11111111", "0", null]);
+    const node = compileSchema({ type: "object", properties: { a: { type: "integer" } }, required: ["a"], additionalProperties: false });
+    const opened = () => {
+      const c = new JsonConstraint(node, texts, [8]);
+      expect(c.feedText('{"a":')).toBe(true);
+      return c;
+    };
+    // a space is the favourite, the long number next: with 3 tokens left ("0", "}", EOS) a space
+    // would leave no room to close, so greedy writes the number
+    const logits = Float32Array.from([0, 0, 0, 0, 1, 3, 2, 0, 0]);
+    expect(opened().pick(logits, { temperature: 0, topK: 0, topP: 1 }, new Rng(1), 3)).toBe(6);
+    expect(opened().pick(logits, { temperature: 0, topK: 0, topP: 1 }, new Rng(1), 10)).toBe(5); // room enough: the space
+    for (let seed = 0; seed < 20; seed++) expect([4, 6, 7]).toContain(opened().pick(logits, { temperature: 1, topK: 0, topP: 1 }, new Rng(seed), 3));
+  });
+
   it("is an error naming where it stopped, never an unfinished document ended as if whole", () => {
     // a vocabulary that can open the string but has no "b" to go on with
     const texts = new TokenTexts(['"', "{", "}", "a", null]);
