@@ -3,8 +3,9 @@
  * sees. Text parts are joined with newlines; structuredContent is appended as compact JSON
  * unless the text already says the same (the spec asks servers to duplicate it as text);
  * images and audio become a short placeholder (the policy is text-only); resource links are
- * listed; embedded text resources are shown, binary ones summarized. Past `maxChars` the text is
- * cut with a visible marker, so the model knows output is missing.
+ * listed; embedded text resources are shown (base64 ones of a text type decoded), binary ones
+ * summarized. Past `maxChars` the text is cut with a visible marker, so the model knows output
+ * is missing.
  */
 import type { ToolResult } from "./types.js";
 
@@ -32,6 +33,18 @@ export function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
 
+const TEXT_TYPE = /^(text\/|application\/(json|xml|javascript|x-yaml|yaml|toml|csv|sql|x-sh)\b|[^;]*\+(json|xml)\b)/i;
+
+/** A base64 blob of a text type (text/plain, application/json…) that is valid UTF-8, as text. */
+function textBlob(blob: string | undefined, mimeType: string | undefined): string | undefined {
+  if (blob === undefined || !mimeType || !TEXT_TYPE.test(mimeType)) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(blob, "base64"));
+  } catch {
+    return undefined;
+  }
+}
+
 function renderBlock(block: Block): string {
   const type = str(block.type) ?? "unknown";
   switch (type) {
@@ -49,7 +62,7 @@ function renderBlock(block: Block): string {
     case "resource": {
       const r = (block.resource ?? {}) as Block;
       const uri = str(r.uri) ?? "?";
-      const text = str(r.text);
+      const text = str(r.text) ?? textBlob(str(r.blob), str(r.mimeType));
       if (text !== undefined) return `[resource: ${uri}]\n${text}`;
       const blob = str(r.blob) ?? "";
       return `[resource: ${uri}, ${str(r.mimeType) ?? "binary"}, ${base64Bytes(blob)} bytes]`;

@@ -2,7 +2,8 @@
  * Resources as tools (`--resource-tools`): MCP resources are the application's to read, not the
  * model's to call, so a tools-only client never shows them. Agents that want the model to read
  * them on its own (Claude Code's ListMcpResources / ReadMcpResource) give it two tools, and so does
- * this: `list_resources` (resources/list and resources/templates/list) and `read_resource`
+ * this: `list_resources` (resources/list and resources/templates/list, with an optional `query`
+ * to find one in a long list) and `read_resource`
  * (resources/read). They are offered only when the server declares the resources capability,
  * and a server tool of the same name wins (the synthetic one is left out, with a note). A
  * `resource_link` in a tool result can then be followed.
@@ -20,7 +21,8 @@ export const READ_RESOURCE = "read_resource";
 const MAX_PAGES = 20;
 
 const TEMPLATES_HEADING = "URI templates (fill in the {braces}):";
-const RESOURCES_HEADING = "Resources:";
+/** "Resources:", or "Resources (each: <the description every one of them has>):" */
+const RESOURCES_HEADING = /^Resources(?: \(each: .*\))?:$/;
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -29,7 +31,11 @@ const SPECS: ToolSpec[] = [
     name: LIST_RESOURCES,
     description:
       "List the resources this server offers (documents, files, records): each one's URI, name, type and description, and URI templates for resources that are read by filling in a template. Read one with read_resource.",
-    inputSchema: { type: "object", properties: {}, additionalProperties: false },
+    inputSchema: {
+      type: "object",
+      properties: { query: { type: "string", description: "only those whose URI, name or description contains this text (any case)" } },
+      additionalProperties: false,
+    },
     annotations: READ_ONLY,
   },
   {
@@ -48,6 +54,12 @@ const SPECS: ToolSpec[] = [
 /** True for the tools this module adds (a server's own tool of one of these names is not one). */
 export function isResourceTool(tool: Pick<ToolSpec, "name" | "description">): boolean {
   return SPECS.some((s) => s.name === tool.name && s.description === tool.description);
+}
+
+/** For a call or a scenario naming a resource tool the server was not given: why it is missing. */
+export function resourceToolHint(name: string, offered: boolean): string {
+  if (name !== LIST_RESOURCES && name !== READ_RESOURCE) return "";
+  return offered ? " (the server declares no resources capability)" : " (--resource-tools offers the server's resources as list_resources and read_resource)";
 }
 
 /** The synthetic tools a server with resources gets, with a note for each left out or missing. */
@@ -76,14 +88,25 @@ export async function callResourceTool(client: Client, name: string, args: Recor
     if (result.contents.length === 0) return normalizeResult({ content: [{ type: "text", text: `(${uri} is empty)` }] }, maxChars);
     return normalizeResult({ content: result.contents.map((resource) => ({ type: "resource", resource })) }, maxChars);
   }
-  const [resources, resourcesCut] = await pages(client, "resources/list", ResourcesPage, (p) => p.resources, options);
+  const query = typeof args.query === "string" && args.query.trim() !== "" ? args.query.trim().toLowerCase() : undefined;
+  const matches = (uri: string, r: Entry) => !query || [uri, r.name, r.title, r.description].some((x) => x?.toLowerCase().includes(query));
+  const [allResources, resourcesCut] = await pages(client, "resources/list", ResourcesPage, (p) => p.resources, options);
   // templates are optional: a server may not answer resources/templates/list at all
-  const [templates, templatesCut] = await pages(client, "resources/templates/list", TemplatesPage, (p) => p.resourceTemplates, options).catch(() => [[], false] as const);
+  const [allTemplates, templatesCut] = await pages(client, "resources/templates/list", TemplatesPage, (p) => p.resourceTemplates, options).catch(() => [[], false] as const);
+  const resources = allResources.filter((r) => matches(r.uri, r));
+  const templates = allTemplates.filter((t) => matches(t.uriTemplate, t));
+  // a description every resource repeats (one a template gave them all) is said once
+  const shared = resources.length >= 3 && resources.every((r) => r.description && r.description === resources[0].description) ? oneLine(resources[0].description!) : undefined;
+  const listed = resources.length > 0 ? resources.map((r) => describe(r.uri, shared ? { ...r, description: undefined } : r)) : [query ? `(no resource matches ${JSON.stringify(args.query)})` : "(the server lists no resources)"];
+  const heading = shared ? `Resources (each: ${shared}):` : "Resources:";
   // templates first: few and short, they still show when a long list is cut at the output limit
-  const listed = resources.length > 0 ? resources.map((r) => describe(r.uri, r)) : ["(the server lists no resources)"];
-  const lines = templates.length > 0 ? [TEMPLATES_HEADING, ...templates.map((t) => describe(t.uriTemplate, t)), RESOURCES_HEADING, ...listed] : listed;
+  const lines = templates.length > 0 ? [TEMPLATES_HEADING, ...templates.map((t) => describe(t.uriTemplate, t)), heading, ...listed] : shared ? [heading, ...listed] : listed;
   if (resourcesCut || templatesCut) lines.push(`…[the server has more than ${MAX_PAGES} pages; the rest are not listed]`);
   return normalizeResult({ content: [{ type: "text", text: lines.join("\n") }] }, maxChars);
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
 }
 
 /** One listed resource as list_resources shows it: `URI — name (type): description`. */
@@ -96,7 +119,7 @@ export interface ListedResource {
 /** The resources (not the templates) in list_resources' text, as `describe` wrote them. */
 export function parseResourceListing(text: string): ListedResource[] {
   const lines = text.split("\n");
-  const start = lines[0] === TEMPLATES_HEADING ? lines.indexOf(RESOURCES_HEADING) + 1 : 0;
+  const start = lines.findIndex((l) => RESOURCES_HEADING.test(l)) + 1; // 0 when there is no heading
   const out: ListedResource[] = [];
   for (const line of lines.slice(start)) {
     const m = /^(\S+?)(?: — (.+?))?(?: \([^()]*\))?(?:: .*)?$/.exec(line);
@@ -109,7 +132,7 @@ export function parseResourceListing(text: string): ListedResource[] {
 function describe(uri: string, r: Entry): string {
   const name = r.title ?? r.name;
   const about = [name && name !== uri ? name : undefined, r.mimeType ? `(${r.mimeType})` : undefined].filter(Boolean).join(" ");
-  return `${uri}${about ? ` — ${about}` : ""}${r.description ? `: ${r.description.replace(/\s+/g, " ").trim()}` : ""}`;
+  return `${uri}${about ? ` — ${about}` : ""}${r.description ? `: ${oneLine(r.description)}` : ""}`;
 }
 
 async function pages<P extends { nextCursor?: string }, T>(

@@ -14,7 +14,7 @@
  * short placeholder; tool use inside sampling is refused (the capability is not declared).
  */
 import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import OpenAI from "openai";
 import { base64Bytes } from "./normalize.js";
 import { Semaphore } from "./semaphore.js";
@@ -50,7 +50,7 @@ export function samplingHandler(endpoint: SamplingEndpoint): SamplingHandler {
   // a run's many rollouts may all reach a sampling tool at once: the endpoint sees a few at a time
   const slots = new Semaphore(endpoint.maxConcurrent ?? 8);
   return async (params, signal) => {
-    if (params.tools?.length) throw new McpError(ErrorCode.InvalidParams, "train-mcp does not support tool use in sampling requests (sampling.tools is not declared)");
+    if (params.tools?.length) throw requestError(ErrorCode.InvalidParams, "train-mcp does not support tool use in sampling requests (sampling.tools is not declared)");
     const messages: OpenAI.ChatCompletionMessageParam[] = [];
     if (params.systemPrompt) messages.push({ role: "system", content: params.systemPrompt });
     for (const m of params.messages) {
@@ -72,16 +72,17 @@ export function samplingHandler(endpoint: SamplingEndpoint): SamplingHandler {
       );
     } catch (e) {
       const text = e instanceof Error ? e.message : String(e);
-      throw new McpError(ErrorCode.InternalError, `the client's sampling model (${endpoint.model}) failed: ${blank(text, endpoint.apiKey)}`);
+      throw requestError(ErrorCode.InternalError, `the client's sampling model (${endpoint.model}) failed: ${blank(text, endpoint.apiKey)}`);
     } finally {
       release();
     }
-    const choice = completion.choices[0];
+    const choice = completion.choices?.[0];
+    if (!choice) throw requestError(ErrorCode.InternalError, `the client's sampling model (${endpoint.model}) returned no completion`);
     return {
       role: "assistant",
-      content: { type: "text", text: choice?.message?.content ?? "" },
+      content: { type: "text", text: choice.message?.content ?? "" },
       model: completion.model || endpoint.model,
-      stopReason: choice?.finish_reason === "length" ? "maxTokens" : choice?.finish_reason === "stop" ? "endTurn" : (choice?.finish_reason ?? "endTurn"),
+      stopReason: choice.finish_reason === "length" ? "maxTokens" : choice.finish_reason === "stop" ? "endTurn" : (choice.finish_reason ?? "endTurn"),
     };
   };
 }
@@ -90,8 +91,14 @@ function blockText(b: Block): string {
   if (b.type === "text") return b.text ?? "";
   if (b.type === "image" || b.type === "audio") return `[${b.type}: ${b.mimeType ?? "unknown type"}, ${base64Bytes(b.data ?? "")} bytes]`;
   if (b.type === "tool_use" || b.type === "tool_result")
-    throw new McpError(ErrorCode.InvalidParams, "train-mcp does not support tool use in sampling requests (sampling.tools is not declared)");
+    throw requestError(ErrorCode.InvalidParams, "train-mcp does not support tool use in sampling requests (sampling.tools is not declared)");
   return `[${b.type} content]`;
+}
+
+/** An error the SDK answers the server with as {code, message}: an McpError would carry its
+ *  "MCP error -32603: " prefix into the message, and the server's own McpError adds another. */
+function requestError(code: ErrorCode, message: string): Error {
+  return Object.assign(new Error(message), { code });
 }
 
 function blank(text: string, key: string | undefined): string {

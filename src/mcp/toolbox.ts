@@ -27,7 +27,7 @@ import { trackTempDir, untrackTempDir } from "./children.js";
 import { Connection, type LaunchSpec, type TransportKind } from "./connection.js";
 import { normalizeResult } from "./normalize.js";
 import type { ResolvedOptions } from "./options.js";
-import { callResourceTool, resourceToolSpecs } from "./resource-tools.js";
+import { callResourceTool, resourceToolHint, resourceToolSpecs } from "./resource-tools.js";
 import { Semaphore } from "./semaphore.js";
 import { listAllTools, toOpenAiTool } from "./tool-list.js";
 import type { CallOptions, OpenAiTool, Toolbox, ToolboxStats, ToolFaultKind, ToolResult, ToolSpec } from "./types.js";
@@ -169,7 +169,7 @@ export class McpToolbox implements Toolbox {
     const tool = this.shared.byName.get(name);
     if (!tool) {
       const known = this.shared.tools.map((t) => t.name).join(", ");
-      return fault("unknown_tool", `unknown tool "${name}"; known tools: ${known || "(none)"}`);
+      return fault("unknown_tool", `unknown tool "${name}"; known tools: ${known || "(none)"}${resourceToolHint(name, this.options.resourceTools)}`);
     }
     const check = this.shared.validator.check(name, tool.inputSchema, args);
     if (!check.ok) return fault("invalid_arguments", `invalid arguments for ${name}: ${check.message}`);
@@ -236,8 +236,9 @@ export class McpToolbox implements Toolbox {
       const why = conn?.describeFailure(false); // a tool result: the model reads it
       return fault("connection", `connection to the server lost during ${name}: ${msg}${why ? ` (${why})` : ""}; the next call reconnects`);
     }
-    // a JSON-RPC error answer: keep the server's code and message (McpError's message has both)
-    return fault("protocol", msg);
+    // a JSON-RPC error answer: keep the server's code and message (McpError's message has both;
+    // a server built on the SDK sends its own McpError's message, prefix included, once more)
+    return fault("protocol", msg.replace(/^(MCP error -?\d+: )\1/, "$1"));
   }
 
   /** the current connection, or a new instance if it died (one reconnect shared by all callers) */

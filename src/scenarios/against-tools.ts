@@ -4,6 +4,7 @@
  * work — the state check fails on every rollout, the reference teaches a call that fails — so
  * it is bad input, reported like a bad field (file:line: field "expected[1].tool": …).
  */
+import { resourceToolHint } from "../mcp/resource-tools.js";
 import type { ToolSpec } from "../mcp/types.js";
 import { ArgumentValidator } from "../mcp/validate.js";
 import type { Scenario } from "./schema.js";
@@ -20,7 +21,7 @@ export function problemsAgainstTools(s: Scenario, tools: readonly ToolSpec[], va
     const tool = byName.get(name);
     if (!tool) {
       const known = tools.map((t) => t.name);
-      problems.push({ field: `${field}.${field.startsWith("reference") ? "name" : "tool"}`, message: `the server has no tool ${JSON.stringify(name)} (its tools: ${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""})` });
+      problems.push({ field: `${field}.${field.startsWith("reference") ? "name" : "tool"}`, message: `the server has no tool ${JSON.stringify(name)} (its tools: ${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""})${resourceToolHint(name, false)}` });
       return;
     }
     const r = validator.check(name, tool.inputSchema, args);

@@ -52,6 +52,8 @@ export const RolloutSettingsSchema = z.object({
   max_completion_length: z.number().int().min(1).optional(),
   /** the model was given list_resources / read_resource (--resource-tools) */
   resource_tools: z.boolean().optional(),
+  /** its servers' sampling requests were answered by a model (--sampling-model): tools that need it were listed */
+  sampling: z.boolean().optional(),
   // the judge is left out: its endpoint needs a key that eval does not have
   // settings this version cannot read (a newer one's reward names) fall back to the defaults
   rewards: RewardConfigSchema.omit({ judge: true }).optional().catch(undefined).describe("the run's reward settings, so that eval's mean reward is the one training logged"),

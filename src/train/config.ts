@@ -90,7 +90,11 @@ const TrainConfigFields = GrpoConfigSchema.extend({
   server_sampling: z
     .object({
       model: z.string().min(1).describe("the model that answers (--sampling-model)"),
-      base_url: z.string().url().describe("OpenAI-compatible endpoint (--sampling-base-url)"),
+      base_url: z
+        .string()
+        .url()
+        .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), "expects an http(s) URL")
+        .describe("OpenAI-compatible endpoint (--sampling-base-url)"),
       max_tokens: z.number().int().min(1).default(1024).describe("most tokens one request gets, whatever the server asks"),
       api_key_env: z.string().default("OPENAI_API_KEY").describe("environment variable the key is read from (never saved)"),
     })

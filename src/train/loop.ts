@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ConnectOptions } from "../mcp/connect.js";
+import { isResourceTool, LIST_RESOURCES, READ_RESOURCE } from "../mcp/resource-tools.js";
 import type { SamplingEndpoint } from "../mcp/sampling.js";
 import { defaultServerLogSize, keepServerLog } from "../mcp/server-log.js";
 import { resumeChanges } from "./resume-changes.js";
@@ -186,6 +187,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     const heldout = cfg.eval_n > 0 ? takeAcrossServers(data.test, cfg.eval_n) : data.test;
     log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
     if (heldout.length === 0) log(`warning: no held-out scenarios (split "test") in ${data.sources.join(", ")}: success before and after RL cannot be measured`);
+    const resourceNote = unusedResourceToolsNote(servers, data.train);
+    if (resourceNote) log(resourceNote);
     // TRL's max_completion_length: generated tokens per rollout, all turns together; at its
     // default (max_turns × max_tokens_per_turn) it never binds and rollouts are capped turn by turn
     const turnsCap = cfg.max_turns * cfg.max_tokens_per_turn;
@@ -331,7 +334,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         optimizer: trainable.optimizerState(),
         state,
         modelDir: setup!.modelDir,
-        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, ...(cfg.server_resource_tools ? { resource_tools: true } : {}), rewards: withoutJudge(cfg.rewards) },
+        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, ...(cfg.server_resource_tools ? { resource_tools: true } : {}), ...(cfg.server_sampling ? { sampling: true } : {}), rewards: withoutJudge(cfg.rewards) },
       });
       pruneCheckpoints(ckDir, cfg.save_total_limit ?? Number.POSITIVE_INFINITY, state.bestStep);
       syncServerLog();
@@ -645,4 +648,12 @@ function fmt(v: unknown, d = 3): string {
 function samplingEndpoint(cfg: TrainConfig, apiKey: string | undefined): SamplingEndpoint | undefined {
   const s = cfg.server_sampling;
   return s ? { baseUrl: s.base_url, model: s.model, maxTokens: s.max_tokens, apiKey } : undefined;
+}
+
+/** --resource-tools offered the two tools, but no training task's reference solution uses them. */
+function unusedResourceToolsNote(servers: ServerSet, train: readonly Scenario[]): string | undefined {
+  const offered = servers.entries.some((e) => e.toolbox.tools.some(isResourceTool));
+  const used = train.some((s) => s.reference?.calls.some((c) => c.name === LIST_RESOURCES || c.name === READ_RESOURCE));
+  if (!offered || used) return undefined;
+  return "note: --resource-tools: no training scenario's reference solution reads a resource, so nothing rewards list_resources / read_resource in particular; `train-mcp scenarios generate --resource-tools` writes tasks that do";
 }

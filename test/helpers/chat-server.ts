@@ -23,7 +23,9 @@ export type ChatReply =
   /** the connection is cut without a reply (a proxy restarting, a server crashing) */
   | { drop: true }
   /** a 200 that is not a chat completion: a web page where the API was expected */
-  | { html: string };
+  | { html: string }
+  /** a 200 with this JSON body as it is (an endpoint's odd reply) */
+  | { body: unknown };
 
 export type ChatHandler = (request: ChatRequest, index: number) => ChatReply | Promise<ChatReply>;
 
@@ -66,6 +68,7 @@ export async function startChatServer(handler: ChatHandler): Promise<ChatServer>
       res.end(reply.html);
       return;
     }
+    if ("body" in reply) return send(200, reply.body);
     if ("drop" in reply) {
       req.socket.destroy();
       return;

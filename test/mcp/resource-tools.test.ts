@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { connect, type McpToolbox } from "../../src/mcp/connect.js";
 import { parseResourceListing } from "../../src/mcp/resource-tools.js";
+import { problemsAgainstTools } from "../../src/scenarios/against-tools.js";
 import { generateVerified } from "../../src/scenarios/verified/generate.js";
 import { startEverything, stdioTarget, type HttpServer } from "../servers/launch.js";
 
@@ -58,8 +59,8 @@ describe("resource tools over stdio", () => {
   it("turns a missing resource into a protocol fault and bad arguments into invalid_arguments, like any tool", async () => {
     const tb = await toolbox(stdioTarget("everything", "--resources"));
     const missing = await tb.call("read_resource", { uri: "mem://notes/zzz" });
-    expect(missing).toMatchObject({ isError: true, fault: "protocol" });
-    expect(missing.text).toContain("Resource not found: mem://notes/zzz");
+    // the server's code and message, once (an SDK server repeats its own error's prefix)
+    expect(missing).toMatchObject({ isError: true, fault: "protocol", text: "MCP error -32002: Resource not found: mem://notes/zzz" });
     expect(await tb.call("read_resource", {})).toMatchObject({ fault: "invalid_arguments" });
     expect(await tb.call("list_resources", { cursor: "2" })).toMatchObject({ fault: "invalid_arguments" });
     expect(tb.stats()).toMatchObject({ calls: 3, errors: 3, invalidArguments: 2 });
@@ -76,11 +77,15 @@ describe("resource tools over stdio", () => {
   it("adds nothing unless asked, and nothing (with a note) for a server without resources", async () => {
     const plain = await toolbox(stdioTarget("everything", "--resources"), false);
     expect(plain.tools.map((t) => t.name)).not.toContain("read_resource");
-    expect(await plain.call("read_resource", { uri: "mem://notes/a" })).toMatchObject({ fault: "unknown_tool" });
+    expect(await plain.call("read_resource", { uri: "mem://notes/a" })).toMatchObject({ fault: "unknown_tool", text: expect.stringContaining("(--resource-tools offers the server's resources as list_resources and read_resource)") });
 
     const none = await toolbox(stdioTarget("everything"));
     expect(none.tools.map((t) => t.name)).not.toContain("list_resources");
     expect(none.toolNotes).toEqual(["--resource-tools: the server declares no resources capability, so no resource tools were added"]);
+    expect((await none.call("list_resources", {})).text).toContain("(the server declares no resources capability)");
+    // a scenario naming one is told the same
+    const scenario = { id: "r", task: "t", difficulty: 1, split: "train" as const, tags: [], reference: { calls: [{ name: "read_resource", arguments: { uri: "x://1" } }], answer: "a" } };
+    expect(problemsAgainstTools(scenario, plain.tools)[0].message).toMatch(/^the server has no tool "read_resource" \(its tools: .*\) \(--resource-tools offers the server's resources as list_resources and read_resource\)$/);
   });
 
   it("leaves the server's own tool of the same name in place", async () => {
@@ -90,15 +95,20 @@ describe("resource tools over stdio", () => {
     expect((await tb.call("read_resource", { path: "x" })).text).toBe("the server's own read_resource: x");
   });
 
-  it("reads the knowledge fixture's facts, listed under their template", async () => {
+  it("reads the knowledge fixture's facts, listed under their template, the description they share said once; finds some by a query", async () => {
     const tb = await toolbox("fixture:knowledge");
     const list = await tb.call("list_resources", {});
     expect(list.text.split("\n").slice(0, 4)).toEqual([
       "URI templates (fill in the {braces}):",
       "fact://{id} — Fact (application/json): One fact of the knowledge base as JSON",
-      "Resources:",
-      "fact://speed-of-light — Speed of light in vacuum (application/json): One fact of the knowledge base as JSON",
+      "Resources (each: One fact of the knowledge base as JSON):",
+      "fact://speed-of-light — Speed of light in vacuum (application/json)",
     ]);
+    expect(parseResourceListing(list.text)[0]).toEqual({ uri: "fact://speed-of-light", name: "Speed of light in vacuum" });
+    const moon = await tb.call("list_resources", { query: "MOON" });
+    expect(moon.text.split("\n").slice(1).every((l) => /moon/i.test(l))).toBe(true);
+    expect(parseResourceListing(moon.text).length).toBeGreaterThan(0);
+    expect((await tb.call("list_resources", { query: "no such thing" })).text).toBe('(no resource matches "no such thing")');
     const fact = await tb.call("read_resource", { uri: "fact://speed-of-light" });
     expect(fact.isError).toBe(false);
     expect(JSON.parse(fact.text.split("\n")[1])).toMatchObject({ id: "speed-of-light", value: "299792458 m/s" });

@@ -20,6 +20,7 @@ beforeAll(async () => {
     const user = String(req.messages.at(-1)?.content ?? "");
     if (user.includes("please fail")) return { status: 500, error: `upstream broke for key ${KEY}` };
     if (user.includes("cut short")) return { content: "a summ", finishReason: "length" };
+    if (user.includes("no choices")) return { body: { id: "c", object: "chat.completion", created: 0, model: "m-test", choices: [] } };
     return { content: "a short summary" };
   });
 });
@@ -62,6 +63,9 @@ describe("sampling requests from a server", () => {
     expect(failed.isError).toBe(true);
     expect(failed.text).toContain("the client's sampling model (m-test) failed");
     expect(failed.text).not.toContain(KEY);
+    expect(await tb.call("summarize", { text: "no choices" })).toMatchObject({ isError: true, text: expect.stringContaining("the client's sampling model (m-test) returned no completion") });
+    // the error's prefix once, not repeated by the server
+    expect(failed.text).not.toMatch(/(MCP error -?\d+: ).*\1/);
     // the session goes on
     expect(await tb.call("echo", { text: "still here" })).toMatchObject({ isError: false, text: "still here" });
   });

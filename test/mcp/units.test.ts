@@ -43,6 +43,12 @@ describe("targets", () => {
 describe("normalization", () => {
   it("handles empty, error-only and unknown content", () => {
     expect(normalizeResult({ content: [] }).text).toBe("(no output)");
+    // a base64 resource of a text type is text the model can read; other bytes stay a summary
+    const blob = (mimeType: string, bytes: Buffer) => normalizeResult({ content: [{ type: "resource", resource: { uri: "x://1", mimeType, blob: bytes.toString("base64") } }] }).text;
+    expect(blob("text/plain", Buffer.from("Roses are red, ünïcode too"))).toBe("[resource: x://1]\nRoses are red, ünïcode too");
+    expect(blob("application/vnd.api+json", Buffer.from('{"a":1}'))).toBe('[resource: x://1]\n{"a":1}');
+    expect(blob("text/plain", Buffer.from([0xff, 0xfe, 0x00]))).toBe("[resource: x://1, text/plain, 3 bytes]");
+    expect(blob("application/octet-stream", Buffer.from("abc"))).toBe("[resource: x://1, application/octet-stream, 3 bytes]");
     expect(normalizeResult({ content: [], isError: true })).toMatchObject({ isError: true, text: expect.stringContaining("without a message") });
     expect(normalizeResult({ content: [{ type: "hologram", data: "…" }] }).text).toBe("[hologram content]");
     expect(normalizeResult({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }).text).toBe("a\nb");

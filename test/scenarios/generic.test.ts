@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ToolResult, ToolSpec } from "../../src/mcp/types.js";
+import { answerSentence } from "../../src/scenarios/verified/recipe.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
 import { constantAnswerNote } from "../../src/scenarios/verified/generate.js";
 import { asksAboutNothing, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
@@ -52,6 +53,10 @@ describe("generic recipes", () => {
     expect(applicableFixtureRecipes(codefix).map((r) => r.id)).toContain("codefix.which-function");
     // a calculator's recipes need nothing beyond their own tools
     expect(applicableFixtureRecipes([tool("calculate", ["expression"])]).some((r) => r.id.startsWith("calculator."))).toBe(true);
+  });
+  it("ends a reference answer with one full stop, also after a value ending with one", () => {
+    expect(answerSentence("capital", "Washington, D.C.")).toBe("The capital is Washington, D.C.");
+    expect(answerSentence("value", 0.1 + 0.2)).toBe("The value is 0.3.");
   });
   it("names the first item of a list in the singular", () => {
     expect(["entities", "boxes", "addresses", "orders", "status", "days", "first matches"].map(singularLabel)).toEqual(["entity", "box", "address", "order", "status", "day", "first match"]);

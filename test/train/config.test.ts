@@ -24,6 +24,7 @@ describe("resolveTrainConfig", () => {
     expect(cfg.server_sampling).toEqual({ model: "qwen", base_url: "http://127.0.0.1:8000/v1", max_tokens: 1024, api_key_env: "OPENAI_API_KEY" });
     expect(scrubSecrets(cfg).server_sampling).toEqual(cfg.server_sampling);
     expect(() => resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "nope" } }, "train.json")).toThrow(/train\.json: field "server_sampling\.base_url"/);
+    expect(() => resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "ftp://127.0.0.1/v1" } }, "train.json")).toThrow('train.json: field "server_sampling.base_url": expects an http(s) URL');
     expect(() => resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "http://x/v1", api_key: "sk-1" } }, "train.json")).toThrow(/server_sampling/);
   });
 
@@ -80,6 +81,22 @@ describe("resolveTrainConfig", () => {
     const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--resume", run], { encoding: "utf8" });
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(`train-mcp: ${run}/config.json keeps https://[redacted]@mcp.example.com/mcp?token=[redacted] without its credentials: pass --server with them again to resume (secrets passed by --env are never saved)\n`);
+  });
+
+  it("a resume whose sampling endpoint lost its credentials asks for --sampling-base-url again; one sampling flag may complete a config's", () => {
+    const run = fs.mkdtempSync(path.join(os.tmpdir(), "train-mcp-redacted-sampling-"));
+    const url = "http://[redacted]@127.0.0.1:9/v1?api_key=[redacted]";
+    fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: ["fixture:calculator"], max_steps: 2, server_sampling: { model: "m", base_url: url } }));
+    const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--resume", run], { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`train-mcp: ${run}/config.json keeps ${url} without its credentials: pass --sampling-base-url with them again to resume (secrets passed by --env are never saved)\n`);
+    // one flag replaces its half and keeps the saved other half (here the URL, still without its credentials)
+    const model = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--resume", run, "--sampling-model", "m2"], { encoding: "utf8" });
+    expect(model.status).toBe(2);
+    expect(model.stderr).toContain(`keeps ${url} without its credentials: pass --sampling-base-url`);
+    const alone = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--server", "fixture:calculator", "--sampling-base-url", "http://127.0.0.1:9/v1"], { encoding: "utf8" });
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toContain("--sampling-model and --sampling-base-url go together");
   });
 
   it("a resume's --config is laid over the run's saved config, not in place of it", () => {

@@ -164,12 +164,16 @@ describe("the training loop on a tiny model and the real calculator server", () 
       file,
       facts
         .map((id, i) =>
-          JSON.stringify({ id: `r${i}`, task: `Read the resource fact://${id} and tell me its value.`, difficulty: 1, split: i < 2 ? "train" : "test", reference: { calls: [{ name: "read_resource", arguments: { uri: `fact://${id}` } }], answer: "The value is x." }, expected: [{ kind: "contains", value: "x" }] }),
+          // the training tasks look the fact up with get_fact, the held-out ones read the resource
+          JSON.stringify({ id: `r${i}`, task: `Read the resource fact://${id} and tell me its value.`, difficulty: 1, split: i < 2 ? "train" : "test", reference: { calls: [i < 2 ? { name: "get_fact", arguments: { id } } : { name: "read_resource", arguments: { uri: `fact://${id}` } }], answer: "The value is x." }, expected: [{ kind: "contains", value: "x" }] }),
         )
         .join("\n") + "\n",
     );
     const config = small(out, file, { server: ["fixture:knowledge"], server_resource_tools: true, sft: "off" });
-    await train({ config, hooks: { log: () => undefined } });
+    const logs: string[] = [];
+    await train({ config, hooks: { log: (l) => logs.push(l) } });
+    // no training task reads a resource: the two tools go unrewarded, and the log says so
+    expect(logs.filter((l) => l.startsWith("note: --resource-tools: no training scenario"))).toHaveLength(1);
     expect(readRolloutSettings(path.join(out, "checkpoints", "step-000001"))?.resource_tools).toBe(true);
     expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8")).server_resource_tools).toBe(true);
     // the model was shown the two resource tools beside the server's own

@@ -92,6 +92,7 @@ export function register(program: Command): void {
           const p = await loadInferencePolicy(spec, { engine: f.engine, log: logLine });
           const trained = readRolloutSettings(p.dir);
           if (trained?.resource_tools && !connectOptions.resourceTools) logLine(`warning: ${spec} was trained with --resource-tools (list_resources, read_resource); without that flag here it is played without them`);
+          if (trained?.sampling && !connectOptions.sampling) logLine(`warning: ${spec} was trained with a sampling model (--sampling-model); without one here, tools that ask the client's model for a completion may be missing`);
           const maxTurns = maxTurnsFlag ?? trained?.max_turns ?? 4;
           // the efficiency reward's turn budget is the turns this model is given
           // and its rewards are the run's (train_mcp.json) where the checkpoint has them

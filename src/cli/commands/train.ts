@@ -280,8 +280,10 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
     base.rewards = { ...rewards, judge: { ...((rewards.judge as object) ?? {}), model: f.judgeModel, baseURL: f.judgeBaseUrl } };
   }
   if (f.samplingModel || f.samplingBaseUrl) {
-    if (!f.samplingModel || !f.samplingBaseUrl) throw new TrainMcpError("ConfigInvalid", "--sampling-model and --sampling-base-url go together");
-    base.server_sampling = { ...((base.server_sampling as object | undefined) ?? {}), model: f.samplingModel, base_url: f.samplingBaseUrl };
+    // either flag may replace its half of a config's (or a resumed run's) server_sampling
+    const sampling = { ...((base.server_sampling as Record<string, unknown> | undefined) ?? {}), ...(f.samplingModel ? { model: f.samplingModel } : {}), ...(f.samplingBaseUrl ? { base_url: f.samplingBaseUrl } : {}) };
+    if (!sampling.model || !sampling.base_url) throw new TrainMcpError("ConfigInvalid", "--sampling-model and --sampling-base-url go together (or one of them with server_sampling in --config)");
+    base.server_sampling = sampling;
   }
   if (f.dangerousTools?.length) {
     const rewards = (base.rewards as Record<string, unknown> | undefined) ?? {};
@@ -291,11 +293,19 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   // a run's config.json keeps URLs and command lines without their credentials: a resume needs
   // them given again
   if (f.resume) {
-    const stripped = [...config.server.map((t) => ["--server", t]), ...(config.policy_url ? [["--policy-url", config.policy_url]] : [])].find(([, v]) => isRedactedTarget(v));
+    const stripped = [
+      ...config.server.map((t) => ["--server", t]),
+      ...(config.policy_url ? [["--policy-url", config.policy_url]] : []),
+      ...(config.server_sampling ? [["--sampling-base-url", config.server_sampling.base_url]] : []),
+    ].find(([, v]) => isRedactedTarget(v));
     if (stripped) throw new TrainMcpError("ConfigInvalid", `${f.resume}/config.json keeps ${stripped[1]} without its credentials: pass ${stripped[0]} with them again to resume (secrets passed by --env are never saved)`);
   }
   const judgeKey = config.rewards.judge ? process.env[config.rewards.judge.apiKeyEnv] : undefined;
   const { hooks: h, stop } = hooks(f);
+  // a variable named on purpose and not set: the requests would go out without the key
+  const samplingKeyEnv = config.server_sampling?.api_key_env;
+  if (samplingKeyEnv && samplingKeyEnv !== "OPENAI_API_KEY" && process.env[samplingKeyEnv] === undefined)
+    h.log(`warning: server_sampling.api_key_env names ${samplingKeyEnv}, which is not set: sampling requests go out without a key`);
   const controller = new AbortController();
   // Ctrl-C, or a scheduler's SIGTERM (preemption): finish the step, checkpoint, exit 128 + signal
   let stopSignal: NodeJS.Signals | undefined;

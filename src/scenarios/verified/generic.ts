@@ -15,7 +15,7 @@ import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import type { AnswerCheck, Expected } from "../schema.js";
 import { normKey, ValuePool } from "./harvest.js";
 import { extractNumbers } from "../numbers.js";
-import { containsCheck, fmt, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
+import { answerSentence, containsCheck, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 
 const MUTATING =
@@ -161,7 +161,7 @@ function singleRecipe(tool: ToolSpec): Recipe {
         expected.push(state);
       }
       const difficulty = Math.min(5, 1 + (Object.keys(args).length > 2 ? 1 : 0) + (mutates ? 1 : 0));
-      return { task, difficulty, expected, answer: `The ${field.label} is ${typeof field.value === "number" ? fmt(field.value) : field.value}.` };
+      return { task, difficulty, expected, answer: answerSentence(field.label, field.value) };
     },
   };
 }
@@ -222,7 +222,6 @@ function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
         goalB: goalOf(b),
         field: field.label,
       });
-      const value = typeof field.value === "number" ? fmt(field.value) : field.value;
       const expected: Expected[] = [expectFor(field.value)];
       // a chain that ends in a change is checked by what a reader then sees, as a single one is
       if (!isReadOnlyTool(b)) {
@@ -230,7 +229,7 @@ function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
         if (!state) return undefined;
         expected.push(state);
       }
-      return { task, difficulty: 3, expected, answer: `The ${field.label} is ${value}.` };
+      return { task, difficulty: 3, expected, answer: answerSentence(field.label, field.value) };
     },
   };
 }

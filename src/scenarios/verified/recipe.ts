@@ -79,6 +79,12 @@ export function numericCheck(value: number, opts: { money?: boolean } = {}): Ans
   return { kind: "numeric", value, tolerance: 1e-6, relTolerance: 1e-4 };
 }
 
+/** "The capital is Paris." — one full stop, also after a value that ends with one ("D.C."). */
+export function answerSentence(label: string, value: string | number): string {
+  const text = typeof value === "number" ? fmt(value) : value;
+  return `The ${label} is ${text}${/[.!?]$/.test(text) ? "" : "."}`;
+}
+
 export function containsCheck(value: string): AnswerCheck {
   return { kind: "contains", value, caseSensitive: false };
 }

@@ -9,7 +9,7 @@
  */
 import { isResourceTool, LIST_RESOURCES, parseResourceListing, READ_RESOURCE, type ListedResource } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
-import { fmt, isUseful, numericCheck, containsCheck, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
+import { answerSentence, containsCheck, isUseful, numericCheck, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { pickAnswerField } from "./generic.js";
 
 const READ_TRAIN = ["Read the server's resource {uri} and tell me its {field}.", "What is the {field} in the resource {uri}?"];
@@ -42,12 +42,11 @@ async function build(ctx: RecipeContext, kind: "read" | "find"): Promise<Draft |
   if (!field) return undefined;
   const label = field.label === "result" ? "content" : field.label;
   const task = kind === "read" ? ctx.phrase(READ_TRAIN, READ_TEST, { uri: pick.uri, field: label }) : ctx.phrase(FIND_TRAIN, FIND_TEST, { name: pick.name!, field: label });
-  const value = typeof field.value === "number" ? fmt(field.value) : field.value;
   return {
     task,
     difficulty: kind === "read" ? 1 : 2,
     expected: [typeof field.value === "number" ? numericCheck(field.value) : containsCheck(field.value)],
-    answer: `The ${label} is ${value}.`,
+    answer: answerSentence(label, field.value),
   };
 }
 
