@@ -54,6 +54,12 @@ describe("generic recipes", () => {
     // a calculator's recipes need nothing beyond their own tools
     expect(applicableFixtureRecipes([tool("calculate", ["expression"])]).some((r) => r.id.startsWith("calculator."))).toBe(true);
   });
+  it("never asks for a time to the second (the server's clock, different on the next replay)", () => {
+    const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
+    expect(pickAnswerField(text("Resource 1: created at 9:15:31 AM"), {})).toBeUndefined();
+    expect(pickAnswerField(result({ created: "2026-12-02T09:15:31Z", name: "report" }), {})).toEqual({ label: "name", value: "report" });
+    expect(pickAnswerField(text("Opens at 9:15"), {})).toEqual({ label: "result", value: "Opens at 9:15" });
+  });
   it("ends a reference answer with one full stop, also after a value ending with one", () => {
     expect(answerSentence("capital", "Washington, D.C.")).toBe("The capital is Washington, D.C.");
     expect(answerSentence("value", 0.1 + 0.2)).toBe("The value is 0.3.");

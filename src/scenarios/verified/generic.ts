@@ -86,7 +86,7 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     }
   };
   visit(data, "", 0);
-  const useful = scalars.filter((s) => s.label && !echoes.has(String(s.value)));
+  const useful = scalars.filter((s) => s.label && !echoes.has(String(s.value)) && !clockLike(s.value));
   if (useful.length > 0) {
     for (const p of PREFERRED) {
       const hit = useful.find((s) => normKey(s.label.split(" ").pop() ?? "") === p);
@@ -100,9 +100,15 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     // number is the answer, not the sentence with its wording and float noise
     const fresh = extractNumbers(t).filter((x) => !echoes.has(String(x)));
     if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t)) return { label: "result", value: fresh[0] };
-    if (t.length > 0 && t.length <= 60 && !echoes.has(t)) return { label: "result", value: t };
+    if (t.length > 0 && t.length <= 60 && !echoes.has(t) && !clockLike(t)) return { label: "result", value: t };
   }
   return undefined;
+}
+
+/** A time to the second ("9:15:31 AM", "2026-12-02T09:15:31Z"): the server's clock, almost
+ *  always, so an answer holding one would be wrong on the next replay. */
+function clockLike(value: string | number): boolean {
+  return typeof value === "string" && /\b\d{1,2}:\d{2}:\d{2}\b/.test(value);
 }
 
 /**
