@@ -432,13 +432,15 @@ export class JsonState {
    * lengthen the shortest completion. Returns null when the fast path does not apply.
    */
   freeStringAccepts(text: string): boolean | null {
-    if (this.threads.length !== 1) return null;
-    const f = top(this.threads[0]);
-    if (f.t !== "string" || f.esc !== null || f.options !== null) return null;
-    if (f.isKey) {
+    const threads = this.threads;
+    if (threads.length === 0) return null;
+    for (const th of threads) {
+      const f = top(th);
+      if (f.t !== "string" || f.esc !== null || f.options !== null) return null;
+      if (!f.isKey) continue;
       // a key's completion depends on the names it could still become (owed or already used):
       // only once none of them starts with the key so far does more text leave it unchanged
-      const parent = this.threads[0][this.threads[0].length - 2];
+      const parent = th[th.length - 2];
       if (parent?.t !== "object") return null;
       if (missingRequired(parent).some((k) => k.startsWith(f.buf)) || f.used.some((k) => k.startsWith(f.buf))) return null;
     }
@@ -449,7 +451,14 @@ export class JsonState {
       if (c < 32) return false;
       if (c < 0xdc00 || c > 0xdfff) n++; // count code points, as the automaton does
     }
-    return f.len + n <= f.node.maxLength;
+    // several threads (anyOf alternatives all inside a string): the answer is sure, and the
+    // shortest completion unchanged, only when the text fits all of them or none
+    let fit = 0;
+    for (const th of threads) {
+      const f = top(th) as Extract<Frame, { t: "string" }>;
+      if (f.len + n <= f.node.maxLength) fit++;
+    }
+    return fit === threads.length ? true : fit === 0 ? false : null;
   }
 
   /** The document is whole and nothing more may follow (a closed object, array, string...). */

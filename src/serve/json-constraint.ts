@@ -11,9 +11,10 @@
  * does for its slow path. When the remaining token budget comes down to the tokens needed to
  * write the shortest completion (with the longest tokens that fit), that completion is written,
  * so a document always closes within max_tokens when it can at all. Near that point a token is
- * allowed only if the document can still close after it; on the full-scan path only the tokens
- * drawn are checked (a drawn token that cannot is dropped and another drawn), since the check
- * costs a completion per token. When the document is whole, EOS is forced.
+ * allowed only if the document can still close after it. The check costs a completion per token,
+ * so the full-scan path checks only the tokens it draws (one that cannot is dropped and another
+ * drawn; after a few, the rest at once), and once no token can leave room it writes the
+ * completion directly. When the document is whole, EOS is forced.
  */
 import { pickToken, type PickOptions, type Rng } from "../policy/sampling.js";
 import { ApiError } from "./api-error.js";
@@ -27,6 +28,8 @@ const LAZY_KEEP = 64;
 const LAZY_TEST = 2048;
 /** Candidates are checked against the token budget when it is within this many tokens of the need. */
 const BUDGET_WINDOW = 32;
+/** Near the budget: tokens drawn and checked one by one before the rest are checked at once. */
+const REDRAWS = 4;
 
 /** Decoded text of every token id, or null for ids never allowed in constrained output. */
 export class TokenTexts {
@@ -167,6 +170,12 @@ export class JsonConstraint {
     const completion = this.state.completion();
     const need = completion === null ? null : this.tokens.greedyCount(completion);
     const tight = need !== null && remaining <= need + BUDGET_WINDOW;
+    // past saving (a token moves the shortest completion on by about one of its tokens): no token
+    // can leave room to close, so write that completion as fast as possible without checking each
+    if (need !== null && need >= remaining && completion) {
+      const id = this.tokens.longestPrefix(completion);
+      if (id !== null) return id;
+    }
     const fits = (next: TextState): boolean => {
       if (next.done) return true;
       const c = next.completion();
@@ -200,15 +209,21 @@ export class JsonConstraint {
       for (let id = 0; id < V; id++) if (accept(id, false)) allow(id);
       if (tight && any) {
         // the budget check costs a completion per token: check only the tokens drawn, dropping
-        // each that does not fit and drawing again (the same as drawing from those that fit)
+        // each that does not fit and drawing again (the same as drawing from those that fit);
+        // after a few misses, check the rest all at once
         const eos = new Set(this.eosIds);
-        for (;;) {
+        let left = masked.reduce((k, x) => (x === -Infinity ? k : k + 1), 0);
+        for (let draw = 0; draw < REDRAWS && left > 0; draw++, left--) {
           const id = pickToken(masked, opts, rng).token;
           if (eos.has(id) || accept(id, true)) return id;
           masked[id] = -Infinity;
-          if (!masked.some((x) => x !== -Infinity)) break;
         }
         any = false;
+        for (let id = 0; id < V; id++) {
+          if (masked[id] === -Infinity) continue;
+          if (eos.has(id) || accept(id, true)) any = true;
+          else masked[id] = -Infinity;
+        }
       }
     } else {
       const want = greedy ? 1 : Math.max(LAZY_KEEP, opts.topK);

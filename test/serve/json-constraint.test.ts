@@ -110,6 +110,32 @@ describe("json automaton", () => {
 });
 
 describe("a document the vocabulary cannot finish", () => {
+  it("answers plain text inside a string at once for every alternative alive, sure only when it fits all or none", () => {
+    const alt = (maxLength: number, key: string) => ({ type: "object", properties: { g: { type: "string", maxLength }, [key]: { type: "integer" } }, required: ["g", key] });
+    const at = (schema: unknown, text: string) => JsonState.start(compileSchema(schema)).feed(text)!;
+    const inValue = at({ anyOf: [alt(10, "a"), alt(10, "b")] }, '{"g": "');
+    expect(inValue.freeStringAccepts("abc")).toBe(true);
+    expect(inValue.freeStringAccepts("abcdefghijkl")).toBe(false); // too long for both
+    expect(inValue.freeStringAccepts('ab"')).toBeNull(); // a quote: the slow path decides
+    const uneven = at({ anyOf: [alt(10, "a"), alt(2, "b")] }, '{"g": "');
+    expect(uneven.freeStringAccepts("abc")).toBeNull(); // fits one alternative only: the completion may change
+    expect(uneven.feed("abc")).not.toBeNull();
+    // open objects: a key no owed or used name starts with is free text in every alternative
+    const inKey = at({ anyOf: [alt(10, "a"), alt(10, "b")] }, '{"x');
+    expect(inKey.freeStringAccepts("yz")).toBe(true);
+    expect(at({ anyOf: [alt(10, "a"), alt(10, "b")] }, '{"').freeStringAccepts("yz")).toBeNull(); // "" starts every owed name
+  });
+
+  it("past saving near max_tokens (the shortest completion longer than what is left), writes that completion at once", () => {
+    const texts = new TokenTexts(["{", "}", '"a"', ":", "0", ",", '"b"', '"c"', " ", null]);
+    const node = compileSchema({ type: "object", properties: { a: { type: "integer" }, b: { type: "integer" }, c: { type: "integer" } }, required: ["a", "b", "c"], additionalProperties: false });
+    const c = new JsonConstraint(node, texts, [9]);
+    expect(c.feedText('{"a":0')).toBe(true);
+    const logits = Float32Array.from([0, 0, 0, 0, 0, 0, 0, 0, 9, 0]); // the model wants a space
+    // ',"b":0,"c":0}' needs 9 tokens; with 4 left the document cannot close, so no space is spent
+    expect(c.pick(logits, { temperature: 1, topK: 0, topP: 1 }, new Rng(1), 4)).toBe(5);
+  });
+
   it("near max_tokens, greedy takes the best token that still lets the document close, and sampling only such tokens", () => {
     const texts = new TokenTexts(["{", "}", '"a"', ":", "1", " ", "11111111", "0", null]);
     const node = compileSchema({ type: "object", properties: { a: { type: "integer" } }, required: ["a"], additionalProperties: false });
