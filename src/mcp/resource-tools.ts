@@ -1,12 +1,12 @@
 /**
  * Resources as tools (`--resource-tools`): MCP resources are the application's to read, not the
  * model's to call, so a tools-only client never shows them. Agents that want the model to read
- * them on its own (Claude Code's ListMcpResources / ReadMcpResource) give it two tools, and so does
- * this: `list_resources` (resources/list and resources/templates/list, with an optional `query`
- * to find one in a long list) and `read_resource`
- * (resources/read). They are offered only when the server declares the resources capability,
- * and a server tool of the same name wins (the synthetic one is left out, with a note). A
- * `resource_link` in a tool result can then be followed.
+ * them on its own (Claude Code's ListMcpResources / ReadMcpResource) give it two tools, and so
+ * does this: `list_resources` (resources/list and resources/templates/list, with an optional
+ * `query` to find one in a long list) and `read_resource` (resources/read). They are offered only
+ * when the server declares the resources capability, and a server tool of the same name wins
+ * (the synthetic one is left out, with a note). A `resource_link` in a tool result can then be
+ * followed.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";

@@ -15,7 +15,7 @@
  */
 import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { base64Bytes } from "./normalize.js";
 import { Semaphore } from "./semaphore.js";
 
@@ -37,15 +37,20 @@ export type SamplingHandler = (params: CreateMessageRequest["params"], signal?: 
 type Block = { type: string; text?: string; data?: string; mimeType?: string };
 
 export function samplingHandler(endpoint: SamplingEndpoint): SamplingHandler {
-  const client = new OpenAI({
-    apiKey: endpoint.apiKey && endpoint.apiKey.length > 0 ? endpoint.apiKey : "EMPTY",
-    baseURL: endpoint.baseUrl,
-    timeout: endpoint.timeoutMs ?? 60_000,
-    maxRetries: 0,
-    logLevel: "off",
-    organization: null,
-    project: null,
-  });
+  // the client library loads on the first request: every command that connects builds options
+  let client: OpenAI | undefined;
+  const openClient = async (): Promise<OpenAI> => {
+    const { default: OpenAIClient } = await import("openai");
+    return (client ??= new OpenAIClient({
+      apiKey: endpoint.apiKey && endpoint.apiKey.length > 0 ? endpoint.apiKey : "EMPTY",
+      baseURL: endpoint.baseUrl,
+      timeout: endpoint.timeoutMs ?? 60_000,
+      maxRetries: 0,
+      logLevel: "off",
+      organization: null,
+      project: null,
+    }));
+  };
   const cap = endpoint.maxTokens ?? 1024;
   // a run's many rollouts may all reach a sampling tool at once: the endpoint sees a few at a time
   const slots = new Semaphore(endpoint.maxConcurrent ?? 8);
@@ -60,7 +65,7 @@ export function samplingHandler(endpoint: SamplingEndpoint): SamplingHandler {
     let completion: OpenAI.ChatCompletion;
     const release = await slots.acquire(signal);
     try {
-      completion = await client.chat.completions.create(
+      completion = await (await openClient()).chat.completions.create(
         {
           model: endpoint.model,
           messages,

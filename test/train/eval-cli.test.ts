@@ -107,7 +107,7 @@ describe("train-mcp eval", () => {
       expect(r.code, `${flag} ${value}`).toBe(2);
       expect(r.stderr.trim()).toBe(`train-mcp: ${want}`);
     }
-  });
+  }, 180_000); // six processes, each a fresh Node: slow on a loaded 2-core machine
 
   it("evaluates a file of held-out scenarios alone, and exits 2 for a split the file lacks", async () => {
     const heldOutOnly = path.join(tempDir("held-out-only"), "test.jsonl");
