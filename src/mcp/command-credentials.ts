@@ -96,3 +96,14 @@ export function quoteWord(word: string): string {
   if (/^[A-Za-z0-9_./:=@%+,[\]-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/** Replaces every occurrence of the key (and of a long prefix of it) with "***". */
+export function scrubKey(text: string, apiKey: string | undefined): string {
+  if (!apiKey || apiKey.length < 4 || apiKey === "EMPTY") return text;
+  let out = text.split(apiKey).join("***");
+  // Servers often echo a masked key such as "sk-abc…xyz"; hide any 8+ character piece of it.
+  if (apiKey.length >= 12) {
+    for (let i = 0; i + 8 <= apiKey.length; i += 4) out = out.split(apiKey.slice(i, i + 8)).join("***");
+  }
+  return out;
+}

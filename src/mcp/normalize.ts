@@ -33,6 +33,11 @@ export function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
 
+/** What a text-only model sees of an image or audio clip: `[image: image/png, 68 bytes]`. */
+export function mediaPlaceholder(type: string, mimeType: string | undefined, data: string | undefined): string {
+  return `[${type}: ${mimeType ?? "unknown type"}, ${base64Bytes(data ?? "")} bytes]`;
+}
+
 const TEXT_TYPE = /^(text\/|application\/(json|xml|javascript|x-yaml|yaml|toml|csv|sql|x-sh)\b|[^;]*\+(json|xml)\b)/i;
 
 /** A base64 blob of a text type (text/plain, application/json…) that is valid UTF-8, as text. */
@@ -51,10 +56,8 @@ function renderBlock(block: Block): string {
     case "text":
       return str(block.text) ?? "";
     case "image":
-    case "audio": {
-      const data = str(block.data) ?? "";
-      return `[${type}: ${str(block.mimeType) ?? "unknown type"}, ${base64Bytes(data)} bytes]`;
-    }
+    case "audio":
+      return mediaPlaceholder(type, str(block.mimeType), str(block.data));
     case "resource_link": {
       const name = str(block.name) ?? str(block.title);
       return `[resource: ${str(block.uri) ?? "?"}${name ? ` (${name})` : ""}]`;

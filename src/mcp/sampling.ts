@@ -16,7 +16,8 @@
 import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type OpenAI from "openai";
-import { base64Bytes } from "./normalize.js";
+import { scrubKey } from "./command-credentials.js";
+import { mediaPlaceholder } from "./normalize.js";
 import { Semaphore } from "./semaphore.js";
 
 export interface SamplingEndpoint {
@@ -77,7 +78,7 @@ export function samplingHandler(endpoint: SamplingEndpoint): SamplingHandler {
       );
     } catch (e) {
       const text = e instanceof Error ? e.message : String(e);
-      throw requestError(ErrorCode.InternalError, `the client's sampling model (${endpoint.model}) failed: ${blank(text, endpoint.apiKey)}`);
+      throw requestError(ErrorCode.InternalError, `the client's sampling model (${endpoint.model}) failed: ${scrubKey(text, endpoint.apiKey)}`);
     } finally {
       release();
     }
@@ -94,7 +95,7 @@ export function samplingHandler(endpoint: SamplingEndpoint): SamplingHandler {
 
 function blockText(b: Block): string {
   if (b.type === "text") return b.text ?? "";
-  if (b.type === "image" || b.type === "audio") return `[${b.type}: ${b.mimeType ?? "unknown type"}, ${base64Bytes(b.data ?? "")} bytes]`;
+  if (b.type === "image" || b.type === "audio") return mediaPlaceholder(b.type, b.mimeType, b.data);
   if (b.type === "tool_use" || b.type === "tool_result")
     throw requestError(ErrorCode.InvalidParams, "train-mcp does not support tool use in sampling requests (sampling.tools is not declared)");
   return `[${b.type} content]`;
@@ -104,8 +105,4 @@ function blockText(b: Block): string {
  *  "MCP error -32603: " prefix into the message, and the server's own McpError adds another. */
 function requestError(code: ErrorCode, message: string): Error {
   return Object.assign(new Error(message), { code });
-}
-
-function blank(text: string, key: string | undefined): string {
-  return key && key.length >= 4 ? text.split(key).join("[redacted]") : text;
 }

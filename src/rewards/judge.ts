@@ -17,6 +17,8 @@
 import OpenAI from "openai";
 import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
+import { scrubKey as scrub } from "../mcp/command-credentials.js";
+export { scrub };
 import { JudgeReplyError } from "./ruler-prompt.js";
 
 export const JudgeClientSchema = z.object({
@@ -68,16 +70,6 @@ export function makeJudgeClient(cfg: JudgeConfig): OpenAI {
   });
 }
 
-/** Replaces every occurrence of the key (and of a long prefix of it) with "***". */
-export function scrub(text: string, apiKey: string | undefined): string {
-  if (!apiKey || apiKey.length < 4 || apiKey === "EMPTY") return text;
-  let out = text.split(apiKey).join("***");
-  // Servers often echo a masked key such as "sk-abc…xyz"; hide any 8+ character piece of it.
-  if (apiKey.length >= 12) {
-    for (let i = 0; i + 8 <= apiKey.length; i += 4) out = out.split(apiKey.slice(i, i + 8)).join("***");
-  }
-  return out;
-}
 
 interface Verdict {
   retry: boolean;
