@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { TrainMcpError } from "../errors.js";
 import type { ConnectOptions } from "../mcp/options.js";
+import { ELICITATION_MODES, type ElicitationMode } from "../mcp/elicitation.js";
 import type { SamplingEndpoint } from "../mcp/sampling.js";
 
 export interface TargetFlags {
@@ -22,6 +23,7 @@ export interface TargetFlags {
   resourceTools?: boolean;
   samplingModel?: string;
   samplingBaseUrl?: string;
+  elicitation?: ElicitationMode;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -41,6 +43,11 @@ export function addConnectOptions(cmd: Command): Command {
     .option("--resource-tools", "offer the server's MCP resources to the model as two tools, list_resources and read_resource (when the server declares resources)")
     .option("--sampling-model <name>", "answer the server's sampling requests (a tool asking the client's model for a completion) with this model, and declare the capability")
     .option("--sampling-base-url <url>", "OpenAI-compatible endpoint of --sampling-model (key from $OPENAI_API_KEY)")
+    .addOption(
+      new Option("--elicitation <mode>", "answer the server's elicitation forms (a tool asking the user for input mid-call), and declare the capability: decline, cancel, defaults (the server's pre-filled values), model (--sampling-model fills them in)").choices([
+        ...ELICITATION_MODES,
+      ]),
+    )
     .option("--server-log <file>", "file for the stdio server's stderr (default: a temp file, removed on success; train copies it to <run>/server.log)")
     .addOption(
       new Option("--inherit-env <mode>", "environment a stdio server inherits: safe (PATH, HOME, locale…), all, none")
@@ -90,6 +97,7 @@ export function connectArgs(flags: TargetFlags): { target: string; options: Conn
       templateDir: templateDirFlag(flags.templateDir),
       resourceTools: flags.resourceTools,
       sampling: samplingFlags(flags),
+      elicitation: flags.elicitation,
     },
   };
 }

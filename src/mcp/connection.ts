@@ -13,10 +13,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CreateMessageRequestSchema, ErrorCode, ListRootsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, type ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { TrainMcpError } from "../errors.js";
+import type { ElicitationHandler } from "./elicitation.js";
 import type { SamplingHandler } from "./sampling.js";
 import { StdioTransport } from "./stdio-transport.js";
 
@@ -36,17 +37,26 @@ export type TransportKind = "stdio" | "streamable-http" | "sse";
 
 const CLIENT_INFO = { name: "train-mcp", version: "0.1.0" };
 
-/** What this client offers a server beyond calling it: roots (a stdio server's working
- *  directory) and sampling (when the user named a model for it). */
-interface ClientFeatures {
-  root?: { uri: string; name: string };
+/** Who answers what a server asks of the client mid-call: sampling (when the user named a model
+ *  for it) and elicitation forms (when the user chose who fills them in). */
+export interface ClientRequestHandlers {
   sampling?: SamplingHandler;
+  elicitation?: ElicitationHandler;
 }
 
-function newClient({ root, sampling }: ClientFeatures): Client {
-  const client = new Client(CLIENT_INFO, { capabilities: { ...(root ? { roots: { listChanged: false } } : {}), ...(sampling ? { sampling: {} } : {}) } });
+/** What this client offers a server beyond calling it: roots (a stdio server's working
+ *  directory), sampling, elicitation (form mode only). */
+function newClient(root: { uri: string; name: string } | undefined, { sampling, elicitation }: ClientRequestHandlers): Client {
+  const capabilities = {
+    ...(root ? { roots: { listChanged: false } } : {}),
+    ...(sampling ? { sampling: {} } : {}),
+    ...(elicitation ? { elicitation: { form: {} } } : {}),
+  };
+  const client = new Client(CLIENT_INFO, { capabilities });
   if (root) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [root] }));
   if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, extra.signal));
+  // the SDK refuses URL-mode requests itself: the capability declares forms only
+  if (elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params as ElicitRequestFormParams, extra.signal));
   return client;
 }
 
@@ -111,8 +121,8 @@ export class Connection {
     await this.transport.close().catch(() => {});
   }
 
-  static async open(spec: LaunchSpec, connectTimeoutMs: number, sampling?: SamplingHandler): Promise<Connection> {
-    return spec.kind === "stdio" ? openStdio(spec, connectTimeoutMs, sampling) : openHttp(spec, connectTimeoutMs, sampling);
+  static async open(spec: LaunchSpec, connectTimeoutMs: number, handlers: ClientRequestHandlers = {}): Promise<Connection> {
+    return spec.kind === "stdio" ? openStdio(spec, connectTimeoutMs, handlers) : openHttp(spec, connectTimeoutMs, handlers);
   }
 
   /** @internal used by the open functions below */
@@ -139,7 +149,7 @@ function deliverResponsesLast(transport: Transport): void {
   };
 }
 
-async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs: number, sampling?: SamplingHandler): Promise<Connection> {
+async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs: number, handlers: ClientRequestHandlers): Promise<Connection> {
   const transport = new StdioTransport({
     command: spec.command,
     args: spec.args,
@@ -150,7 +160,7 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
   // a server given a working directory (--cwd, or a --template-dir copy) gets it as its one MCP
   // root: a filesystem server started without folders works there, and nowhere else
   const root = spec.cwd ? { uri: pathToFileURL(path.resolve(spec.cwd)).href, name: "working directory" } : undefined;
-  const client = newClient({ root, sampling });
+  const client = newClient(root, handlers);
   try {
     await client.connect(transport, { timeout: timeoutMs });
   } catch (e) {
@@ -169,7 +179,7 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
   return Connection.make(client, transport, "stdio");
 }
 
-async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: number, sampling?: SamplingHandler): Promise<Connection> {
+async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: number, handlers: ClientRequestHandlers): Promise<Connection> {
   const url = new URL(spec.url);
   // fetch refuses a URL with user:pass@; send them as HTTP Basic auth, as curl does (an
   // Authorization header given with --header wins)
@@ -185,7 +195,7 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
   // a socket the server closed as it was reused (a keep-alive race) is retried once on a new one
   for (let attempt = 0; attempt < 2; attempt++) {
     const streamable = new StreamableHTTPClientTransport(url, { requestInit });
-    const client = newClient({ sampling });
+    const client = newClient(undefined, handlers);
     try {
       await client.connect(streamable, { timeout: timeoutMs });
       return Connection.make(client, streamable, "streamable-http");
@@ -203,7 +213,7 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
   }
   // 4xx on the Streamable HTTP handshake: try the 2024-11-05 HTTP+SSE transport on the same URL
   const sse = new SSEClientTransport(url, { requestInit });
-  const sseClient = newClient({ sampling });
+  const sseClient = newClient(undefined, handlers);
   try {
     await sseClient.connect(sse, { timeout: timeoutMs });
     return Connection.make(sseClient, sse, "sse");

@@ -4,6 +4,9 @@
  */
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { DEFAULT_MAX_OUTPUT_CHARS } from "./normalize.js";
+import { TrainMcpError } from "../errors.js";
+import { clientModel } from "./client-model.js";
+import { elicitationHandler, type ElicitationHandler, type ElicitationMode } from "./elicitation.js";
 import { samplingHandler, type SamplingEndpoint, type SamplingHandler } from "./sampling.js";
 import { DEFAULT_SERVER_LOG } from "./server-log.js";
 
@@ -49,6 +52,12 @@ export interface ConnectOptions {
    * not declared
    */
   sampling?: SamplingEndpoint;
+  /**
+   * who answers servers' elicitation forms (a tool asking the user for input mid-call), and
+   * declare the capability (elicitation.ts): decline, cancel, defaults, or model (the sampling
+   * endpoint's model fills them in); default: not declared
+   */
+  elicitation?: ElicitationMode;
 }
 
 export interface ResolvedOptions {
@@ -64,6 +73,7 @@ export interface ResolvedOptions {
   templateDir?: string;
   resourceTools: boolean;
   sampling?: SamplingHandler;
+  elicitation?: ElicitationHandler;
 }
 
 const SAFE_EXTRA_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TMPDIR|TEMP|TMP|TZ|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|NODE_PATH|NODE_EXTRA_CA_CERTS|NVM_DIR|NVM_BIN|XDG_[A-Z_]+|SSL_CERT_(FILE|DIR))$/;
@@ -99,7 +109,18 @@ export function resolveOptions(o: ConnectOptions = {}): ResolvedOptions {
     maxOutputChars: positiveInt("maxOutputChars", o.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
     templateDir: o.templateDir,
     resourceTools: o.resourceTools ?? false,
-    // one handler (one HTTP client) for every instance and session of the server
-    sampling: o.sampling ? samplingHandler(o.sampling) : undefined,
+    ...clientRequestHandlers(o),
+  };
+}
+
+/** The handlers of what servers ask the client (sampling, elicitation): one HTTP client to the
+ *  user's endpoint for every instance and session of the server, and for both. */
+function clientRequestHandlers(o: ConnectOptions): Pick<ResolvedOptions, "sampling" | "elicitation"> {
+  if (o.elicitation === "model" && !o.sampling)
+    throw new TrainMcpError("ConfigInvalid", "--elicitation model fills forms in with the client's model: name it with --sampling-model and --sampling-base-url");
+  const model = o.sampling ? clientModel(o.sampling) : undefined;
+  return {
+    sampling: model ? samplingHandler(model) : undefined,
+    elicitation: o.elicitation ? elicitationHandler(o.elicitation, model) : undefined,
   };
 }

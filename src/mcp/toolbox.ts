@@ -92,7 +92,7 @@ export class McpToolbox implements Toolbox {
     }
     let conn: Connection | undefined;
     try {
-      conn = await Connection.open(spec, options.connectTimeoutMs, options.sampling);
+      conn = await Connection.open(spec, options.connectTimeoutMs, options);
       let s = shared;
       if (!s) {
         const listed = await listAllTools(conn.client, options.connectTimeoutMs);
@@ -249,7 +249,7 @@ export class McpToolbox implements Toolbox {
       this.reconnecting = (async () => {
         this.junkFromClosed += old.junkLines;
         await old.close();
-        const fresh = await Connection.open(this.launch, this.options.connectTimeoutMs, this.options.sampling);
+        const fresh = await Connection.open(this.launch, this.options.connectTimeoutMs, this.options);
         if (this.closed) {
           await fresh.close();
           throw new Error("the toolbox is closed");

@@ -5,6 +5,7 @@
  * leaves either the old checkpoint or the new one, never half of one. `latest.json` names the
  * newest; the last N and the best are kept.
  */
+import { ELICITATION_MODES } from "../mcp/elicitation.js";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -54,6 +55,8 @@ export const RolloutSettingsSchema = z.object({
   resource_tools: z.boolean().optional(),
   /** its servers' sampling requests were answered by a model (--sampling-model): tools that need it were listed */
   sampling: z.boolean().optional(),
+  /** who answered its servers' elicitation forms (--elicitation) */
+  elicitation: z.enum(ELICITATION_MODES).optional().catch(undefined),
   // the judge is left out: its endpoint needs a key that eval does not have
   // settings this version cannot read (a newer one's reward names) fall back to the defaults
   rewards: RewardConfigSchema.omit({ judge: true }).optional().catch(undefined).describe("the run's reward settings, so that eval's mean reward is the one training logged"),

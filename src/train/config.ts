@@ -5,6 +5,7 @@
  * are src/rl's schema, the reward fields src/rewards'. Secrets never live here: API keys are
  * read from the environment variable the config names, by the CLI, and passed down.
  */
+import { ELICITATION_MODES } from "../mcp/elicitation.js";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -101,6 +102,10 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .strict()
     .optional()
     .describe("answer the servers' MCP sampling requests (a tool asking the client's model for a completion) with this model, and declare the capability; unset: not declared"),
+  server_elicitation: z
+    .enum(ELICITATION_MODES)
+    .optional()
+    .describe("who answers the servers' MCP elicitation forms (a tool asking the user for input mid-call), and declare the capability (--elicitation): decline, cancel, defaults (the server's pre-filled values), model (server_sampling's model fills them in); unset: not declared"),
   server_env_names: z
     .array(z.string())
     .optional()
@@ -127,6 +132,8 @@ export const TrainConfigSchema = TrainConfigFields.superRefine((cfg, ctx) => {
   // a remote server takes the trainer's updates only as adapters (POST /v1/load_lora_adapter)
   if (cfg.policy_url && cfg.max_steps > 0 && cfg.lora_rank === 0)
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["policy_url"], message: "training with a remote policy needs lora_rank > 0: the server loads the trainer's LoRA adapters after each update" });
+  if (cfg.server_elicitation === "model" && !cfg.server_sampling)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["server_elicitation"], message: "\"model\" fills forms in with the client's model: set server_sampling (--sampling-model, --sampling-base-url) too" });
 });
 export type TrainConfig = z.infer<typeof TrainConfigSchema>;
 export type TrainConfigInput = z.input<typeof TrainConfigSchema>;

@@ -171,7 +171,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     // (each stdio transport already blanks its server's secrets in what it writes there)
     if (serverLogFrom !== undefined) serverLogFrom = keepServerLog(runDir.path("server.log"), serverLogFrom, final);
   };
-  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, sampling: samplingEndpoint(cfg, o.samplingApiKey) }, log).catch(discardIfUnused);
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, sampling: samplingEndpoint(cfg, o.samplingApiKey), elicitation: cfg.server_elicitation }, log).catch(discardIfUnused);
   if (cfg.rewards.judge && cfg.max_steps > 0) {
     // a wrong judge URL, key or model would leave every group to the other rewards, silently
     const { apiKeyEnv, ...judge } = cfg.rewards.judge;
@@ -334,7 +334,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         optimizer: trainable.optimizerState(),
         state,
         modelDir: setup!.modelDir,
-        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, ...(cfg.server_resource_tools ? { resource_tools: true } : {}), ...(cfg.server_sampling ? { sampling: true } : {}), rewards: withoutJudge(cfg.rewards) },
+        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, ...(cfg.server_resource_tools ? { resource_tools: true } : {}), ...(cfg.server_sampling ? { sampling: true } : {}), ...(cfg.server_elicitation ? { elicitation: cfg.server_elicitation } : {}), rewards: withoutJudge(cfg.rewards) },
       });
       pruneCheckpoints(ckDir, cfg.save_total_limit ?? Number.POSITIVE_INFINITY, state.bestStep);
       syncServerLog();

@@ -28,6 +28,7 @@ const FIXED: Record<string, string> = {
   system_prompt: "system_prompt",
   policy_model: "--policy-model",
   server_resource_tools: "--resource-tools",
+  server_elicitation: "--elicitation",
 };
 
 const anchored = (v: unknown): unknown =>

@@ -94,6 +94,20 @@ describe.concurrent("train-mcp CLI", () => {
     }
   });
 
+  it("answers a tool's elicitation form as --elicitation says; `model` needs --sampling-model", async () => {
+    const r = await cli("call", "--server", stdioTarget("everything", "--elicitation"), "--elicitation", "defaults", "delete_note", '{"note": "n1"}');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe("deleted n1");
+    const listed = await cli("tools", "--server", stdioTarget("everything", "--elicitation"), "--elicitation", "decline");
+    expect(listed.stdout).toMatch(/^book_table\b/m);
+    const bad = await cli("tools", "--server", "fixture:calculator", "--elicitation", "sure");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("'sure' is invalid");
+    const model = await cli("tools", "--server", "fixture:calculator", "--elicitation", "model");
+    expect(model.code).toBe(2);
+    expect(model.stderr).toContain("--elicitation model fills forms in with the client's model: name it with --sampling-model and --sampling-base-url");
+  });
+
   it("leaves out a tool that runs only as an MCP task (a plain call is refused), saying so", async () => {
     const r = await cli("tools", "--server", stdioTarget("everything", "--task-only"));
     expect(r.code).toBe(0);

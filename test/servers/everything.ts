@@ -15,6 +15,9 @@
  *   --resource-clash  list only `echo` and a tool of the server's own named `read_resource`
  *   --sampling        list only `echo`, and `summarize` (which asks the client's model through
  *                     sampling/createMessage) to clients that declare sampling
+ *   --elicitation     list only `echo`, and to clients that declare elicitation `book_table` and
+ *                     `delete_note` (which ask the user through elicitation/create forms) and
+ *                     `open_page` (which tries a URL-mode elicitation)
  * HTTP modes print `listening on http://127.0.0.1:PORT/<path>` on stderr.
  */
 import { readFile, writeFile } from "node:fs/promises";
@@ -112,6 +115,11 @@ const SUMMARIZE: Tool = {
   inputSchema: obj({ text: { type: "string" }, max_tokens: { type: "integer" }, stop: { type: "string" } }, ["text"]),
 };
 
+// forms as third-party servers write them: required fields with and without defaults, an enum
+const BOOK_TABLE: Tool = { name: "book_table", description: "Books a table; asks the user for the details.", inputSchema: obj({ restaurant: { type: "string" } }, ["restaurant"]) };
+const DELETE_NOTE: Tool = { name: "delete_note", description: "Deletes a note after the user confirms.", inputSchema: obj({ note: { type: "string" } }, ["note"]) };
+const OPEN_PAGE: Tool = { name: "open_page", description: "Asks the user to open a web page (URL-mode elicitation).", inputSchema: obj({}) };
+
 let counter = 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const text = (t: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: t }], isError });
@@ -160,6 +168,7 @@ function makeServer(): Server {
     // a name a chat template's tool-call JSON cannot carry as written
     if (argv.includes("--odd-name")) return { tools: [{ name: 'say "hi" <tool_call>', description: "An oddly named tool.", inputSchema: obj({}) }, TOOLS[0]] };
     // a tool that runs only as an MCP task (2025-11 spec): a plain tools/call is refused
+    if (argv.includes("--elicitation")) return { tools: [TOOLS[0], ...(server.getClientCapabilities()?.elicitation ? [BOOK_TABLE, DELETE_NOTE, OPEN_PAGE] : [])] };
     if (argv.includes("--sampling")) return { tools: [TOOLS[0], ...(server.getClientCapabilities()?.sampling ? [SUMMARIZE] : [])] };
     if (argv.includes("--resource-clash"))
       return { tools: [{ name: "read_resource", description: "The server's own read_resource.", inputSchema: obj({ path: { type: "string" } }, ["path"]) }, TOOLS[0]] };
@@ -229,6 +238,45 @@ function makeServer(): Server {
         return text(String(process.pid));
       case "env":
         return text(process.env[String(a.name)] ?? "(unset)");
+      case "book_table": {
+        const r = await server.elicitInput(
+          {
+            message: `Booking a table at ${String(a.restaurant)}: who is it for, and how many guests?`,
+            requestedSchema: {
+              type: "object",
+              properties: {
+                name: { type: "string", title: "Name", description: "The name the booking is under" },
+                guests: { type: "integer", title: "Guests", minimum: 1, maximum: 12 },
+                seating: { type: "string", enum: ["inside", "outside"], default: "inside" },
+                notes: { type: "string", description: "Anything the restaurant should know" },
+              },
+              required: ["name", "guests"],
+            },
+          },
+          { relatedRequestId: extra.requestId },
+        );
+        if (r.action !== "accept") return text(`no booking: the user chose ${r.action}`);
+        const c = r.content ?? {};
+        return text(`booked ${String(a.restaurant)} for ${String(c.name)}, ${String(c.guests)} guests, ${String(c.seating ?? "inside")}`);
+      }
+      case "delete_note": {
+        const r = await server.elicitInput(
+          {
+            message: `Delete the note "${String(a.note)}"?`,
+            requestedSchema: { type: "object", properties: { confirm: { type: "boolean", title: "Delete it", default: true } }, required: ["confirm"] },
+          },
+          { relatedRequestId: extra.requestId },
+        );
+        // not confirmed is a failed call, as servers report a refused deletion
+        return r.action === "accept" && r.content?.confirm === true ? text(`deleted ${String(a.note)}`) : text(`kept ${String(a.note)} (${r.action})`, true);
+      }
+      case "open_page":
+        try {
+          const r = await server.elicitInput({ mode: "url", message: "Sign in", url: "https://example.com/login", elicitationId: "e1" }, { relatedRequestId: extra.requestId });
+          return text(`page: ${r.action}`);
+        } catch (e) {
+          return text(`cannot ask: ${(e as Error).message}`, true);
+        }
       case "summarize": {
         // what an untrusted server may ask: a model of its choosing, lots of tokens, the host's context
         const r = await server.createMessage(

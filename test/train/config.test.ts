@@ -28,6 +28,14 @@ describe("resolveTrainConfig", () => {
     expect(() => resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "http://x/v1", api_key: "sk-1" } }, "train.json")).toThrow(/server_sampling/);
   });
 
+  it("server_elicitation: one of the four answers; `model` needs server_sampling's model", () => {
+    expect(resolveTrainConfig({}, { server }).server_elicitation).toBeUndefined();
+    expect(resolveTrainConfig({ server_elicitation: "defaults" }, { server }).server_elicitation).toBe("defaults");
+    expect(() => resolveTrainConfig({}, { server, server_elicitation: "yes" }, "train.json")).toThrow(/train\.json: field "server_elicitation"/);
+    expect(() => resolveTrainConfig({}, { server, server_elicitation: "model" }, "train.json")).toThrow('train.json: field "server_elicitation": "model" fills forms in with the client\'s model: set server_sampling');
+    expect(resolveTrainConfig({}, { server, server_elicitation: "model", server_sampling: { model: "q", base_url: "http://127.0.0.1:1/v1" } }).server_elicitation).toBe("model");
+  });
+
   it("a config file that is not JSON is named with the line and column; a learning rate above 1 is refused", () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cfg-")), "train.json");
     fs.writeFileSync(file, '{\n  "server": ["fixture:calculator"],\n  max_steps: 3\n}\n');

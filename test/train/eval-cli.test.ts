@@ -152,13 +152,14 @@ describe("train-mcp eval", () => {
   it("caps each rollout's generated tokens as the checkpoint was trained (train_mcp.json), or as --max-completion-length says", async () => {
     const sampled = (file: string) => readJsonl(file).map((t) => (t.assistantMask as number[]).reduce((x, y) => x + y, 0));
     const dir = tempDir("eval-cap");
-    fs.writeFileSync(path.join(a, "train_mcp.json"), JSON.stringify({ max_turns: 2, max_tokens_per_turn: 8, max_completion_length: 5, resource_tools: true, sampling: true }));
+    fs.writeFileSync(path.join(a, "train_mcp.json"), JSON.stringify({ max_turns: 2, max_tokens_per_turn: 8, max_completion_length: 5, resource_tools: true, sampling: true, elicitation: "defaults" }));
     try {
       const trained = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--n", "3", "--engine", "tfjs", "--trajectories", path.join(dir, "trained.jsonl")]);
       expect(trained.code, trained.stderr).toBe(0);
       expect(Math.max(...sampled(path.join(dir, "trained.jsonl")))).toBe(5);
       // (and it was trained seeing the server's resources as tools: said, not silently dropped)
       expect(trained.stderr).toContain(`warning: ${a} was trained with --resource-tools (list_resources, read_resource); without that flag here it is played without them`);
+      expect(trained.stderr).toContain(`warning: ${a} was trained with --elicitation defaults; here the capability is not declared, so tools that ask the user for input may be missing or fail`);
       expect(trained.stderr).toContain(`warning: ${a} was trained with a sampling model (--sampling-model); without one here, tools that ask the client's model for a completion may be missing`);
       const flag = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--n", "3", "--engine", "tfjs", "--max-completion-length", "3", "--resource-tools", "--trajectories", path.join(dir, "flag.jsonl")]);
       expect(flag.code, flag.stderr).toBe(0);

@@ -211,6 +211,25 @@ describe("the training loop on a tiny model and the real calculator server", () 
     }
   });
 
+  it("answers a server's elicitation forms as server_elicitation says, saves the setting, and a resume keeps it", async () => {
+    const out = path.join(tempDir("elicitation"), "run");
+    const file = path.join(tempDir("elicitation-scenarios"), "s.jsonl");
+    const row = (i: number, split: string) => ({ id: `e${i}`, task: `Delete the note n${i}.`, difficulty: 1, split, reference: { calls: [{ name: "delete_note", arguments: { note: `n${i}` } }], answer: `Deleted n${i}.` }, expected: [{ kind: "contains", value: `n${i}` }] });
+    fs.writeFileSync(file, [row(1, "train"), row(2, "train"), row(3, "test")].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const config = small(out, file, { server: [stdioTarget("everything", "--elicitation")], server_elicitation: "defaults", sft: "on", sft_steps: 1, sft_batch_size: 2, max_steps: 1 });
+    const logs: string[] = [];
+    await train({ config, hooks: { log: (l) => logs.push(l) } });
+    // the warm start plays the reference calls for real, and keeps those whose calls succeed: a
+    // declined form would have failed delete_note and dropped both
+    expect(logs).toContain("warm start: 2 demonstrations from reference solutions");
+    expect(readRolloutSettings(path.join(out, "checkpoints", "step-000001"))?.elicitation).toBe("defaults");
+    const refusal = await train({ config: { ...config, server_elicitation: "decline", max_steps: 2 }, resume: true, hooks: { log: () => undefined } }).then(
+      () => "trained",
+      (e: Error) => e.message,
+    );
+    expect(refusal).toMatch(/^--elicitation \(server_elicitation\): "decline" differs from "defaults" in /);
+  });
+
   it("a resume from the checkpoint taken after the warm start keeps the warm start's metrics, once", async () => {
     const out = path.join(tempDir("resume-sft"), "run");
     const config = small(out, calculatorScenarios(6, 2), { sft: "on", sft_steps: 3, sft_batch_size: 2, max_steps: 2, save_steps: 1 });

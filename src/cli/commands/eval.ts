@@ -92,6 +92,8 @@ export function register(program: Command): void {
           const p = await loadInferencePolicy(spec, { engine: f.engine, log: logLine });
           const trained = readRolloutSettings(p.dir);
           if (trained?.resource_tools && !connectOptions.resourceTools) logLine(`warning: ${spec} was trained with --resource-tools (list_resources, read_resource); without that flag here it is played without them`);
+          if (trained?.elicitation && trained.elicitation !== connectOptions.elicitation)
+            logLine(`warning: ${spec} was trained with --elicitation ${trained.elicitation}; here ${connectOptions.elicitation ? `forms are answered by ${connectOptions.elicitation}` : "the capability is not declared, so tools that ask the user for input may be missing or fail"}`);
           if (trained?.sampling && !connectOptions.sampling) logLine(`warning: ${spec} was trained with a sampling model (--sampling-model); without one here, tools that ask the client's model for a completion may be missing`);
           const maxTurns = maxTurnsFlag ?? trained?.max_turns ?? 4;
           // the efficiency reward's turn budget is the turns this model is given

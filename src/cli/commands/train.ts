@@ -140,6 +140,7 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["server_cwd", "--cwd", f.cwd],
     ["server_template_dir", "--template-dir", f.templateDir],
     ["server_resource_tools", "--resource-tools", f.resourceTools],
+    ["server_elicitation", "--elicitation", f.elicitation],
     ["groups_per_step", "--groups-per-step", f.groupsPerStep, "number"],
     ["num_generations", ...either("--group-size", f.groupSize, "--num-generations", f.numGenerations), "number"],
     ["learning_rate", ...either("--lr", f.lr, "--learning-rate", f.learningRate), "number"],
