@@ -76,7 +76,10 @@ function responseSchema(req: ChatCompletionRequest): SchemaNode | null {
   const schema = rf.json_schema.schema;
   if (schema === undefined) return ANY_OBJECT;
   try {
-    return compileSchema(schema, "response_format.json_schema.schema");
+    // as OpenAI reads it: `strict: true` promises the whole schema, so what constrained decoding
+    // cannot enforce is refused; otherwise the schema is followed as far as the subset goes
+    // (format, pattern… unenforced; oneOf as anyOf), as vLLM's guided decoding does
+    return compileSchema(schema, "response_format.json_schema.schema", { loose: rf.json_schema.strict !== true });
   } catch (e) {
     if (e instanceof SchemaError) throw new ApiError(400, e.message, "invalid_request_error", e.path);
     throw e;

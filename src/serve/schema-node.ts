@@ -5,9 +5,10 @@
  * object (properties, required, additionalProperties), string (enum, const, minLength,
  * maxLength), number / integer (minimum, maximum, exclusiveMinimum, exclusiveMaximum), boolean,
  * null, array (items, minItems, maxItems), enum / const of any JSON values, anyOf (and `type` as a
- * list), local `$ref` to `$defs` (inlined; not recursive ones), and `{}` / `true` for any value. Any other validation keyword is refused with an error
- * naming its path, rather than silently not enforced: a caller that asks for `pattern` must learn
- * it is not guaranteed. Annotations (title, description, default, examples, $schema, $id...) are
+ * list), local `$ref` to `$defs` (inlined; not recursive ones), and `{}` / `true` for any value. Where
+ * the caller asks for the schema strictly (`strict: true`), any other validation keyword is refused
+ * with an error naming its path, rather than silently not enforced: a caller that asks for
+ * `pattern` must learn it is not guaranteed; otherwise (`loose`) it goes unenforced. Annotations (title, description, default, examples, $schema, $id...) are
  * ignored.
  */
 
@@ -72,8 +73,9 @@ function num(v: unknown, path: string): number {
 }
 
 export interface CompileOptions {
-  /** tool arguments: keywords outside the subset (pattern, format, minProperties...) are not
-   *  enforced instead of refused, and oneOf is decoded as anyOf — the rest is still held to */
+  /** tool arguments, and response formats not marked strict: keywords outside the subset
+   *  (pattern, format, minProperties...) are not enforced instead of refused, and oneOf is
+   *  decoded as anyOf — the rest is still held to */
   loose?: boolean;
 }
 

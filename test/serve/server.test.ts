@@ -267,9 +267,17 @@ describe("serve", () => {
     e = await bad({ model: "default", messages: user("x"), temperature: 7 });
     expect((e.error as { param: string }).param).toBe("temperature");
     expect(e.message).toMatch(/temperature/);
-    e = await bad({ model: "default", messages: user("x"), response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "string", pattern: "^a" } } } } } });
+    // a strict schema is refused what constrained decoding cannot promise; a loose one is followed
+    // as far as it can be (the object, its keys and types), as OpenAI reads `strict`
+    const patterned = { type: "object", properties: { a: { type: "string", pattern: "^a", format: "email" }, b: { oneOf: [{ const: "x" }, { const: "y" }] } }, required: ["a", "b"], additionalProperties: false };
+    e = await bad({ model: "default", messages: user("x"), response_format: { type: "json_schema", json_schema: { name: "x", schema: patterned, strict: true } } });
     expect(e.status).toBe(400);
     expect((e.error as { param: string }).param).toBe("response_format.json_schema.schema.properties.a.pattern");
+    const loose = await client.chat.completions.create({ model: "default", messages: user("x"), seed: 3, max_tokens: 60, response_format: { type: "json_schema", json_schema: { name: "x", schema: patterned } } });
+    const value = JSON.parse(loose.choices[0].message.content ?? "") as Record<string, unknown>;
+    expect(Object.keys(value).sort()).toEqual(["a", "b"]);
+    expect(typeof value.a).toBe("string");
+    expect(["x", "y"]).toContain(value.b);
     // bounds no number of 24 characters meets: refused up front, not a 500 mid-decode
     e = await bad({ model: "default", messages: user("x"), response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "integer", minimum: 1e25 } } } });
     expect(e.status).toBe(400);
