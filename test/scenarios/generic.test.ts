@@ -8,7 +8,7 @@ import type { ToolResult, ToolSpec } from "../../src/mcp/types.js";
 import { answerSentence } from "../../src/scenarios/verified/recipe.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
 import { constantAnswerNote } from "../../src/scenarios/verified/generate.js";
-import { asksAboutNothing, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
+import { asksAboutNothing, clockLike, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
 
 const result = (data: unknown): ToolResult => ({ isError: false, text: JSON.stringify(data), content: [] }) as unknown as ToolResult;
 
@@ -59,6 +59,19 @@ describe("generic recipes", () => {
     expect(pickAnswerField(text("Resource 1: created at 9:15:31 AM"), {})).toBeUndefined();
     expect(pickAnswerField(result({ created: "2026-12-02T09:15:31Z", name: "report" }), {})).toEqual({ label: "name", value: "report" });
     expect(pickAnswerField(text("Opens at 9:15"), {})).toEqual({ label: "result", value: "Opens at 9:15" });
+  });
+  it("nor the time now to the minute, nor a Unix timestamp of today (a clock): other times of day are facts", () => {
+    const now = new Date("2026-12-02T11:52:10Z");
+    expect(clockLike("Current time: 11:52", now)).toBe(true);
+    expect(clockLike("It is 11:53 AM", now)).toBe(true);
+    expect(clockLike("Opens at 9:15", now)).toBe(false);
+    expect(clockLike(Math.floor(now.getTime() / 1000) - 30, now)).toBe(true);
+    expect(clockLike(now.getTime(), now)).toBe(true);
+    expect(clockLike(1_000_000_000, now)).toBe(false);
+    expect(clockLike(42, now)).toBe(false);
+    // the same check as the generator makes it, against the real clock
+    const t = new Date();
+    expect(pickAnswerField(result({ at: `${t.getUTCHours()}:${String(t.getUTCMinutes()).padStart(2, "0")}`, name: "job" }), {})).toEqual({ label: "name", value: "job" });
   });
   it("ends a reference answer with one full stop, also after a value ending with one", () => {
     expect(answerSentence("capital", "Washington, D.C.")).toBe("The capital is Washington, D.C.");

@@ -99,16 +99,32 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     // one new number in a sentence ("The sum of 18.58 and 1.97 is 20.549999999999997."): that
     // number is the answer, not the sentence with its wording and float noise
     const fresh = extractNumbers(t).filter((x) => !echoes.has(String(x)));
-    if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t)) return { label: "result", value: fresh[0] };
+    if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t) && !clockLike(fresh[0])) return { label: "result", value: fresh[0] };
     if (t.length > 0 && t.length <= 60 && !echoes.has(t) && !clockLike(t)) return { label: "result", value: t };
   }
   return undefined;
 }
 
-/** A time to the second ("9:15:31 AM", "2026-12-02T09:15:31Z"): the server's clock, almost
- *  always, so an answer holding one would be wrong on the next replay. */
-function clockLike(value: string | number): boolean {
-  return typeof value === "string" && /\b\d{1,2}:\d{2}:\d{2}\b/.test(value);
+/** A time to the second ("9:15:31 AM", "2026-12-02T09:15:31Z"), a time to the minute that is
+ *  the time now ("11:52", in UTC or local time, 12- or 24-hour), or a Unix timestamp of today:
+ *  the server's clock, almost always, so an answer holding one would be wrong on a later replay.
+ *  ("Opens at 9:15" asked at another time of day is a fact, and stays.) */
+export function clockLike(value: string | number, now: Date = new Date()): boolean {
+  if (typeof value === "number") {
+    // seconds or milliseconds since 1970, within a day of now
+    return [value, value / 1000].some((s) => Math.abs(s - now.getTime() / 1000) < 86_400);
+  }
+  if (/\b\d{1,2}:\d{2}:\d{2}\b/.test(value)) return true;
+  const minutesNow: number[] = [];
+  for (let d = -2; d <= 2; d++) {
+    const t = new Date(now.getTime() + d * 60_000);
+    for (const [h, m] of [[t.getUTCHours(), t.getUTCMinutes()], [t.getHours(), t.getMinutes()]]) minutesNow.push(h * 60 + m, (h % 12) * 60 + m);
+  }
+  for (const [, h, m] of value.matchAll(/\b(\d{1,2}):(\d{2})\b/g)) {
+    const at = (Number(h) % 24) * 60 + Number(m);
+    if (minutesNow.includes(at) || minutesNow.includes((Number(h) % 12) * 60 + Number(m))) return true;
+  }
+  return false;
 }
 
 /**
