@@ -35,7 +35,7 @@ export function addTargetOptions(cmd: Command): Command {
 /** The connection flags without --server, for commands whose --server is optional or repeated. */
 export function addConnectOptions(cmd: Command): Command {
   return cmd
-    .option("-e, --env <K=V>", "environment variable for a stdio server (repeatable)", collect)
+    .option("-e, --env <K=V>", "environment variable for a stdio server (repeatable); ${cwd} in a value is the server's working directory (its --template-dir copy)", collect)
     .option("--cwd <dir>", "working directory of a stdio server")
     .option("-H, --header <'K: V'>", "extra HTTP header, e.g. 'Authorization: Bearer …' (repeatable)", collect)
     .option("--timeout <ms>", "per-call and connect timeout in milliseconds (default 30000)")

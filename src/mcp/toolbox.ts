@@ -62,6 +62,8 @@ export class McpToolbox implements Toolbox {
   private closed = false;
 
   private constructor(
+    /** how an isolated() sibling starts: before this instance's working copy was filled in */
+    private readonly source: LaunchSpec,
     private readonly launch: LaunchSpec,
     private readonly options: ResolvedOptions,
     private readonly shared: Shared,
@@ -90,6 +92,7 @@ export class McpToolbox implements Toolbox {
       }
       spec = { ...launch, cwd: workDir };
     }
+    if (spec.kind === "stdio") spec = { ...spec, env: withWorkDir(spec.env, spec.cwd ?? process.cwd()) };
     let conn: Connection | undefined;
     try {
       conn = await Connection.open(spec, options.connectTimeoutMs, options);
@@ -106,7 +109,7 @@ export class McpToolbox implements Toolbox {
           resourceTools: new Set(extra.tools.map((t) => t.name)),
         };
       }
-      return new McpToolbox(spec, options, s, conn, workDir, semaphore);
+      return new McpToolbox(launch, spec, options, s, conn, workDir, semaphore);
     } catch (e) {
       await conn?.close();
       if (workDir) {
@@ -268,7 +271,7 @@ export class McpToolbox implements Toolbox {
     if (this.closed) throw new TrainMcpError("ServerUnreachable", "isolated() on a closed toolbox", false);
     // sessions on one HTTP server share its concurrency bound (maxConcurrency calls in flight in
     // all); separate processes each get their own
-    const child = await McpToolbox.start(this.launch, this.options, this.shared, this.isolation === "session" ? this.semaphore : undefined);
+    const child = await McpToolbox.start(this.source, this.options, this.shared, this.isolation === "session" ? this.semaphore : undefined);
     this.isolatedChildren.add(child);
     child.onClose = () => this.isolatedChildren.delete(child);
     return child;
@@ -304,3 +307,9 @@ function fault(kind: ToolFaultKind, text: string): ToolResult {
   return { isError: true, text, fault: kind, truncated: false };
 }
 
+/** `--env NAME='${cwd}/file'`: the server instance's working directory — its own copy of
+ *  --template-dir — for servers that take a data path only from the environment and resolve it
+ *  against their install folder, not their working directory (server-memory's MEMORY_FILE_PATH). */
+export function withWorkDir(env: Record<string, string>, cwd: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replaceAll("${cwd}", cwd)]));
+}

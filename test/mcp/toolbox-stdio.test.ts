@@ -256,6 +256,27 @@ describe("isolation and close", () => {
     }
   });
 
+  it("gives --env values the instance's working directory for ${cwd}: each isolated copy its own", async () => {
+    const template = await mkdtemp(join(tmpdir(), "train-mcp-template-"));
+    const base = await connect(stdioTarget("everything"), { templateDir: template, env: { DATA_PATH: "${cwd}/memory.json" } });
+    try {
+      const child = (await base.isolated()) as McpToolbox;
+      expect((await base.call("env", { name: "DATA_PATH" })).text).toBe(join(base.workingDirectory!, "memory.json"));
+      expect((await child.call("env", { name: "DATA_PATH" })).text).toBe(join(child.workingDirectory!, "memory.json"));
+      expect(child.workingDirectory).not.toBe(base.workingDirectory);
+    } finally {
+      await base.close();
+      await rm(template, { recursive: true, force: true });
+    }
+    // without a template copy, it is the --cwd the server runs in
+    const plain = await connect(stdioTarget("everything"), { cwd: tmpdir(), env: { DATA_PATH: "${cwd}/x" } });
+    try {
+      expect((await plain.call("env", { name: "DATA_PATH" })).text).toBe(`${tmpdir()}/x`);
+    } finally {
+      await plain.close();
+    }
+  });
+
   it("leaves no child process after close, including wrapped grandchildren", async () => {
     // a shell wrapper: the server is a grandchild, reached only through the process group
     const target = stdioTarget("everything").replace(/^stdio:/, "");
