@@ -81,7 +81,7 @@ export class McpToolbox implements Toolbox {
     let workDir: string | undefined;
     let spec = launch;
     if (launch.kind === "stdio" && options.templateDir) {
-      workDir = await mkdtemp(join(tmpdir(), "train-mcp-work-"));
+      workDir = await mkdtemp(join(tmpdir(), WORK_COPY_PREFIX));
       trackTempDir(workDir); // removed at exit, also on Ctrl-C: it holds a copy of the user's data
       try {
         await cp(options.templateDir, workDir, { recursive: true });
@@ -312,4 +312,13 @@ function fault(kind: ToolFaultKind, text: string): ToolResult {
  *  against their install folder, not their working directory (server-memory's MEMORY_FILE_PATH). */
 export function withWorkDir(env: Record<string, string>, cwd: string): Record<string, string> {
   return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replaceAll("${cwd}", cwd)]));
+}
+
+/** Each server instance's copy of --template-dir is a new temp folder of this name. */
+export const WORK_COPY_PREFIX = "train-mcp-work-";
+
+/** Text naming an instance's working copy ("Allowed directories: /tmp/train-mcp-work-kJfigJ")
+ *  is true of that instance only: no task's answer or argument may depend on it. */
+export function mentionsWorkCopy(text: string): boolean {
+  return text.includes(WORK_COPY_PREFIX);
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolResult, ToolSpec } from "../../src/mcp/types.js";
 import { answerSentence } from "../../src/scenarios/verified/recipe.js";
+import { ValuePool } from "../../src/scenarios/verified/harvest.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
 import { constantAnswerNote } from "../../src/scenarios/verified/generate.js";
 import { asksAboutNothing, clockLike, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
@@ -59,6 +60,15 @@ describe("generic recipes", () => {
     expect(pickAnswerField(text("Resource 1: created at 9:15:31 AM"), {})).toBeUndefined();
     expect(pickAnswerField(result({ created: "2026-12-02T09:15:31Z", name: "report" }), {})).toEqual({ label: "name", value: "report" });
     expect(pickAnswerField(text("Opens at 9:15"), {})).toEqual({ label: "result", value: "Opens at 9:15" });
+  });
+  it("nor a value naming the server instance's working copy (another instance has another)", () => {
+    const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
+    expect(pickAnswerField(text("Allowed directories:\n/tmp/train-mcp-work-kJfigJ"), {})).toBeUndefined();
+    expect(pickAnswerField(result({ root: "/tmp/train-mcp-work-kJfigJ", files: 3 }), {})).toEqual({ label: "files", value: 3 });
+    const pool = new ValuePool();
+    pool.harvest("list", result({ path: "/tmp/train-mcp-work-kJfigJ/a.txt", name: "a.txt" }));
+    expect(pool.lookup("path")).toEqual([]);
+    expect(pool.lookup("name")).toEqual(["a.txt"]);
   });
   it("nor the time now to the minute, nor a Unix timestamp of today (a clock): other times of day are facts", () => {
     const now = new Date("2026-12-02T11:52:10Z");

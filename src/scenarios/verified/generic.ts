@@ -11,6 +11,7 @@
  * Fixture recipes (./fixtures/) phrase the same kinds of task naturally for the bundled servers.
  */
 import { isResourceTool } from "../../mcp/resource-tools.js";
+import { mentionsWorkCopy } from "../../mcp/toolbox.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import type { AnswerCheck, Expected } from "../schema.js";
 import { normKey, ValuePool } from "./harvest.js";
@@ -86,7 +87,7 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     }
   };
   visit(data, "", 0);
-  const useful = scalars.filter((s) => s.label && !echoes.has(String(s.value)) && !clockLike(s.value));
+  const useful = scalars.filter((s) => s.label && !echoes.has(String(s.value)) && !clockLike(s.value) && !mentionsWorkCopy(String(s.value)));
   if (useful.length > 0) {
     for (const p of PREFERRED) {
       const hit = useful.find((s) => normKey(s.label.split(" ").pop() ?? "") === p);
@@ -100,7 +101,7 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     // number is the answer, not the sentence with its wording and float noise
     const fresh = extractNumbers(t).filter((x) => !echoes.has(String(x)));
     if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t) && !clockLike(fresh[0])) return { label: "result", value: fresh[0] };
-    if (t.length > 0 && t.length <= 60 && !echoes.has(t) && !clockLike(t)) return { label: "result", value: t };
+    if (t.length > 0 && t.length <= 60 && !echoes.has(t) && !clockLike(t) && !mentionsWorkCopy(t)) return { label: "result", value: t };
   }
   return undefined;
 }

@@ -9,6 +9,7 @@
  * template can pair a product's name with its id. Insertion order is kept: deterministic.
  */
 import { parseJsonLoose } from "../check.js";
+import { mentionsWorkCopy } from "../../mcp/toolbox.js";
 import type { ToolResult } from "../../mcp/types.js";
 import { singular } from "./schema-values.js";
 
@@ -34,7 +35,8 @@ export class ValuePool {
   add(key: string, value: Scalar): void {
     const k = normKey(key);
     if (!k) return;
-    if (typeof value === "string" && (value.length === 0 || value.length > 120)) return;
+    // (a path into this server instance's working copy is no argument for another instance)
+    if (typeof value === "string" && (value.length === 0 || value.length > 120 || mentionsWorkCopy(value))) return;
     const list = this.byKey.get(k) ?? [];
     if (!list.some((v) => v === value)) list.push(value);
     this.byKey.set(k, list);
