@@ -10,7 +10,7 @@
 import { isResourceTool, LIST_RESOURCES, parseResourceListing, READ_RESOURCE, type ListedResource } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import { answerSentence, containsCheck, isUseful, numericCheck, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
-import { pickAnswerField } from "./generic.js";
+import { documentAnswer } from "./document-answer.js";
 
 const READ_TRAIN = ["Read the server's resource {uri} and tell me its {field}.", "What is the {field} in the resource {uri}?"];
 const READ_TEST = ["Open {uri} (one of the server's resources): what {field} does it give?"];
@@ -38,7 +38,7 @@ async function build(ctx: RecipeContext, kind: "read" | "find"): Promise<Draft |
   const read = await ctx.call(READ_RESOURCE, { uri: pick.uri });
   const content = contentOf(read, pick.uri);
   if (!content || !isUseful(content)) return undefined;
-  const field = answerField(content, pick);
+  const field = documentAnswer(content, { uri: pick.uri, ...(pick.name ? { name: pick.name } : {}) }, (n) => ctx.rng.int(0, n - 1));
   if (!field) return undefined;
   const label = field.label === "result" ? "content" : field.label;
   const task = kind === "read" ? ctx.phrase(READ_TRAIN, READ_TEST, { uri: pick.uri, field: label }) : ctx.phrase(FIND_TRAIN, FIND_TEST, { name: pick.name!, field: label });
@@ -48,23 +48,6 @@ async function build(ctx: RecipeContext, kind: "read" | "find"): Promise<Draft |
     expected: [typeof field.value === "number" ? numericCheck(field.value) : containsCheck(field.value)],
     answer: answerSentence(label, field.value),
   };
-}
-
-/**
- * What to ask about a resource: a field of a JSON one, the whole text of a one-line one, else a
- * document's title (its first Markdown heading) or first line, when short.
- */
-function answerField(content: ToolResult, pick: ListedResource): { label: string; value: string | number } | undefined {
-  const field = pickAnswerField(content, { uri: pick.uri, name: pick.name ?? "" });
-  // a whole text as the answer only when it is one line: a contains check spanning lines fails answers that reflow it
-  if (field && !(typeof field.value === "string" && field.value.includes("\n"))) return field;
-  const lines = content.text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
-  const heading = lines.find((l) => /^#{1,6}\s+\S/.test(l));
-  const title = heading?.replace(/^#+\s+/, "").replace(/\s+#+$/, "");
-  if (title && title.length <= 80 && title !== pick.name) return { label: "title", value: title };
-  const first = lines[0];
-  if (!heading && first && first.length <= 80 && lines.length > 1) return { label: "first line", value: first };
-  return undefined;
 }
 
 /** A read_resource result without its `[resource: URI]` heading: one text resource, else undefined. */

@@ -1,0 +1,60 @@
+/**
+ * What to ask about a document a tool returned whole (a resource, a file): one field a reader
+ * finds by reading it, short enough for a contains check that does not span lines.
+ */
+import type { ToolResult } from "../../mcp/types.js";
+import { mentionsWorkCopy } from "../../mcp/toolbox.js";
+import { clockLike, pickAnswerField } from "./generic.js";
+import { resultData } from "./recipe.js";
+
+export interface DocumentAnswer {
+  label: string;
+  value: string | number;
+}
+
+/**
+ * In order: a field of a JSON document; the whole text of a one-line one; its title (first
+ * Markdown heading); a "Key: value" line whose key no other line repeats; the first line.
+ * `given` holds what the task names (a URI, a file name), which is never the answer.
+ */
+export function documentAnswer(result: ToolResult, given: Record<string, string>, pickLine: (n: number) => number = () => 0): DocumentAnswer | undefined {
+  const content = documentOf(result);
+  const lines = content.text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+  const names = new Set(Object.values(given));
+  // a JSON document's field; a one-line text whole (a contains check spanning lines fails
+  // answers that reflow it); prose is asked about by its lines below, never "the number in it"
+  if (resultData(content) !== undefined || lines.length === 1) {
+    const field = pickAnswerField(content, given);
+    if (field && !(typeof field.value === "string" && field.value.includes("\n"))) return field;
+  }
+  const heading = lines.find((l) => /^#{1,6}\s+\S/.test(l));
+  const title = heading?.replace(/^#+\s+/, "").replace(/\s+#+$/, "");
+  if (title && title.length <= 80 && !names.has(title)) return { label: "title", value: title };
+  const keyed = keyedLines(lines);
+  if (keyed.length > 0) return keyed[pickLine(keyed.length)];
+  const first = lines[0];
+  if (!heading && first && first.length <= 80 && lines.length > 1) return { label: "first line", value: first };
+  return undefined;
+}
+
+/** "Owner: Dana Reyes" → {label: "owner", value: "Dana Reyes"}; keys of one to three words, each once in the text. */
+function keyedLines(lines: readonly string[]): DocumentAnswer[] {
+  const found = lines.flatMap((l) => {
+    const m = /^([A-Za-z][A-Za-z ]{0,30}):\s+(\S.{0,59})$/.exec(l);
+    if (!m || m[1].trim().split(/\s+/).length > 3 || /https?$/i.test(m[1]) || /^(true|false|null|none|yes|no)$/i.test(m[2].trim())) return [];
+    const raw = m[2].trim();
+    const value = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+    if (clockLike(value) || mentionsWorkCopy(raw)) return [];
+    return [{ label: m[1].trim().toLowerCase(), value }];
+  });
+  return found.filter((f) => found.filter((g) => g.label === f.label).length === 1);
+}
+
+/** The document itself: a result whose structured content only wraps its text ({content: "…"},
+ *  as server-filesystem's read_text_file gives) is read as that text. */
+function documentOf(result: ToolResult): ToolResult {
+  const s = result.structuredContent;
+  const values = s && typeof s === "object" && !Array.isArray(s) ? Object.values(s) : [];
+  if (values.length !== 1 || typeof values[0] !== "string") return result;
+  return { isError: false, text: values[0], truncated: result.truncated };
+}
