@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { ToolResult, ToolSpec } from "../../src/mcp/types.js";
 import { answerSentence } from "../../src/scenarios/verified/recipe.js";
 import { ValuePool } from "../../src/scenarios/verified/harvest.js";
+import { Rng } from "../../src/scenarios/verified/rng.js";
+import { synthesizeArgs } from "../../src/scenarios/verified/schema-values.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
 import { constantAnswerNote } from "../../src/scenarios/verified/generate.js";
 import { asksAboutNothing, clockLike, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
@@ -60,6 +62,23 @@ describe("generic recipes", () => {
     expect(pickAnswerField(text("Resource 1: created at 9:15:31 AM"), {})).toBeUndefined();
     expect(pickAnswerField(result({ created: "2026-12-02T09:15:31Z", name: "report" }), {})).toEqual({ label: "name", value: "report" });
     expect(pickAnswerField(text("Opens at 9:15"), {})).toEqual({ label: "result", value: "Opens at 9:15" });
+  });
+  it("fills counting arguments with whole numbers of everyday size, and an argument named after a thing with that thing's harvested names", () => {
+    const rng = new Rng("counts");
+    const schema = { type: "object", properties: { table: { type: "string" }, offset: { type: "number" }, limit: { type: "number" }, pageSize: { type: "integer" }, ratio: { type: "number" } }, required: ["table", "offset", "limit", "pageSize", "ratio"] };
+    const pool = new ValuePool();
+    // list_tables' entries are tables: their names are filed as table names
+    pool.harvest("list_tables", result([{ name: "customers" }, { name: "orders" }]));
+    for (let i = 0; i < 20; i++) {
+      const args = synthesizeArgs(schema, rng, pool, { poolRate: 1 })!;
+      expect(["customers", "orders"]).toContain(args.table);
+      expect([0, 1, 2]).toContain(args.offset);
+      expect(Number.isInteger(args.limit) && (args.limit as number) >= 1 && (args.limit as number) <= 10).toBe(true);
+      expect(Number.isInteger(args.pageSize)).toBe(true);
+      expect(typeof args.ratio).toBe("number");
+    }
+    // a bare list's first item is the first entry, not a "first name"
+    expect(pickAnswerField(result([{ name: "Ada Lovelace", city: "London" }, { name: "Grace Hopper" }]), {})).toEqual({ label: "first entry's name", value: "Ada Lovelace" });
   });
   it("nor a value naming the server instance's working copy (another instance has another)", () => {
     const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;

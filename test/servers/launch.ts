@@ -25,6 +25,8 @@ export function serverCommand(name: string): { command: string; args: string[] }
       mkdirSync(cacheDir, { recursive: true });
       const tmp = `${out}.${process.pid}.${Date.now()}.tmp`;
       esbuild.buildSync({ entryPoints: [src], outfile: tmp, bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "silent",
+        // a native addon finds its binary relative to its own package: loaded from node_modules
+        external: ["better-sqlite3"],
         // CommonJS dependencies inside an ESM bundle still require() node builtins
         banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
       });

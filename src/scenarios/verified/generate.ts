@@ -29,6 +29,7 @@ import type { BuiltDraft, Recipe, RecipeContext, Split } from "./recipe.js";
 import { applicableFixtureRecipes } from "./registry.js";
 import { fileRecipes } from "./files.js";
 import { resourceRecipes } from "./resources.js";
+import { sqlRecipes } from "./sql.js";
 import { Rng } from "./rng.js";
 import { synthesizeArgs } from "./schema-values.js";
 import { sortKeys } from "../sort-keys.js";
@@ -281,7 +282,7 @@ function dedupeKey(b: BuiltDraft): { calls: string; task: string; expected: stri
 function selectRecipes(tools: readonly ToolSpec[], useFixtures: boolean): Recipe[] {
   const specific = useFixtures ? applicableFixtureRecipes(tools) : [];
   const covered = new Set(specific.map((r) => r.primary ?? r.tools[0]));
-  const generic = [...genericRecipes(tools), ...resourceRecipes(tools), ...fileRecipes(tools)].filter((r) => !covered.has(r.primary ?? r.tools[0]));
+  const generic = [...genericRecipes(tools), ...resourceRecipes(tools), ...fileRecipes(tools), ...sqlRecipes(tools)].filter((r) => !covered.has(r.primary ?? r.tools[0]));
   return [...specific, ...generic];
 }
 

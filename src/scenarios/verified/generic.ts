@@ -81,7 +81,8 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     if (depth > 3) return;
     if (typeof v === "number" && Number.isFinite(v)) scalars.push({ label, value: v });
     else if (typeof v === "string" && v.trim().length > 0 && v.length <= 60) scalars.push({ label, value: v.trim() });
-    else if (Array.isArray(v) && v.length > 0) visit(v[0], v.length === 1 ? label : `first ${singularLabel(label)}`.trim(), depth + 1);
+    // a bare list's items are entries: "first entry's name", not "first name" (a given name)
+    else if (Array.isArray(v) && v.length > 0) visit(v[0], v.length === 1 ? label : `first ${singularLabel(label) || "entry's"}`, depth + 1);
     else if (v && typeof v === "object") {
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, label ? `${label} ${human(k)}` : human(k), depth + 1);
     }

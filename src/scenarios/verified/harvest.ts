@@ -56,12 +56,15 @@ export class ValuePool {
 
   /**
    * Values for an argument name: exact key, then for `x_id` the plain `id` of records about x,
-   * then for anything mentioning email, every email seen.
+   * then for an argument named after a thing (`table`, `repo`) that thing's name (`table_name`,
+   * filed from list_tables' `name`s), then for anything mentioning email, every email seen.
    */
   lookup(name: string): Scalar[] {
     const k = normKey(name);
     const exact = this.byKey.get(k);
     if (exact && exact.length > 0) return exact;
+    const named = this.byKey.get(`${k}name`);
+    if (named && named.length > 0 && /^[a-z]+$/.test(k)) return named;
     if (/email/.test(k)) return [...this.byKey.entries()].filter(([key]) => key.includes("email")).flatMap(([, v]) => v);
     return [];
   }

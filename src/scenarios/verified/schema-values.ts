@@ -146,8 +146,13 @@ export function synthValue(
     case "boolean":
       return rng.bool();
     case "integer":
-    case "number":
-      return synthNumber(s, type === "integer", rng, /(^|_)id$|Id$/.test(name));
+    case "number": {
+      const count = countLike(name);
+      // an offset of 13.88 reads as noise, and a limit of 97 as no limit at all
+      if (count && s.minimum === undefined && s.maximum === undefined && s.exclusiveMinimum === undefined && s.exclusiveMaximum === undefined)
+        return count === "start" ? rng.int(0, 2) : count === "page" ? rng.int(1, 3) : rng.int(1, 10);
+      return synthNumber(s, type === "integer" || count !== undefined, rng, /(^|_)id$|Id$/.test(name));
+    }
     case "string":
       return synthString(s, name, rng);
     case "array": {
@@ -170,6 +175,15 @@ export function synthValue(
     default:
       return undefined;
   }
+}
+
+/** Arguments that count things (limit, offset, page…) take whole numbers, of everyday size. */
+function countLike(name: string): "start" | "page" | "size" | undefined {
+  const last = name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z]+/).filter(Boolean).pop() ?? "";
+  if (/^(offset|skip|start|index)$/.test(last)) return "start";
+  if (last === "page") return "page";
+  if (/^(limit|count|size|top|results|n|k|depth|max)$/.test(last)) return "size";
+  return undefined;
 }
 
 function typeMatches(type: string, v: unknown): boolean {

@@ -1,0 +1,42 @@
+/**
+ * A test-only database server shaped like the npm SQLite / Postgres MCP servers: a real SQLite
+ * database (better-sqlite3, in memory, seeded) behind `list_tables`, `describe_table` and a
+ * read-only `query` that runs one SELECT and answers its rows as JSON.
+ *
+ *   node --import tsx test/servers/sqlite.ts          stdio
+ */
+import Database from "better-sqlite3";
+import { z } from "zod";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+
+const db = new Database(":memory:");
+db.exec(`
+  CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city TEXT);
+  CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, total REAL, status TEXT);
+  INSERT INTO customers VALUES (1, 'Ada Lovelace', 'London'), (2, 'Grace Hopper', 'New York'), (3, 'Alan Turing', 'London');
+  INSERT INTO orders VALUES (10, 1, 120.5, 'shipped'), (11, 2, 75.0, 'open'), (12, 1, 33.25, 'open'), (13, 3, 990.0, 'cancelled'), (14, 3, 12.0, 'open');
+`);
+
+const json = (v: unknown) => ({ content: [{ type: "text" as const, text: JSON.stringify(v, null, 2) }] });
+const fail = (message: string) => ({ content: [{ type: "text" as const, text: message }], isError: true });
+const ro = { readOnlyHint: true } as const;
+
+const server = new McpServer({ name: "sqlite", version: "1.0.0" });
+server.registerTool("list_tables", { description: "List the tables of the database.", annotations: ro }, () =>
+  json(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()),
+);
+server.registerTool("describe_table", { description: "Columns of one table.", inputSchema: { table: z.string() }, annotations: ro }, ({ table }) => {
+  const cols = db.prepare("SELECT name, type FROM pragma_table_info(?)").all(table);
+  return cols.length ? json(cols) : fail(`no table ${table}`);
+});
+server.registerTool("query", { description: "Run one read-only SQL SELECT query and return its rows.", inputSchema: { sql: z.string() }, annotations: ro }, ({ sql }) => {
+  try {
+    const stmt = db.prepare(sql);
+    if (!stmt.readonly) return fail("only read-only queries are allowed");
+    return json(stmt.all());
+  } catch (e) {
+    return fail(`SQL error: ${(e as Error).message}`);
+  }
+});
+await server.connect(new StdioServerTransport());
