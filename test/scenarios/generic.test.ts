@@ -77,6 +77,19 @@ describe("generic recipes", () => {
       expect(Number.isInteger(args.pageSize)).toBe(true);
       expect(typeof args.ratio).toBe("number");
     }
+    // a list of names takes known names, each once; a search looks for a name the server gave
+    const graph = new ValuePool();
+    graph.harvest("read_graph", result({ entities: [{ name: "Ada Lovelace", entityType: "person" }, { name: "Analytical Engine", entityType: "machine" }] }));
+    const lists = { type: "object", properties: { names: { type: "array", items: { type: "string" } }, query: { type: "string" } }, required: ["names", "query"] };
+    for (let i = 0; i < 10; i++) {
+      const args = synthesizeArgs(lists, rng, graph, { poolRate: 1 })!;
+      const names = args.names as string[];
+      expect(names.length).toBeGreaterThan(0);
+      expect(new Set(names).size).toBe(names.length);
+      for (const n of [...names, args.query]) expect(["Ada Lovelace", "Analytical Engine"]).toContain(n);
+    }
+    // a field named after its list's items is not said twice
+    expect(pickAnswerField(result({ entities: [{ name: "Ada", entityType: "person" }] }), { names: ["Ada"] })).toEqual({ label: "entity type", value: "person" });
     // a bare list's first item is the first entry, not a "first name"
     expect(pickAnswerField(result([{ name: "Ada Lovelace", city: "London" }, { name: "Grace Hopper" }]), {})).toEqual({ label: "first entry's name", value: "Ada Lovelace" });
   });

@@ -84,7 +84,7 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     // a bare list's items are entries: "first entry's name", not "first name" (a given name)
     else if (Array.isArray(v) && v.length > 0) visit(v[0], v.length === 1 ? label : `first ${singularLabel(label) || "entry's"}`, depth + 1);
     else if (v && typeof v === "object") {
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, label ? `${label} ${human(k)}` : human(k), depth + 1);
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, fieldLabel(label, human(k)), depth + 1);
     }
   };
   visit(data, "", 0);
@@ -138,6 +138,14 @@ export function asksAboutNothing(result: ToolResult, value: string | number): bo
   const empty = (v: unknown, depth: number): boolean =>
     Array.isArray(v) ? v.length === 0 : depth < 3 && !!v && typeof v === "object" && Object.values(v).some((x) => empty(x, depth + 1));
   return empty(resultData(result), 0);
+}
+
+/** "first entity" + "entity type" → "first entity type"; "entities" + "entity type" → "entity type" */
+function fieldLabel(container: string, key: string): string {
+  if (!container) return key;
+  const noun = singular(container.split(" ").pop() ?? "");
+  if (noun && key.startsWith(`${noun} `)) return `${singularLabel(container)} ${key.slice(noun.length + 1)}`;
+  return `${container} ${key}`;
 }
 
 export function singularLabel(label: string): string {

@@ -65,6 +65,9 @@ export class ValuePool {
     if (exact && exact.length > 0) return exact;
     const named = this.byKey.get(`${k}name`);
     if (named && named.length > 0 && /^[a-z]+$/.test(k)) return named;
+    // a search is best made for something the server holds: a name or title it gave
+    if (/^(query|q|search|searchterm|searchquery|keyword|keywords|term)$/.test(k))
+      return [...this.byKey.entries()].filter(([key]) => /(name|title)$/.test(key)).flatMap(([, v]) => v.filter((x) => typeof x === "string" && x.length <= 40));
     if (/email/.test(k)) return [...this.byKey.entries()].filter(([key]) => key.includes("email")).flatMap(([, v]) => v);
     return [];
   }

@@ -159,6 +159,12 @@ export function synthValue(
       const items = (s.items as Schema | undefined) ?? {};
       const min = Number(s.minItems ?? 1);
       const max = Math.min(Number(s.maxItems ?? Math.max(min, 5)), min + 6);
+      // a list of things the server knows (names, ids): real ones only, each once, a few
+      const known = pool ? pool.lookup(singular(name)).filter((v) => typeMatches(String(resolveRef(items, root).type ?? "string"), v) && schemaAccepts(items, v)) : [];
+      if (known.length >= Math.max(min, 1) && rng.bool(o.poolRate ?? 0.85)) {
+        const picked = rng.shuffle([...known]).slice(0, rng.int(Math.max(min, 1), Math.max(min, Math.min(known.length, max, 3))));
+        if (schemaAccepts(s, picked)) return picked;
+      }
       const n = rng.int(min, Math.max(min, max));
       const out: unknown[] = [];
       for (let i = 0; i < n; i++) {
