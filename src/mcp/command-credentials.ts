@@ -22,18 +22,31 @@ export const SECRET_VALUES: readonly RegExp[] = [
   /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key ids
 ];
 
-/** `s` with URL credentials and key-shaped substrings replaced (any text). */
+/** `s` with URL credentials, key-shaped substrings and the values of secret-named settings
+ *  (`GITHUB_TOKEN=…`, `"OPENAI_API_KEY": "…"`, `password: …`: a tool that prints its environment)
+ *  replaced (any text, JSON text too). */
 export function redactSecretValues(s: string): string {
   let out = redactUrlCredentials(s);
   for (const re of SECRET_VALUES) out = out.replace(re, REDACTED);
-  return out;
+  return out.replace(SECRET_SETTING, (whole, name: string, sep: string, value: string) =>
+    SECRET_NAME.test(name) && !/^\d+$/.test(value) && value !== REDACTED ? `${name}${sep}${REDACTED}` : whole,
+  );
 }
 
+/** Replaces every secret train-mcp itself holds (API keys, `--env` values), exactly, then the
+ *  shapes above: for files a run writes from what tools returned. */
+export function redactHeldSecrets(s: string, held: readonly string[]): string {
+  let out = s;
+  for (const secret of held) if (secret.length >= 6) out = out.split(secret).join(REDACTED);
+  return redactSecretValues(out);
+}
 // a flag or variable whose last word names a secret: `--api-key`, `--github-token`, `DB_PASSWORD`;
 // `--key-file`, `--max-tokens`, `--keyword`, `--primary-key`, `--sort-key` or `--tls-key` (a
 // path) name no secret, and a negated flag (`--no-auth`) takes no value
 const SECRET_NAME = /(?:^|[-_.])(?:token|(?:api|access|secret|license|client|auth|stripe)[-_.]?key|apikey|secret|password|passwd|pwd|credentials?|pat|cookie|auth)$/i;
 const NEGATED = /^(?:no|disable|skip|without)[-_]/i;
+// NAME=value, NAME: value, "NAME": "value" (quotes escaped too, inside JSON text)
+const SECRET_SETTING = /\b([A-Za-z_][A-Za-z0-9_.-]*)(\\?"?\s*[=:]\s*\\?"?)([^\s"'\\,;}]{6,})/g;
 // any other `…-key` / `…_KEY` (`--openai-key`, `BRAVE_KEY`) is a secret when its value looks like
 // a random one: 16+ characters mixing upper case, lower case and digits, or 24+ with 6+ digits
 // (hex, UUIDs); names and paths stay (`--tls-key ./key.pem`, `--partition-key customer_id_2024`)
@@ -106,4 +119,15 @@ export function scrubKey(text: string, apiKey: string | undefined): string {
     for (let i = 0; i + 8 <= apiKey.length; i += 4) out = out.split(apiKey.slice(i, i + 8)).join("***");
   }
   return out;
+}
+
+/** `--env` names that say secret (`…KEY`, `…TOKEN`, `…PASSWORD`): their values are blanked
+ *  wherever what a server printed is written down. */
+export const SECRET_ENV_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL/i;
+
+/** The values of the secret-named variables among `env`. */
+export function secretEnvValues(env: Record<string, string> | undefined): string[] {
+  return Object.entries(env ?? {})
+    .filter(([k]) => SECRET_ENV_NAME.test(k))
+    .map(([, v]) => v);
 }

@@ -16,10 +16,9 @@ import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { trackChild, untrackChild } from "./children.js";
-import { commandLineSecrets, redactCommandWords, redactSecretValues } from "./command-credentials.js";
+import { commandLineSecrets, redactCommandWords, redactSecretValues, secretEnvValues } from "./command-credentials.js";
 
 /** environment variables whose values are secrets by their name */
-const SECRET_ENV_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL/i;
 import { DEFAULT_SERVER_LOG, removeDefaultServerLogOnCleanExit } from "./server-log.js";
 
 export interface StdioTransportParams {
@@ -87,9 +86,7 @@ export class StdioTransport implements Transport {
     if (this.child) throw new Error("StdioTransport already started");
     const { command, args, env, cwd, logPath } = this.params;
     this.secrets = [
-      ...Object.entries(env ?? {})
-        .filter(([k]) => SECRET_ENV_NAME.test(k))
-        .map(([, v]) => v),
+      ...secretEnvValues(env),
       ...commandLineSecrets([command, ...args]),
     ];
     mkdirSync(dirname(logPath), { recursive: true });

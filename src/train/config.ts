@@ -116,6 +116,11 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .optional()
     .describe("remote OpenAI-compatible policy that plays the rollouts (vLLM, train-mcp serve); the trainer's LoRA adapters are loaded into it after each update"),
   policy_model: z.string().optional().describe("the model name the remote policy serves the base model as; default: the first it lists"),
+  policy_api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expects an environment variable's name")
+    .optional()
+    .describe("environment variable holding policy_url's key (--policy-api-key-env; never saved); unset: no key is sent, so the judge's $OPENAI_API_KEY never reaches a self-hosted policy server"),
   rewards: RewardConfigSchema.default({
     weights: {},
     normalize: true,

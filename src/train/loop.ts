@@ -5,6 +5,7 @@
  * run produces lands in its run directory; `resume` continues from the newest checkpoint with
  * the same data order and random state.
  */
+import { secretEnvValues } from "../mcp/command-credentials.js";
 import fs from "node:fs";
 import path from "node:path";
 import type { ConnectOptions } from "../mcp/connect.js";
@@ -141,6 +142,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   const dir = path.resolve(cfg.out ?? freshRunPath(path.join("runs", stamp())));
   const newDir = !fs.existsSync(dir);
   const runDir = RunDir.create(dir, { resume: o.resume });
+  runDir.heldSecrets = [o.judgeApiKey, o.policyApiKey, o.samplingApiKey, ...secretEnvValues(o.connect?.env)].filter((k): k is string => !!k && k !== "EMPTY");
   const saved = o.resume ? runDir.readJson<Record<string, unknown>>("config.json") : undefined;
   const changed = saved ? resumeChanges(saved, cfg, runDir.path("config.json")) : [];
   runDir.lock(); // from here on this process writes the run's files

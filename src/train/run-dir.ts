@@ -5,6 +5,7 @@
  * checkpoints/, summary.json, report.html. Lines are appended with one write each, so a run
  * killed mid-write loses at most its last line.
  */
+import { redactHeldSecrets } from "../mcp/command-credentials.js";
 import fs from "node:fs";
 import path from "node:path";
 import { TrainMcpError } from "../errors.js";
@@ -126,9 +127,13 @@ export class RunDir {
     return JSON.parse(fs.readFileSync(file, "utf8")) as T;
   }
 
+  /** the API keys and secret --env values this run holds: a tool may print them (its
+   *  environment, an echo), and what tools print is written into these files */
+  heldSecrets: readonly string[] = [];
+
   append(name: "metrics.jsonl" | "eval.jsonl" | "trajectories.jsonl", records: readonly unknown[]): void {
     if (records.length === 0) return;
-    fs.appendFileSync(this.path(name), records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    fs.appendFileSync(this.path(name), records.map((r) => redactHeldSecrets(JSON.stringify(r), this.heldSecrets)).join("\n") + "\n");
   }
 
   appendTrajectories(trajectories: readonly Trajectory[], extra: Record<string, unknown> = {}): void {

@@ -5,7 +5,7 @@
  * server.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import { redactCommandWords, redactSecretValues } from "../../src/mcp/command-cr
 import { connect } from "../../src/mcp/connect.js";
 import { describeTarget, parseTarget, redactTargetCredentials, sameTarget, splitCommandLine } from "../../src/mcp/target.js";
 import { scrubSecrets as scrubForReport } from "../../src/report/scrub.js";
+import { RunDir } from "../../src/train/run-dir.js";
 import { generateVerified } from "../../src/scenarios/verified/generate.js";
 import { scrubSecrets as scrubConfig } from "../../src/train/config.js";
 
@@ -102,5 +103,25 @@ describe("redactTargetCredentials", () => {
     expect(text).toContain('"SERVICE_TOKEN":"***"');
     expect(text).not.toContain(key);
     expect(text).not.toContain("tok-0123456789");
+  });
+});
+
+describe("what tools print, as a run writes it down", () => {
+  it("blanks the values of secret-named settings in text and JSON text, not other settings", () => {
+    expect(redactSecretValues("GITHUB_TOKEN=ghp_qaSECRET456 PATH=/usr/bin")).toBe("GITHUB_TOKEN=[redacted] PATH=/usr/bin");
+    const dumped = JSON.stringify({ text: '{"OPENAI_API_KEY": "sk-qa-SECRET123", "max_tokens": 512, "tokenizer": "qwen"}' });
+    expect(redactSecretValues(dumped)).toBe(JSON.stringify({ text: '{"OPENAI_API_KEY": "[redacted]", "max_tokens": 512, "tokenizer": "qwen"}' }));
+    expect(redactSecretValues("password: hunter22\nauth: none\nmax_tokens: 51200\nOwner: Dana Reyes")).toBe("password: [redacted]\nauth: none\nmax_tokens: 51200\nOwner: Dana Reyes");
+  });
+
+  it("blanks the keys the run holds wherever a record carries them (trajectories, eval, metrics)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "held-"));
+    const run = RunDir.create(join(dir, "run"));
+    run.heldSecrets = ["qa-key-short1", "plainvalue42"];
+    run.append("trajectories.jsonl", [{ messages: [{ role: "tool", content: "env: MY_VAR=plainvalue42, echo qa-key-short1" }], tokenIds: [1, 2] }]);
+    const line = readFileSync(join(dir, "run", "trajectories.jsonl"), "utf8");
+    expect(line).not.toContain("qa-key-short1");
+    expect(line).not.toContain("plainvalue42");
+    expect(JSON.parse(line)).toEqual({ messages: [{ role: "tool", content: "env: MY_VAR=[redacted], echo [redacted]" }], tokenIds: [1, 2] });
   });
 });

@@ -6,6 +6,7 @@
 import { stdioTarget } from "../servers/launch.js";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -198,6 +199,29 @@ describe("faults and bad input", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/bad\.jsonl:2: field "difficulty"/);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("sends --policy-url the key named by --policy-api-key-env, never the judge's $OPENAI_API_KEY", async () => {
+    const seen: Array<string | undefined> = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(404, { "content-type": "application/json" }).end('{"error": {"message": "no such route"}}');
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}/v1`;
+    try {
+      const args = (out: string) => [...tinyRun(model, scenarios, path.join(tempDir("policy-key"), out), 1), "--policy-url", url, "--lora-rank", "2"];
+      const judgeOnly = await cli(args("a"), { env: { OPENAI_API_KEY: "sk-judge-0123456789abcdef" } });
+      expect(judgeOnly.code, judgeOnly.stderr).toBe(2);
+      expect(judgeOnly.stderr).toContain("--policy-url");
+      const named = await cli([...args("b"), "--policy-api-key-env", "MY_POLICY_KEY"], { env: { OPENAI_API_KEY: "sk-judge-0123456789abcdef", MY_POLICY_KEY: "pk-policy-42" } });
+      expect(named.code, named.stderr).toBe(2);
+      expect(seen.length).toBeGreaterThan(1);
+      expect(seen.filter((h) => h?.includes("sk-judge"))).toEqual([]);
+      expect(seen).toContain("Bearer pk-policy-42");
+    } finally {
+      server.close();
+    }
   });
 
   it("exits 2 for an unknown model folder, and leaves no half-made run directory behind", async () => {

@@ -3,6 +3,7 @@
  * held-out success rate, mean reward, mean turns and pass@k of one or more checkpoints on the
  * same scenarios, side by side.
  */
+import { redactHeldSecrets, secretEnvValues } from "../../mcp/command-credentials.js";
 import { Option, type Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
 import { intFlag, numberFlag } from "../number-flags.js";
@@ -84,6 +85,8 @@ export function register(program: Command): void {
           }
         };
         const trajectoryFile = f.trajectories ? openOut(f.trajectories) : undefined;
+        // what tools print (an environment, an echo) is written down: without the keys this process holds
+        const heldSecrets = [process.env.OPENAI_API_KEY, ...secretEnvValues(connectOptions.env)].filter((k): k is string => !!k);
         const templateOf = new Map(scenarios.map((s) => [s.id, templateTag(s)]));
         const unchecked = scenarios.filter((s) => !s.expected?.length).length;
         if (unchecked > 0) logLine(`warning: ${unchecked} of ${scenarios.length} scenarios have no "expected" checks: eval cannot tell their success, so they count as failures`);
@@ -120,7 +123,7 @@ export function register(program: Command): void {
             settingsOf.push(JSON.stringify(trained?.rewards ?? "default"));
             if (f.json) process.stdout.write(JSON.stringify({ ...row, per_tag: r.per_tag }) + "\n");
             if (trajectoryFile !== undefined)
-              for (const t of r.trajectories) writeSync(trajectoryFile, JSON.stringify({ model: spec, template: templateOf.get(t.scenarioId), ...t }) + "\n");
+              for (const t of r.trajectories) writeSync(trajectoryFile, redactHeldSecrets(JSON.stringify({ model: spec, template: templateOf.get(t.scenarioId), ...t }), heldSecrets) + "\n");
           } finally {
             await p.sampler.close();
           }

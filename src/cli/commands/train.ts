@@ -62,6 +62,7 @@ interface TrainFlags extends Omit<TargetFlags, "server"> {
   dangerousTools?: string[];
   policyUrl?: string;
   policyModel?: string;
+  policyApiKeyEnv?: string;
   resume?: string;
   quiet?: boolean;
   json?: boolean;
@@ -119,6 +120,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--dangerous-tools <pattern>", "tool-name glob or argument regex to penalize (repeatable)", collect)
     .option("--policy-url <url>", "remote OpenAI-compatible policy that plays the rollouts (needs --lora-rank: its adapters are loaded there after each step)")
     .option("--policy-model <name>", "the base model's name on the remote policy (default: the first it lists)")
+    .option("--policy-api-key-env <name>", "environment variable holding --policy-url's key (default: none is sent; $OPENAI_API_KEY stays the judge's)")
     .option("--resume <run-dir>", "continue a run from its newest checkpoint")
     .option("-q, --quiet", "no progress output")
     .option("--json", "print the summary as one JSON line at the end")
@@ -168,6 +170,7 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["save_steps", "--save-steps", f.saveSteps, "number"],
     ["policy_url", "--policy-url", f.policyUrl],
     ["policy_model", "--policy-model", f.policyModel],
+    ["policy_api_key_env", "--policy-api-key-env", f.policyApiKeyEnv],
   ];
 }
 
@@ -304,6 +307,8 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   const judgeKey = config.rewards.judge ? process.env[config.rewards.judge.apiKeyEnv] : undefined;
   const { hooks: h, stop } = hooks(f);
   // a variable named on purpose and not set: the requests would go out without the key
+  if (config.policy_url && config.policy_api_key_env && process.env[config.policy_api_key_env] === undefined)
+    h.log(`warning: policy_api_key_env names ${config.policy_api_key_env}, which is not set: requests to --policy-url go out without a key`);
   const samplingKeyEnv = config.server_sampling?.api_key_env;
   if (samplingKeyEnv && samplingKeyEnv !== "OPENAI_API_KEY" && process.env[samplingKeyEnv] === undefined)
     h.log(`warning: server_sampling.api_key_env names ${samplingKeyEnv}, which is not set: sampling requests go out without a key`);
@@ -326,7 +331,8 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
       config,
       resume: !!f.resume,
       judgeApiKey: judgeKey,
-      policyApiKey: process.env.OPENAI_API_KEY,
+      // only a key named for it: $OPENAI_API_KEY is the judge's, and a policy server may be anyone's
+      policyApiKey: config.policy_api_key_env ? process.env[config.policy_api_key_env] : undefined,
       samplingApiKey: config.server_sampling ? process.env[config.server_sampling.api_key_env] : undefined,
       connect: connectOptions(f, config),
       hooks: h,
