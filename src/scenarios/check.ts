@@ -26,7 +26,13 @@ function show(s: string): string {
 
 /** Collapses runs of whitespace so line breaks and double spaces never decide a check. */
 function normalize(s: string, caseSensitive: boolean): string {
-  const t = s.replace(/\s+/g, " ").trim();
+  // typography is no answer's substance: "Server – Architecture" is "Server - Architecture"
+  const t = s
+    .replace(/[\u2010-\u2015\u2212]/g, "-")
+    .replace(/[\u2018\u2019\u201B]/g, "'")
+    .replace(/[\u201C\u201D]/g, '"')
+    .replace(/\s+/g, " ")
+    .trim();
   return caseSensitive ? t : t.toLowerCase();
 }
 

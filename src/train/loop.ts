@@ -116,6 +116,9 @@ const MIN_TOOL_CALLER_SHARE = 0.2;
 /** steps in a row with every tool call failing on the server's side before the run stops */
 const MAX_OUTAGE_STEPS = 3;
 
+/** a warm start is checkpointed at least this often (and every 25 steps): a kill loses less */
+const SFT_CHECKPOINT_MS = 5 * 60_000;
+
 /** scenarios the sft "auto" probe plays at least */
 const MIN_PROBE = 32;
 
@@ -349,7 +352,12 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     if (!state.sftDone && !(remote && cfg.lora_rank === 0)) {
       // a warm start under way when the run stopped goes on (its probe decided it already)
       const warmedBefore = state.sftSteps ?? 0;
-      let needSft = cfg.sft === "on" || warmedBefore > 0;
+      // a resume with --sft off ends a warm start under way where it stopped
+      let needSft = cfg.sft === "on" || (warmedBefore > 0 && cfg.sft !== "off");
+      if (warmedBefore > 0 && cfg.sft === "off") {
+        log(`warm start stopped at step ${warmedBefore} of ${cfg.sft_steps} (--sft off): GRPO starts from there`);
+        trainable.loadOptimizerState({ step: 0, m: new Map(), v: new Map() });
+      }
       if (cfg.sft === "auto" && warmedBefore === 0) {
         // a few held-out rollouts (--eval-n 1) would decide the warm start by chance: probe at
         // least MIN_PROBE scenarios, topped up from the rest of the held-out set, then training
@@ -367,6 +375,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         }
       }
       if (needSft && cfg.sft_steps > 0) sftSteps = await warmStart(data.train, warmedBefore);
+      else sftSteps = warmedBefore;
       // interrupted: the weights and steps so far are checkpointed, and a resume goes on from them
       state.sftDone = !o.signal?.aborted;
       checkpoint();
@@ -394,7 +403,13 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       for (let i = 1; i <= from; i++) nextBatch();
       if (from > 0) log(`warm start goes on from step ${from}`);
       const probeSet = trainSet.slice(0, 32);
+      log(
+        `warm start: up to ${cfg.sft_steps} supervised steps, stopping early once ${Math.round(cfg.sft_target_success * 100)}% of ${probeSet.length} training tasks are solved (checked every 25 steps); --sft off skips it, --sft-steps N caps it`,
+      );
       let done = from;
+      // on a slow machine 25 steps are many minutes: say how it goes, and checkpoint, by the clock too
+      let lastNote = performance.now();
+      let lastCheckpoint = performance.now();
       for (let i = from + 1; i <= cfg.sft_steps; i++) {
         // a step is minutes of synchronous compute on a big model: let signals and sockets (an
         // HTTP server's connection) be served between steps
@@ -407,13 +422,25 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         runDir.append("metrics.jsonl", [rec]);
         o.hooks.onMetrics?.(rec);
         o.hooks.progress?.("warm start", i, cfg.sft_steps);
+        if (performance.now() - lastNote > 60_000 && i % 25 !== 0) {
+          log(`warm start ${i}/${cfg.sft_steps}: loss ${r.loss.toFixed(3)}`);
+          lastNote = performance.now();
+        }
+        if (performance.now() - lastCheckpoint > SFT_CHECKPOINT_MS && i % 25 !== 0 && i < cfg.sft_steps) {
+          checkpoint();
+          lastCheckpoint = performance.now();
+        }
         if (i % 25 === 0 || i === cfg.sft_steps) {
+          lastNote = performance.now();
           await refreshPolicy();
           const pr = await evaluate(probeSet, policy, servers, { ...rollout, k: 1, temperature: 0, seed: cfg.seed, components: evalComponents });
           log(`warm start ${i}/${cfg.sft_steps}: loss ${r.loss.toFixed(3)}, train-probe success ${(pr.success_rate * 100).toFixed(0)}%`);
           if (pr.success_rate >= cfg.sft_target_success) break;
           // a long warm start is checkpointed as it goes: a kill loses at most these 25 steps
-          if (i < cfg.sft_steps) checkpoint();
+          if (i < cfg.sft_steps) {
+            checkpoint();
+            lastCheckpoint = performance.now();
+          }
         }
       }
       await refreshPolicy();

@@ -53,6 +53,11 @@ describe("checkAnswer", () => {
     expect(checkAnswer({ kind: "exact", value: "Lima", caseSensitive: false }, "The capital is Lima").pass).toBe(false);
   });
 
+  it("contains and exact: dashes and quotes of any typography are the same", () => {
+    expect(checkAnswer({ kind: "contains", value: "Everything Server \u2013 Architecture", caseSensitive: false }, "It is the Everything Server - Architecture doc.").pass).toBe(true);
+    expect(checkAnswer({ kind: "exact", value: "it's", caseSensitive: false }, "It\u2019s").pass).toBe(true);
+    expect(checkAnswer({ kind: "contains", value: "a-b", caseSensitive: false }, "a b").pass).toBe(false);
+  });
   it("contains and regex", () => {
     expect(checkAnswer({ kind: "contains", value: "new  delhi", caseSensitive: false }, "The capital is New Delhi.").pass).toBe(true);
     expect(checkAnswer({ kind: "contains", value: "Paris", caseSensitive: false }, "London").pass).toBe(false);

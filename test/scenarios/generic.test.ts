@@ -3,6 +3,7 @@
  * annotations first, then the name), which result field a task may ask about (never a value the
  * task already gives, nested ones included), and which answers are not worth a task.
  */
+import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import type { ToolResult, ToolSpec } from "../../src/mcp/types.js";
 import { answerSentence } from "../../src/scenarios/verified/recipe.js";
@@ -92,6 +93,16 @@ describe("generic recipes", () => {
     expect(pickAnswerField(result({ entities: [{ name: "Ada", entityType: "person" }] }), { names: ["Ada"] })).toEqual({ label: "entity type", value: "person" });
     // a bare list's first item is the first entry, not a "first name"
     expect(pickAnswerField(result([{ name: "Ada Lovelace", city: "London" }, { name: "Grace Hopper" }]), {})).toEqual({ label: "first entry's name", value: "Ada Lovelace" });
+  });
+  it("asks about a bare number result; not about an image's size, a single character, undecodable text or the machine's name; an echo in other case is checked with case", () => {
+    const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
+    expect(pickAnswerField(text("6"), { a: 2, b: 3 })).toEqual({ label: "result", value: 6 });
+    expect(pickAnswerField(text("a tiny picture\n[image: image/png, 4033 bytes]"), {})).toEqual({ label: "result", value: "a tiny picture" });
+    expect(pickAnswerField(text("m"), { text: "mango" })).toBeUndefined();
+    expect(pickAnswerField(text("\ufffd\ufffd\ufffd"), { text: "summit" })).toBeUndefined();
+    expect(pickAnswerField(text(hostname()), {})).toBeUndefined();
+    expect(pickAnswerField(text("SUMMIT"), { text: "summit" })).toEqual({ label: "result", value: "SUMMIT", caseSensitive: true });
+    expect(pickAnswerField(result({ upper: "SUMMIT" }), { text: "summit" })).toEqual({ label: "upper", value: "SUMMIT", caseSensitive: true });
   });
   it("nor a value naming the server instance's working copy (another instance has another)", () => {
     const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;

@@ -169,6 +169,24 @@ describe("faults and bad input", () => {
     expect(sft).toEqual(Array.from({ length: sftLines + 3 }, (_, i) => i + 1));
   });
 
+  it("a resume with --sft off ends a warm start that was under way where it stopped, and says so", async () => {
+    const out = path.join(tempDir("sft-off"), "run");
+    const metrics = path.join(out, "metrics.jsonl");
+    // (not --quiet: what the run says is checked)
+    const args = tinyRun(model, scenarios, out, 1)
+      .map((a, i, all) => (all[i - 1] === "--sft" ? "on" : a))
+      .filter((a) => a !== "--quiet");
+    const stopped = await cli([...args, "--sft-steps", "60"], { signal: "SIGINT", killWhen: () => fs.existsSync(metrics) && readJsonl(metrics).length >= 2 });
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain("warm start: up to 60 supervised steps");
+    const sftLines = readJsonl(metrics).filter((m) => m.phase === "sft").length;
+    const resumed = await cli([...args.filter((a) => a !== "train").map((a) => (a === "on" ? "off" : a)), "--resume", out]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`warm start stopped at step ${sftLines} of 60 (--sft off)`);
+    expect(JSON.parse(resumed.stdout.trim().split("\n").pop()!)).toMatchObject({ steps: 1, sft_steps: sftLines });
+    expect(readJsonl(metrics).map((m) => `${m.phase}${m.step}`)).toEqual([...Array.from({ length: sftLines }, (_, i) => `sft${i + 1}`), "grpo1"]);
+  });
+
   it("kill -9 during the warm start, before any checkpoint: a resume starts over, nothing written twice", async () => {
     const out = path.join(tempDir("sft-kill"), "run");
     const metrics = path.join(out, "metrics.jsonl");

@@ -10,6 +10,7 @@
  *   tool called with an id from the mutation's result must show the new record.
  * Fixture recipes (./fixtures/) phrase the same kinds of task naturally for the bundled servers.
  */
+import { hostname } from "node:os";
 import { isResourceTool } from "../../mcp/resource-tools.js";
 import { mentionsWorkCopy } from "../../mcp/toolbox.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
@@ -66,7 +67,7 @@ const PREFERRED = ["result", "answer", "value", "total", "amount", "count", "nam
  * an argument ("the product id" of get_product(product_id 107)) are skipped; in a list, the
  * first item's fields are used ("first product name").
  */
-export function pickAnswerField(result: ToolResult, args: Record<string, unknown> = {}): { label: string; value: string | number } | undefined {
+export function pickAnswerField(result: ToolResult, args: Record<string, unknown> = {}): { label: string; value: string | number; caseSensitive?: true } | undefined {
   const data = resultData(result);
   // every scalar given, nested ones too ({location: {city: "cairo"}} gives "cairo")
   const echoes = new Set<string>();
@@ -88,23 +89,44 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     }
   };
   visit(data, "", 0);
-  const useful = scalars.filter((s) => s.label && !echoes.has(String(s.value)) && !clockLike(s.value) && !mentionsWorkCopy(String(s.value)));
+  const useful = scalars.filter((s) => s.label && !echoes.has(String(s.value)) && askable(s.value));
   if (useful.length > 0) {
     for (const p of PREFERRED) {
       const hit = useful.find((s) => normKey(s.label.split(" ").pop() ?? "") === p);
-      if (hit) return hit;
+      if (hit) return withCase(hit, echoes);
     }
-    return useful[0];
+    return withCase(useful[0], echoes);
   }
-  if (data === undefined) {
-    const t = result.text.trim();
+  // a bare number as the whole result ("6"): that is the answer
+  if (typeof data === "number" && Number.isFinite(data) && !echoes.has(String(data)) && askable(data)) return { label: "result", value: data };
+  if (data === undefined || typeof data === "string") {
+    // an image's byte count is no answer: only the text around it is
+    const t = result.text.replace(/\[(?:image|audio)[^\]\n]*\]/g, "").trim();
     // one new number in a sentence ("The sum of 18.58 and 1.97 is 20.549999999999997."): that
     // number is the answer, not the sentence with its wording and float noise
     const fresh = extractNumbers(t).filter((x) => !echoes.has(String(x)));
-    if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t) && !clockLike(fresh[0])) return { label: "result", value: fresh[0] };
-    if (t.length > 0 && t.length <= 60 && !echoes.has(t) && !clockLike(t) && !mentionsWorkCopy(t)) return { label: "result", value: t };
+    if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t) && askable(fresh[0])) return { label: "result", value: fresh[0] };
+    if (t.length > 0 && t.length <= 60 && !echoes.has(t) && askable(t)) return withCase({ label: "result", value: t }, echoes);
   }
   return undefined;
+}
+
+/**
+ * Whether a value makes a fair question: not the server's clock, its working copy's path or the
+ * machine's name (true of one replay only), not text that did not decode (U+FFFD), and, as
+ * text, at least two characters (a contains check for "m" passes almost any sentence).
+ */
+function askable(value: string | number): boolean {
+  if (clockLike(value)) return false;
+  if (typeof value === "number") return true;
+  return value.length >= 2 && !value.includes("\ufffd") && !mentionsWorkCopy(value) && value !== hostname();
+}
+
+/** "SUMMIT" from "summit": the change is the case, so the check must see case. */
+function withCase(field: { label: string; value: string | number }, echoes: ReadonlySet<string>): { label: string; value: string | number; caseSensitive?: true } {
+  const v = field.value;
+  const caseOnly = typeof v === "string" && v.toLowerCase() !== v.toUpperCase() && [...echoes].some((e) => e !== v && e.toLowerCase() === v.toLowerCase());
+  return caseOnly ? { ...field, caseSensitive: true } : field;
 }
 
 /** A time to the second ("9:15:31 AM", "2026-12-02T09:15:31Z"), a time to the minute that is
@@ -162,8 +184,8 @@ function singular(word: string): string {
   return word.endsWith("s") ? word.slice(0, -1) : word;
 }
 
-function expectFor(value: string | number): AnswerCheck {
-  return typeof value === "number" ? numericCheck(value) : containsCheck(value);
+function expectFor(value: string | number, caseSensitive = false): AnswerCheck {
+  return typeof value === "number" ? numericCheck(value) : { ...containsCheck(value), ...(caseSensitive ? { caseSensitive: true } : {}) };
 }
 
 // Descriptions start with a verb ("Evaluate…") or a noun ("Full details of…"); these frames read for both.
@@ -186,7 +208,7 @@ function singleRecipe(tool: ToolSpec): Recipe {
       if (!field || asksAboutNothing(r, field.value)) return undefined;
       const goal = goalOf(tool);
       const task = ctx.phrase(SINGLE_TRAIN, SINGLE_TEST, { goal, given: describeArgs(args), field: field.label });
-      const expected: Expected[] = [expectFor(field.value)];
+      const expected: Expected[] = [expectFor(field.value, field.caseSensitive)];
       if (mutates) {
         const state = await stateCheckAfter(ctx, tool, r);
         if (!state) return undefined;
@@ -254,7 +276,7 @@ function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
         goalB: goalOf(b),
         field: field.label,
       });
-      const expected: Expected[] = [expectFor(field.value)];
+      const expected: Expected[] = [expectFor(field.value, field.caseSensitive)];
       // a chain that ends in a change is checked by what a reader then sees, as a single one is
       if (!isReadOnlyTool(b)) {
         const state = await stateCheckAfter(ctx, b, rb);
