@@ -6,6 +6,7 @@
  * requests in flight from every server instance together.
  */
 import type OpenAI from "openai";
+import { openAiEndpoint } from "./openai-base-url.js";
 import { Semaphore } from "./semaphore.js";
 
 export interface SamplingEndpoint {
@@ -33,7 +34,7 @@ export function clientModel(endpoint: SamplingEndpoint): ClientModel {
     const { default: OpenAIClient } = await import("openai");
     return (client ??= new OpenAIClient({
       apiKey: endpoint.apiKey && endpoint.apiKey.length > 0 ? endpoint.apiKey : "EMPTY",
-      baseURL: endpoint.baseUrl,
+      ...openAiEndpoint(endpoint.baseUrl),
       timeout: endpoint.timeoutMs ?? 60_000,
       maxRetries: 0,
       logLevel: "off",

@@ -14,6 +14,7 @@
  * The client is built with logLevel "off" and with organization/project headers off, so no
  * OPENAI_* variable of the user's shell reaches a third-party judge.
  */
+import { openAiEndpoint } from "../mcp/openai-base-url.js";
 import OpenAI from "openai";
 import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
@@ -57,9 +58,10 @@ export interface JudgeCallStats {
 export function makeJudgeClient(cfg: JudgeConfig): OpenAI {
   if (cfg.client) return cfg.client;
   const o = JudgeClientSchema.parse(cfg);
+  const hasKey = !!cfg.apiKey && cfg.apiKey.length > 0;
   return new OpenAI({
-    apiKey: cfg.apiKey && cfg.apiKey.length > 0 ? cfg.apiKey : "EMPTY",
-    baseURL: o.baseURL,
+    apiKey: hasKey ? cfg.apiKey : "EMPTY",
+    ...openAiEndpoint(o.baseURL),
     timeout: o.timeoutMs,
     maxRetries: 0,
     logLevel: "off",

@@ -6,6 +6,7 @@
  * so the in-process trainer can learn from rollouts sampled elsewhere; the model it asks for can be
  * switched to a freshly loaded LoRA adapter after each update.
  */
+import { openAiEndpoint } from "../mcp/openai-base-url.js";
 import OpenAI from "openai";
 import type { OpenAiTool } from "../mcp/types.js";
 import { redactUrlCredentials } from "../mcp/url-credentials.js";
@@ -44,7 +45,7 @@ export class RemotePolicy implements Policy {
     const trainer = options.trainer;
     if (trainer) this.tokenize = (messages, tools, opts) => tokenizeConversation(trainer.codec, messages, tools, trainer.endTexts, opts);
     this.client = new OpenAI({
-      baseURL: options.baseURL,
+      ...openAiEndpoint(options.baseURL),
       apiKey: options.apiKey ?? "not-needed",
       timeout: options.timeoutMs ?? 120_000,
       maxRetries: options.maxRetries ?? 2,

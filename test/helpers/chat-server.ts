@@ -33,12 +33,15 @@ export interface ChatServer {
   url: string; // base URL, e.g. http://127.0.0.1:PORT/v1
   requests: ChatRequest[];
   headers: http.IncomingHttpHeaders[];
+  /** the query string of every request, in order ("" when none) */
+  queries: string[];
   close(): Promise<void>;
 }
 
 export async function startChatServer(handler: ChatHandler): Promise<ChatServer> {
   const requests: ChatRequest[] = [];
   const headers: http.IncomingHttpHeaders[] = [];
+  const queries: string[] = [];
   const sockets = new Set<import("node:net").Socket>();
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -47,10 +50,13 @@ export async function startChatServer(handler: ChatHandler): Promise<ChatServer>
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    if (req.method === "GET" && req.url === "/v1/models") {
+    // the query a client sends along (Azure's ?api-version=…) is recorded, the path routed
+    const [route, query = ""] = (req.url ?? "").split("?");
+    queries.push(query);
+    if (req.method === "GET" && route === "/v1/models") {
       return send(200, { object: "list", data: [{ id: "test-model", object: "model", owned_by: "test" }] });
     }
-    if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+    if (req.method !== "POST" || route !== "/v1/chat/completions") {
       return send(404, { error: { message: `no route ${req.method} ${req.url}` } });
     }
     let body: ChatRequest;
@@ -105,6 +111,7 @@ export async function startChatServer(handler: ChatHandler): Promise<ChatServer>
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     headers,
+    queries,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

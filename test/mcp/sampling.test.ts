@@ -70,6 +70,17 @@ describe("sampling requests from a server", () => {
     expect(await tb.call("echo", { text: "still here" })).toMatchObject({ isError: false, text: "still here" });
   });
 
+  it("reach an endpoint whose URL carries a query (Azure's api-version) or credentials, sent as the client must", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--sampling"), { baseUrl: `${llm.url}?api-version=2024-06-01`, apiKey: undefined });
+    const before = llm.requests.length;
+    expect((await tb.call("summarize", { text: "query" })).text).toBe("m-test (endTurn): a short summary");
+    expect(llm.queries.at(-1)).toBe("api-version=2024-06-01");
+    const basic = await toolbox(stdioTarget("everything", "--sampling"), { baseUrl: llm.url.replace("http://", "http://ann:pa%20ss@"), apiKey: undefined });
+    expect((await basic.call("summarize", { text: "basic" })).isError).toBe(false);
+    expect(llm.headers.at(-1)!.authorization).toBe(`Basic ${Buffer.from("ann:pa ss").toString("base64")}`);
+    expect(llm.requests.length).toBe(before + 2);
+  });
+
   it("reach the endpoint a few at a time, however many tools ask at once", async () => {
     let inFlight = 0;
     let most = 0;

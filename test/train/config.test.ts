@@ -91,6 +91,15 @@ describe("resolveTrainConfig", () => {
     expect(r.stderr).toBe(`train-mcp: ${run}/config.json keeps https://[redacted]@mcp.example.com/mcp?token=[redacted] without its credentials: pass --server with them again to resume (secrets passed by --env are never saved)\n`);
   });
 
+  it("a resume whose judge endpoint lost its credentials asks for --judge-base-url again", () => {
+    const run = fs.mkdtempSync(path.join(os.tmpdir(), "train-mcp-redacted-judge-"));
+    const url = "http://127.0.0.1:9/v1?key=[redacted]";
+    fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: ["fixture:calculator"], max_steps: 2, rewards: { judge: { model: "j", baseURL: url } } }));
+    const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--resume", run], { encoding: "utf8" });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`train-mcp: ${run}/config.json keeps ${url} without its credentials: pass --judge-base-url with them again to resume (secrets passed by --env are never saved)\n`);
+  });
+
   it("a resume whose sampling endpoint lost its credentials asks for --sampling-base-url again; one sampling flag may complete a config's", () => {
     const run = fs.mkdtempSync(path.join(os.tmpdir(), "train-mcp-redacted-sampling-"));
     const url = "http://[redacted]@127.0.0.1:9/v1?api_key=[redacted]";

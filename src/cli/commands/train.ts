@@ -301,6 +301,7 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
       ...config.server.map((t) => ["--server", t]),
       ...(config.policy_url ? [["--policy-url", config.policy_url]] : []),
       ...(config.server_sampling ? [["--sampling-base-url", config.server_sampling.base_url]] : []),
+      ...(config.rewards.judge ? [["--judge-base-url", config.rewards.judge.baseURL]] : []),
     ].find(([, v]) => isRedactedTarget(v));
     if (stripped) throw new TrainMcpError("ConfigInvalid", `${f.resume}/config.json keeps ${stripped[1]} without its credentials: pass ${stripped[0]} with them again to resume (secrets passed by --env are never saved)`);
   }

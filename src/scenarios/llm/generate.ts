@@ -10,6 +10,7 @@
  * attempts; a persistent failure throws and nothing is returned, so the caller writes no file.
  * The API key is passed in by the CLI and never logged.
  */
+import { openAiEndpoint } from "../../mcp/openai-base-url.js";
 import OpenAI from "openai";
 import { rootCause, TrainMcpError } from "../../errors.js";
 import type { ToolSpec } from "../../mcp/types.js";
@@ -76,7 +77,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
   const maxRequests = options.maxRequests ?? 2 * Math.ceil(n / batch) + 4;
   const log = options.log ?? (() => undefined);
   const client = new OpenAI({
-    baseURL: options.baseUrl,
+    ...openAiEndpoint(options.baseUrl),
     apiKey: options.apiKey || "not-needed",
     maxRetries: 0, // retries are ours: bounded together with bad replies
     timeout: options.timeoutMs ?? 120_000,
