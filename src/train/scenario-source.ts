@@ -42,6 +42,8 @@ export async function loadScenarios(
     requireTrain?: boolean;
     /** Ctrl-C: generation stops at once */
     signal?: AbortSignal;
+    /** a run directory whose generated sets (`scenarios-N.jsonl`) stand for "auto" on non-fixture servers (eval of that run's checkpoint) */
+    generatedIn?: string;
   },
 ): Promise<ScenarioSplit> {
   const all: Scenario[] = [];
@@ -62,6 +64,12 @@ export async function loadScenarios(
       if (bundled && fs.existsSync(bundled)) {
         all.push(...readScenarioFile(bundled).map((s) => ({ ...s, server: entry.target })));
         sources.push(path.relative(process.cwd(), bundled));
+        continue;
+      }
+      const saved = o.generatedIn ? path.join(o.generatedIn, `scenarios-${sources.length}.jsonl`) : undefined;
+      if (saved && fs.existsSync(saved)) {
+        all.push(...readScenarioFile(saved));
+        sources.push(saved);
         continue;
       }
       const n = o.generateN ?? 200;

@@ -6,6 +6,7 @@ import { Transformer } from "../../src/policy/model/transformer.js";
 import { saveAdapter, saveMerged } from "../../src/policy/peft.js";
 import { mulberry32 } from "../../src/policy/weights.js";
 import { TrajectorySchema } from "../../src/rollout/trajectory.js";
+import { stdioTarget } from "../servers/launch.js";
 import { calculatorScenarios, cli, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
 describe("train-mcp eval", () => {
@@ -43,6 +44,22 @@ describe("train-mcp eval", () => {
       expect(String(t.template)).toMatch(/^template:calculator\./);
       expect(TrajectorySchema.safeParse(t).success).toBe(true);
     }
+  });
+
+  it("without --scenarios, scores a run's checkpoint on that run's own generated scenarios, not a fresh set", async () => {
+    const run = path.join(tempDir("eval-run"), "run");
+    const target = stdioTarget("everything");
+    const ck = path.join(run, "checkpoints", "step-000001");
+    fs.mkdirSync(path.dirname(ck), { recursive: true });
+    fs.cpSync(a, ck, { recursive: true });
+    fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: [target], scenarios: ["auto"] }));
+    const row = (id: string, split: string) => JSON.stringify({ id, task: `Echo the word ${id}.`, difficulty: 1, split, tags: [], expected: [{ kind: "contains", value: id }] });
+    fs.writeFileSync(path.join(run, "scenarios-0.jsonl"), [row("alpha", "train"), row("beta", "test"), row("gamma", "test")].join("\n") + "\n");
+    const r = await cli(["eval", "--model", ck, "--server", target, "--max-turns", "1", "--max-tokens-per-turn", "4", "--engine", "tfjs", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`scenarios: those of ${run}`);
+    expect(r.stderr).not.toContain("generating");
+    expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toMatchObject({ n: 2 });
   });
 
   it("scores a LoRA checkpoint on onnxruntime, its adapters folded in without tfjs, as the model tfjs merges", async () => {

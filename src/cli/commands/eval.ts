@@ -3,6 +3,7 @@
  * held-out success rate, mean reward, mean turns and pass@k of one or more checkpoints on the
  * same scenarios, side by side.
  */
+import path from "node:path";
 import { redactHeldSecrets, secretEnvValues } from "../../mcp/command-credentials.js";
 import { Option, type Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
@@ -70,7 +71,11 @@ export function register(program: Command): void {
       const servers = await ServerSet.connect(f.server, "auto", connectOptions, logLine);
       try {
         const os = await import("node:os");
-        const data = await loadScenarios(f.scenarios?.length ? f.scenarios : ["auto"], servers, { seed, runDir: os.tmpdir(), log: logLine, requireTrain: false });
+        // without --scenarios, a checkpoint of a run against the same servers is measured on that
+        // run's scenarios (its held-out split), not on a set generated afresh
+        const trainedOn = f.scenarios?.length ? undefined : await runScenarios(f.model, f.server);
+        if (trainedOn) logLine(`scenarios: those of ${trainedOn.run} (${trainedOn.specs.map((s) => (s === "auto" ? "auto" : path.relative(process.cwd(), s))).join(", ")})`);
+        const data = await loadScenarios(f.scenarios?.length ? f.scenarios : (trainedOn?.specs ?? ["auto"]), servers, { seed, runDir: os.tmpdir(), log: logLine, requireTrain: false, generatedIn: trainedOn?.run });
         let scenarios = f.split === "train" ? data.train : f.split === "all" ? [...data.train, ...data.test] : data.test;
         if (n !== undefined) scenarios = takeAcrossServers(scenarios, n);
         if (scenarios.length === 0) throw new TrainMcpError("ScenarioInvalid", `no scenarios in split "${f.split}" of ${data.sources.join(", ")}; try --split all`);
@@ -142,4 +147,28 @@ export function register(program: Command): void {
         await servers.close();
       }
     });
+}
+
+/** The scenario files of the run the first checkpoint among `models` belongs to, when that run
+ *  trained on the same servers; "auto" stands for its generated sets (scenarios-N.jsonl). */
+async function runScenarios(models: readonly string[], servers: readonly string[]): Promise<{ run: string; specs: string[] } | undefined> {
+  const { runOfCheckpoint } = await import("../../train/run-dir.js");
+  const { sameTarget } = await import("../../mcp/target.js");
+  const { existsSync, readFileSync } = await import("node:fs");
+  for (const model of models) {
+    const run = runOfCheckpoint(model);
+    if (!run) continue;
+    let saved: { server?: unknown; scenarios?: unknown };
+    try {
+      saved = JSON.parse(readFileSync(path.join(run, "config.json"), "utf8")) as typeof saved;
+    } catch {
+      continue;
+    }
+    const ranOn = Array.isArray(saved.server) ? saved.server.map(String) : [];
+    const specs = Array.isArray(saved.scenarios) ? saved.scenarios.map(String) : [];
+    if (ranOn.length !== servers.length || !ranOn.every((t, i) => sameTarget(t, servers[i]))) continue;
+    if (specs.length === 0 || !specs.every((s) => s === "auto" || existsSync(s))) continue;
+    return { run, specs };
+  }
+  return undefined;
 }
