@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { TrainMcpError } from "../errors.js";
+import { rootCause, TrainMcpError } from "../errors.js";
 import { trackTempDir, untrackTempDir } from "./children.js";
 import { Connection, type LaunchSpec, type TransportKind } from "./connection.js";
 import { normalizeResult } from "./normalize.js";
@@ -242,6 +242,16 @@ export class McpToolbox implements Toolbox {
     // a JSON-RPC error answer: keep the server's code and message (McpError's message has both;
     // a server built on the SDK sends its own McpError's message, prefix included, once more)
     return fault("protocol", msg.replace(/^(MCP error -?\d+: )\1/, "$1"));
+  }
+
+  async reachable(timeoutMs = 5_000): Promise<string | undefined> {
+    try {
+      const conn = await this.live();
+      await conn.client.ping({ timeout: timeoutMs });
+      return undefined;
+    } catch (e) {
+      return e instanceof Error ? rootCause(e) : String(e);
+    }
   }
 
   /** the current connection, or a new instance if it died (one reconnect shared by all callers) */

@@ -73,5 +73,7 @@ export interface Toolbox {
   /** a fresh server instance (own process, own copy of the working directory) for one rollout */
   isolated(): Promise<Toolbox>;
   stats(): ToolboxStats;
+  /** undefined when the server answers an MCP ping now, else why it does not */
+  reachable?(timeoutMs?: number): Promise<string | undefined>;
   close(): Promise<void>;
 }

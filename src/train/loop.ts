@@ -5,6 +5,7 @@
  * run produces lands in its run directory; `resume` continues from the newest checkpoint with
  * the same data order and random state.
  */
+import { redactTargetCredentials } from "../mcp/target.js";
 import { secretEnvValues } from "../mcp/command-credentials.js";
 import fs from "node:fs";
 import path from "node:path";
@@ -518,7 +519,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       // is left out of the update (rollouts that avoided the tools would otherwise look better), and
       // a step in which every call the model made failed on the server's side trains nothing.
       const realCalls = groups.flat().flatMap((t) => t.toolCalls).filter(wasSent);
-      const outage = realCalls.length > 0 && realCalls.every(isServerFault);
+      // (every rollout failing outright — its server session could not be opened — is one too)
+      const failedRollouts = groups.flat().filter((t) => t.finish === "error");
+      const outage = (realCalls.length > 0 && realCalls.every(isServerFault)) || (failedRollouts.length > 0 && failedRollouts.length === groups.flat().length);
       outageSteps = outage ? outageSteps + 1 : 0;
       const lostServer = groups.flat().filter(metServerOutage);
       const serverSound = outage ? [] : toTrain.map((s) => s.group.trajectories).filter((g) => !g.some(metServerOutage));
@@ -554,8 +557,12 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       runDir.appendTrajectories(trajectories, { phase: "grpo" });
       const logHint = runDir.path("server.log");
       if (outage) {
-        const first = faultText(realCalls[0].result);
-        log(`warning: step ${step}: every tool call (${realCalls.length}) failed on the server's side, so nothing was trained; the first with: ${first}`);
+        const first = realCalls.length > 0 && realCalls.every(isServerFault) ? faultText(realCalls[0].result) : (failedRollouts[0].error ?? "no message");
+        log(
+          realCalls.length > 0 && realCalls.every(isServerFault)
+            ? `warning: step ${step}: every tool call (${realCalls.length}) failed on the server's side, so nothing was trained; the first with: ${first}`
+            : `warning: step ${step}: every rollout (${failedRollouts.length}) failed, so nothing was trained; the first with: ${first}`,
+        );
         if (outageSteps >= MAX_OUTAGE_STEPS) {
           // the weights are those of the last step that trained; its checkpoint is kept
           throw new TrainMcpError(
@@ -567,8 +574,16 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         // the tools ran and refused every call ("database locked", a bad credential): the run
         // learns nothing useful until that is fixed
         log(`warning: step ${step}: every tool call (${realCalls.length}) came back as the tool's error, the first: ${realCalls[0].result.replace(/\s+/g, " ").slice(0, 200)}`);
+      } else if (failedRollouts.length > 0) {
+        log(`warning: step ${step}: ${failedRollouts.length} of ${groups.flat().length} rollouts failed, the first with: ${failedRollouts[0].error ?? "no message"}`);
       } else if (lostServer.length > 0) {
         log(`warning: step ${step}: ${lostServer.length} rollouts lost the server mid-rollout; their groups are left out of the update (server stderr: ${logHint})`);
+      } else if (realCalls.length === 0) {
+        // no call reached a server, so none could fail: is anyone still there?
+        for (const e of servers.entries) {
+          const why = await e.toolbox.reachable?.();
+          if (why) log(`warning: step ${step}: no rollout called a tool, and ${redactTargetCredentials(e.target)} does not answer a ping (${why}): the next steps' tool calls will fail`);
+        }
       }
       // every group left to the other rewards: the judge is down or its replies unusable
       if (cfg.rewards.judge && groups.length > 0 && Number(record["reward/judge_fallbacks"] ?? 0) >= groups.length)

@@ -11,8 +11,8 @@ import { describe, expect, it } from "vitest";
 import { TrainMcpError } from "../../src/errors.js";
 import { resolveTrainConfig } from "../../src/train/config.js";
 import { train } from "../../src/train/loop.js";
-import { stdioTarget } from "../servers/launch.js";
-import { readJsonl, tempDir } from "./helpers.js";
+import { startEverything, stdioTarget } from "../servers/launch.js";
+import { readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
 /** Compound-interest scenarios of the bundled calculator set: the built-in model calls a tool on
  *  every one. */
@@ -46,6 +46,29 @@ describe("a server outage during training", () => {
     for (const m of metrics) expect(m["update/skipped"] === 1).toBe(outageSteps.includes(m.step as number));
     // every rollout of every step played is kept
     expect(readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "grpo")).toHaveLength(8 * last);
+  });
+
+  it.each([
+    ["with tools that change state: each rollout opens its own session, which fails", [] as string[], /^warning: step 1: every rollout \(2\) failed, so nothing was trained; the first with: server: cannot reach MCP server/],
+    ["with read-only tools: the rollouts share the session and call nothing, and a ping finds it gone", ["--sampling"], /^warning: step 1: no rollout called a tool, and http:\/\/127\.0\.0\.1:\d+\/mcp does not answer a ping \(/],
+  ])("says so when an HTTP server is gone before a step (%s)", async (_what, mode, expected) => {
+    const server = await startEverything("http", 0, ...mode);
+    const scenarios = path.join(tempDir("gone-scenarios"), "echo.jsonl");
+    const task = (id: string, split: string) => JSON.stringify({ id, task: `Echo the word ${id}.`, difficulty: 1, split, tags: [], expected: [{ kind: "contains", value: id }] });
+    fs.writeFileSync(scenarios, [task("alpha", "train"), task("beta", "train"), task("gamma", "test")].join("\n") + "\n");
+    const config = resolveTrainConfig({
+      server: [server.url], model: tinyModelDir(3), scenarios: [scenarios], out: path.join(tempDir("gone"), "run"), seed: 1, sft: "off",
+      max_steps: 1, groups_per_step: 1, num_generations: 2, max_turns: 1, max_tokens_per_turn: 4, engine: "tfjs",
+    });
+    const logs: string[] = [];
+    let killed: Promise<void> | undefined;
+    // measured before RL, then the server goes away before the first step's rollouts
+    const progress = (label: string, done: number, total: number) => {
+      if (!killed && label === "eval before" && done === total) killed = server.close();
+    };
+    await train({ config, hooks: { log: (l) => logs.push(l), progress } }).catch(() => undefined);
+    expect(killed).toBeDefined();
+    expect(logs.some((l) => expected.test(l)), logs.join("\n")).toBe(true);
   });
 
   it("warns when evaluation rollouts lost the server, and counts them as failures", async () => {
