@@ -163,8 +163,10 @@ export function toolValidityReward(o: RubricComponentOptions = {}): TrajectoryCo
       const c = countCalls(t, { knownTools, markers: o.markers, completionTool: o.completionTool });
       const parsed = c.attempts - c.malformed;
       const bad = c.unknown + c.invalid;
+      // no attempt: nothing to fault; attempts of which none parsed: no valid call (else a
+      // malformed call would score above a well-formed one naming a wrong tool)
       return {
-        score: parsed <= 0 ? 1 : Math.max(0, 1 - bad / parsed),
+        score: c.attempts === 0 ? 1 : parsed <= 0 ? 0 : Math.max(0, 1 - bad / parsed),
         detail: `${c.unknown} unknown tool, ${c.invalid} invalid arguments of ${Math.max(parsed, 0)} parsed calls`,
       };
     },

@@ -67,6 +67,12 @@ describe("tool_validity", () => {
     expect(await score(v, trajectory({ steps: [get, unknown], answer: "x" }))).toBe(0.5);
     expect(await score(v, trajectory({ steps: [invalid, unknown], answer: "x" }))).toBe(0);
   });
+  it("is 0 when calls were attempted and none parsed: a malformed call never scores above a wrong one", async () => {
+    const t = trajectory({ steps: [], answer: "done" });
+    t.toolCalls.push({ name: "", args: null, result: "arguments are not JSON", isError: true, error: "parse:json", ms: 0 });
+    expect(await score(v, t)).toBe(0);
+    expect(await score(v, trajectory({ steps: [], answer: '<tool_call>{"name": "cancel_order"' }))).toBe(0);
+  });
   it("can check names against the server's tool list itself", async () => {
     const v2 = toolValidityReward({ knownTools: ["get_order", "cancel_order"] });
     expect(await score(v2, trajectory({ steps: [get, { name: "get_orders", args: {} }], answer: "x" }))).toBe(0.5);
