@@ -19,7 +19,7 @@ import { GrpoConfigSchema } from "../rl/config.js";
 const LINEAR_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] as const;
 
 const TrainConfigFields = GrpoConfigSchema.extend({
-  server: z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(z.string().min(1)).min(1)).describe("MCP targets (URL, command line, stdio:..., fixture:NAME); several train together; one may be given as a string"),
+  server: z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(z.string().trim().min(1, "empty target (expected a URL, stdio:<command>, fixture:<name> or a command line)")).min(1, "no server given")).describe("MCP targets (URL, command line, stdio:..., fixture:NAME); several train together; one may be given as a string"),
   out: z.string().optional().describe("run directory; default runs/<date>-<time>"),
   model: z.string().default("default").describe('"default" (the built-in tiny model) or a Hugging Face model folder'),
   scenarios: z
@@ -215,6 +215,9 @@ const OTHER_NAMES: Record<string, string> = {
   gradient_accumulation_steps: BATCH,
   generation_batch_size: BATCH,
   steps_per_generation: BATCH,
+  judge: 'it belongs under "rewards": {"judge": {"model": …, "baseURL": …}}',
+  weights: 'it belongs under "rewards": {"weights": {…}}',
+  dangerous: 'it belongs under "rewards": {"dangerous": {"tools": […], "args": […]}}',
   reward_weights: 'here: "rewards": {"weights": {"verifier": 4, "format": 0.5, …}}, see the README\'s rewards section',
   reward_funcs: 'here: "rewards": {"weights": {…}} over the built-in components (verifier, ruler, format, tool_validity, tool_errors, efficiency, safety, reference_calls)',
   max_prompt_length: "prompts are not cut here; a rollout longer than the model's context trains on the part that fits",

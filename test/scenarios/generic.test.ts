@@ -64,6 +64,32 @@ describe("generic recipes", () => {
     expect(pickAnswerField(result({ created: "2026-12-02T09:15:31Z", name: "report" }), {})).toEqual({ label: "name", value: "report" });
     expect(pickAnswerField(text("Opens at 9:15"), {})).toEqual({ label: "result", value: "Opens at 9:15" });
   });
+  it("fills a string argument whose name or description says what it holds (an IP, a CIDR, a date, a version, a colour, an expression), or with the description's example", () => {
+    const rng = new Rng("described");
+    const schema = {
+      type: "object",
+      properties: {
+        ip: { type: "string", description: "IP address" },
+        cidr: { type: "string", description: "CIDR notation (e.g. 192.168.1.0/24)" },
+        date: { type: "string", description: "Date string (ISO8601)" },
+        version: { type: "string", description: "Semver version string" },
+        color: { type: "string", description: "Color value: #hex or rgb(r,g,b)" },
+        expression: { type: "string", description: "Math expression to evaluate" },
+        label: { type: "string" },
+      },
+      required: ["ip", "cidr", "date", "version", "color", "expression", "label"],
+    };
+    for (let i = 0; i < 10; i++) {
+      const a = synthesizeArgs(schema, rng)!;
+      expect(a.ip).toMatch(/^192\.168\.\d+\.\d+$/);
+      expect(a.cidr).toMatch(/^(10\.\d+\.\d+\.0\/(16|24|28)|192\.168\.1\.0\/24)$/);
+      expect(a.date).toMatch(/^2024-\d\d-\d\d$/);
+      expect(a.version).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(a.color).toMatch(/^#[0-9a-f]{6}$/);
+      expect(a.expression).toMatch(/^\d+ [-+*] \d+$/);
+      expect(typeof a.label).toBe("string");
+    }
+  });
   it("fills counting arguments with whole numbers of everyday size, and an argument named after a thing with that thing's harvested names", () => {
     const rng = new Rng("counts");
     const schema = { type: "object", properties: { table: { type: "string" }, offset: { type: "number" }, limit: { type: "number" }, pageSize: { type: "integer" }, ratio: { type: "number" } }, required: ["table", "offset", "limit", "pageSize", "ratio"] };
@@ -99,6 +125,7 @@ describe("generic recipes", () => {
     expect(pickAnswerField(text("6"), { a: 2, b: 3 })).toEqual({ label: "result", value: 6 });
     expect(pickAnswerField(text("a tiny picture\n[image: image/png, 4033 bytes]"), {})).toEqual({ label: "result", value: "a tiny picture" });
     expect(pickAnswerField(text("m"), { text: "mango" })).toBeUndefined();
+    expect(pickAnswerField(text("#91ba0b"), { color: "#91ba0b", to: "hex" })).toBeUndefined();
     expect(pickAnswerField(text("\ufffd\ufffd\ufffd"), { text: "summit" })).toBeUndefined();
     expect(pickAnswerField(text(hostname()), {})).toBeUndefined();
     expect(pickAnswerField(text("SUMMIT"), { text: "summit" })).toEqual({ label: "result", value: "SUMMIT", caseSensitive: true });

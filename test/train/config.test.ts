@@ -81,6 +81,8 @@ describe("resolveTrainConfig", () => {
     expect(() => resolveTrainConfig({ max_steps: -1 }, { server }, "train.json", { max_steps: "--steps" })).toThrow(/^--steps \(max_steps\): Too small/);
     // the same bad value from the file names the file and field
     expect(() => resolveTrainConfig({}, { server, max_steps: -1 }, "train.json", {})).toThrow(/^train\.json: field "max_steps": Too small/);
+    expect(() => resolveTrainConfig({}, { server, judge: { model: "j" } }, "train.json")).toThrow('train.json: unknown field "judge" (it belongs under "rewards": {"judge": {"model": …, "baseURL": …}})');
+    expect(() => resolveTrainConfig({ server: [" "] }, {}, "train.json", { server: "--server" })).toThrow('--server (server.0): empty target (expected a URL, stdio:<command>, fixture:<name> or a command line)');
   });
 
   it("a resume whose saved server URL lost its credentials asks for the URL again (exit 2)", () => {

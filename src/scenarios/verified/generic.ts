@@ -102,6 +102,8 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
   if (data === undefined || typeof data === "string") {
     // an image's byte count is no answer: only the text around it is
     const t = result.text.replace(/\[(?:image|audio)[^\]\n]*\]/g, "").trim();
+    // the argument handed back ("#91ba0b" to hex): nothing to ask, not even the digits in it
+    if (echoes.has(t)) return undefined;
     // one new number in a sentence ("The sum of 18.58 and 1.97 is 20.549999999999997."): that
     // number is the answer, not the sentence with its wording and float noise
     const fresh = extractNumbers(t).filter((x) => !echoes.has(String(x)));

@@ -221,6 +221,27 @@ function synthNumber(s: Schema, integer: boolean, rng: Rng, idLike = false): num
 
 const WORDS = ["alpha", "bravo", "delta", "echo", "harbor", "maple", "orbit", "river", "summit", "velvet"];
 
+/**
+ * A string of the kind an argument's name or description names when its schema has no
+ * `format`: third-party servers describe their inputs in words ("IP address", "Date string
+ * (ISO8601)", "CIDR notation (e.g. 192.168.1.0/24)", "Semver version string"), and a random word
+ * makes every such call an error. An example the description gives is used as it is, half the time.
+ */
+function describedString(name: string, description: string, rng: Rng): string | undefined {
+  const hint = `${name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ")} ${description}`.toLowerCase();
+  const example = /\be\.g\.,?\s*["'`]?([^"'`\s,;]+[^"'`\s,;).])/i.exec(description)?.[1];
+  if (example && rng.bool(0.5)) return example;
+  const n = (lo: number, hi: number) => String(rng.int(lo, hi));
+  if (/\bcidr\b/.test(hint)) return `10.${n(0, 255)}.${n(0, 255)}.0/${rng.pick(["16", "24", "28"])}`;
+  if (/\bip\b|ip address|ipv4/.test(hint)) return `192.168.${n(0, 255)}.${n(1, 254)}`;
+  if (/iso ?8601|\bdates?\b|\bday\b/.test(hint) && !/format|pattern/.test(hint)) return `2024-${n(1, 12).padStart(2, "0")}-${n(1, 28).padStart(2, "0")}`;
+  if (/semver|\bversion\b/.test(hint)) return `${n(0, 5)}.${n(0, 20)}.${n(0, 20)}`;
+  if (/#hex|hex colou?r|\bcolou?r\b/.test(hint)) return `#${Array.from({ length: 6 }, () => "0123456789abcdef"[rng.int(0, 15)]).join("")}`;
+  if (/\b(math )?expression\b|formula/.test(hint)) return `${n(2, 99)} ${rng.pick(["+", "-", "*"])} ${n(2, 99)}`;
+  if (/\burl\b|\buri\b|website|link/.test(hint)) return `https://example.com/${rng.pick(WORDS)}`;
+  return undefined;
+}
+
 function synthString(s: Schema, name: string, rng: Rng): string | undefined {
   const format = typeof s.format === "string" ? s.format : "";
   const min = Number(s.minLength ?? 0);
@@ -244,7 +265,7 @@ function synthString(s: Schema, name: string, rng: Rng): string | undefined {
       v = "00000000-0000-4000-8000-".concat(String(rng.int(0, 999999999999)).padStart(12, "0"));
       break;
     default:
-      v = /email/i.test(name) ? `${rng.pick(WORDS)}@example.com` : rng.pick(WORDS);
+      v = describedString(name, typeof s.description === "string" ? s.description : "", rng) ?? (/email/i.test(name) ? `${rng.pick(WORDS)}@example.com` : rng.pick(WORDS));
   }
   if (v.length > max) v = v.slice(0, max);
   while (v.length < min) v += rng.pick(WORDS);
