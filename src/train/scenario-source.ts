@@ -141,7 +141,15 @@ async function generateTraining(
   const out: Scenario[] = [];
   for (const [i, entry] of servers.entries.entries()) {
     o.log(`generating ${o.n} execution-verified training scenarios for ${redactTargetCredentials(entry.target)} ...`);
-    const { scenarios } = await generateVerified(entry.toolbox, { n: o.n, fewer: "lower --generate-train-scenarios", signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, ...writesPolicy(entry.target, o.log) });
+    // each extra task helps; a server that offers fewer (or none) leaves the others' and the run's own
+    let scenarios: Scenario[];
+    try {
+      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, ...writesPolicy(entry.target, o.log) }));
+    } catch (e) {
+      if (!(e instanceof TrainMcpError) || e.code !== "ConfigInvalid") throw e;
+      o.log(`warning: no extra training scenarios for ${redactTargetCredentials(entry.target)}: ${e.message}`);
+      continue;
+    }
     const kept = scenarios.filter((s) => !guard.leaks(s));
     const file = path.join(o.runDir, `scenarios-train-${i}.jsonl`);
     writeScenarioFile(file, kept);

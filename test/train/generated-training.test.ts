@@ -11,6 +11,7 @@ import { HeldOutGuard } from "../../src/scenarios/held-out-guard.js";
 import { readScenarioFile } from "../../src/scenarios/io.js";
 import { loadScenarios } from "../../src/train/scenario-source.js";
 import { ServerSet } from "../../src/train/servers.js";
+import { stdioTarget } from "../servers/launch.js";
 
 describe("generated training scenarios", () => {
   let servers: ServerSet;
@@ -54,5 +55,30 @@ describe("generated training scenarios", () => {
     // the same seed generates the same set again (a resumed run trains on what it trained on)
     const again = await loadScenarios(["auto"], servers, { ...opts, runDir: runDir() });
     expect(again.train.map((s) => s.task)).toEqual(more.train.map((s) => s.task));
+  });
+
+  it("keeps what a server with few distinct tasks offers, beside another server's, and goes on without one that offers none", async () => {
+    const db = stdioTarget("sqlite"); // a few tables: a few dozen distinct tasks
+    const echo = stdioTarget("everything", "--sampling"); // only `echo`, which hands its input back: none
+    const three = await ServerSet.connect(["fixture:calculator", db, echo], "auto");
+    try {
+      const dir = runDir();
+      const file = path.join(dir, "given.jsonl");
+      const row = (id: string, split: string, server: string) => JSON.stringify({ id, task: `Task ${id}.`, difficulty: 1, split, server, tags: [], expected: [{ kind: "contains", value: id }] });
+      fs.writeFileSync(file, [["c", "fixture:calculator"], ["d", db], ["e", echo]].flatMap(([id, server]) => [row(`${id}1`, "train", server), row(`${id}2`, "test", server)]).join("\n") + "\n");
+      const log: string[] = [];
+      const data = await loadScenarios([file], three, { seed: 1, runDir: dir, log: (l) => log.push(l), generateTrain: 60 });
+      const fromCalculator = readScenarioFile(path.join(dir, "scenarios-train-0.jsonl"));
+      const fromDb = readScenarioFile(path.join(dir, "scenarios-train-1.jsonl"));
+      expect(fromCalculator).toHaveLength(60);
+      expect(fromDb.length).toBeGreaterThan(0);
+      expect(fromDb.length).toBeLessThan(60);
+      expect(log.some((l) => l.startsWith(`note: built ${fromDb.length} distinct verified scenarios of the 60 asked for`))).toBe(true);
+      expect(log.some((l) => l.startsWith("warning: no extra training scenarios for stdio:") && l.includes("could not build any verified scenario"))).toBe(true);
+      expect(fs.existsSync(path.join(dir, "scenarios-train-2.jsonl"))).toBe(false);
+      expect(data.train.length).toBe(3 + fromCalculator.length + fromDb.length);
+    } finally {
+      await three.close();
+    }
   });
 });
