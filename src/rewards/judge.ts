@@ -14,13 +14,13 @@
  * The client is built with logLevel "off" and with organization/project headers off, so no
  * OPENAI_* variable of the user's shell reaches a third-party judge.
  */
-import { openAiEndpoint } from "../mcp/openai-base-url.js";
 import OpenAI from "openai";
 import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
 import { scrubKey as scrub } from "../mcp/command-credentials.js";
 export { scrub };
 import { JudgeReplyError } from "./ruler-prompt.js";
+import { openAiEndpoint } from "../mcp/openai-base-url.js";
 
 export const JudgeClientSchema = z.object({
   baseURL: z.string().url().describe("OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"),

@@ -6,7 +6,6 @@
  * so the in-process trainer can learn from rollouts sampled elsewhere; the model it asks for can be
  * switched to a freshly loaded LoRA adapter after each update.
  */
-import { openAiEndpoint } from "../mcp/openai-base-url.js";
 import OpenAI from "openai";
 import type { OpenAiTool } from "../mcp/types.js";
 import { redactUrlCredentials } from "../mcp/url-credentials.js";
@@ -14,6 +13,7 @@ import type { Policy, PolicyConversation, PolicyTurn, TurnOptions } from "./poli
 import { tokenizeConversation, type TokenRecord } from "./retokenize.js";
 import type { ChatCodec } from "./token-ledger.js";
 import type { ChatMessage } from "./trajectory.js";
+import { openAiEndpoint } from "../mcp/openai-base-url.js";
 
 export interface RemotePolicyOptions {
   baseURL: string;

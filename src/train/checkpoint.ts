@@ -5,7 +5,6 @@
  * leaves either the old checkpoint or the new one, never half of one. `latest.json` names the
  * newest; the last N and the best are kept.
  */
-import { ELICITATION_MODES } from "../mcp/elicitation.js";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -16,6 +15,7 @@ import type { OptimizerState } from "../policy/optimizer.js";
 import { loadAdapter, saveAdapter } from "../policy/peft.js";
 import { readSafetensors, writeFileAtomic, writeSafetensors } from "../policy/safetensors.js";
 import { loadCheckpoint, saveCheckpoint, type NamedWeights } from "../policy/weights.js";
+import { ELICITATION_MODES } from "../mcp/elicitation.js";
 
 export const TrainerStateSchema = z.object({
   step: z.number().int().describe("GRPO steps completed"),

@@ -5,7 +5,6 @@
  * are src/rl's schema, the reward fields src/rewards'. Secrets never live here: API keys are
  * read from the environment variable the config names, by the CLI, and passed down.
  */
-import { ELICITATION_MODES } from "../mcp/elicitation.js";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -14,6 +13,7 @@ import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import { redactTargetCredentials } from "../mcp/target.js";
 import { RewardConfigSchema } from "../rewards/defaults.js";
 import { GrpoConfigSchema } from "../rl/config.js";
+import { ELICITATION_MODES } from "../mcp/elicitation.js";
 
 /** The run config's fields (before the cross-field checks). */
 const LINEAR_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] as const;

@@ -5,10 +5,10 @@
  * run produces lands in its run directory; `resume` continues from the newest checkpoint with
  * the same data order and random state.
  */
-import { redactTargetCredentials } from "../mcp/target.js";
-import { secretEnvValues } from "../mcp/command-credentials.js";
 import fs from "node:fs";
 import path from "node:path";
+import { secretEnvValues } from "../mcp/command-credentials.js";
+import { redactTargetCredentials } from "../mcp/target.js";
 import type { ConnectOptions } from "../mcp/connect.js";
 import { isResourceTool, LIST_RESOURCES, READ_RESOURCE } from "../mcp/resource-tools.js";
 import type { SamplingEndpoint } from "../mcp/sampling.js";
@@ -521,7 +521,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const realCalls = groups.flat().flatMap((t) => t.toolCalls).filter(wasSent);
       // (every rollout failing outright — its server session could not be opened — is one too)
       const failedRollouts = groups.flat().filter((t) => t.finish === "error");
-      const outage = (realCalls.length > 0 && realCalls.every(isServerFault)) || (failedRollouts.length > 0 && failedRollouts.length === groups.flat().length);
+      const callsAllFailed = realCalls.length > 0 && realCalls.every(isServerFault);
+      const outage = callsAllFailed || (failedRollouts.length > 0 && failedRollouts.length === groups.flat().length);
       outageSteps = outage ? outageSteps + 1 : 0;
       const lostServer = groups.flat().filter(metServerOutage);
       const serverSound = outage ? [] : toTrain.map((s) => s.group.trajectories).filter((g) => !g.some(metServerOutage));
@@ -557,9 +558,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       runDir.appendTrajectories(trajectories, { phase: "grpo" });
       const logHint = runDir.path("server.log");
       if (outage) {
-        const first = realCalls.length > 0 && realCalls.every(isServerFault) ? faultText(realCalls[0].result) : (failedRollouts[0].error ?? "no message");
+        const first = callsAllFailed ? faultText(realCalls[0].result) : (failedRollouts[0].error ?? "no message");
         log(
-          realCalls.length > 0 && realCalls.every(isServerFault)
+          callsAllFailed
             ? `warning: step ${step}: every tool call (${realCalls.length}) failed on the server's side, so nothing was trained; the first with: ${first}`
             : `warning: step ${step}: every rollout (${failedRollouts.length}) failed, so nothing was trained; the first with: ${first}`,
         );

@@ -5,7 +5,6 @@
  * checkpoints/, summary.json, report.html. Lines are appended with one write each, so a run
  * killed mid-write loses at most its last line.
  */
-import { redactHeldSecrets } from "../mcp/command-credentials.js";
 import fs from "node:fs";
 import path from "node:path";
 import { TrainMcpError } from "../errors.js";
@@ -13,6 +12,7 @@ import { makeDirs } from "../fs-dirs.js";
 import { writeFileAtomic } from "../policy/safetensors.js";
 import type { EvalLine } from "../report/run-files.js";
 import type { Trajectory } from "../rollout/trajectory.js";
+import { redactHeldSecrets } from "../mcp/command-credentials.js";
 
 /** One eval.jsonl line; the report reads the same schema. */
 export type EvalRecord = EvalLine;

@@ -4,11 +4,11 @@
  * same scenarios, side by side.
  */
 import path from "node:path";
-import { redactHeldSecrets, secretEnvValues } from "../../mcp/command-credentials.js";
 import { Option, type Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
 import { intFlag, numberFlag } from "../number-flags.js";
 import { addConnectOptions, connectArgs, type TargetFlags } from "../target-options.js";
+import { redactHeldSecrets, secretEnvValues } from "../../mcp/command-credentials.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

@@ -10,7 +10,6 @@
  * attempts; a persistent failure throws and nothing is returned, so the caller writes no file.
  * The API key is passed in by the CLI and never logged.
  */
-import { openAiEndpoint } from "../../mcp/openai-base-url.js";
 import OpenAI from "openai";
 import { rootCause, TrainMcpError } from "../../errors.js";
 import type { ToolSpec } from "../../mcp/types.js";
@@ -21,6 +20,7 @@ import { ScenarioSchema, type Expected, type ReferenceCall, type Scenario } from
 import { Rng } from "../verified/rng.js";
 import { extractNumbers } from "../numbers.js";
 import { LlmReplySchema, LlmTaskSchema, REPLY_JSON_SCHEMA, systemPrompt, userPrompt, type LlmTask, type ResourceInfo } from "./prompt.js";
+import { openAiEndpoint } from "../../mcp/openai-base-url.js";
 
 export interface LlmOptions {
   /** e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1 */
