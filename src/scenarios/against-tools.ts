@@ -7,6 +7,7 @@
 import { resourceToolHint } from "../mcp/resource-tools.js";
 import type { ToolSpec } from "../mcp/types.js";
 import { ArgumentValidator } from "../mcp/validate.js";
+import { closestName } from "../closest-name.js";
 import type { Scenario } from "./schema.js";
 
 export interface ToolProblem {
@@ -25,7 +26,18 @@ export function problemsAgainstTools(s: Scenario, tools: readonly ToolSpec[], va
       return;
     }
     const r = validator.check(name, tool.inputSchema, args);
-    if (!r.ok) problems.push({ field: `${field}.arguments`, message: `${name} refuses these arguments: ${r.message}` });
+    if (!r.ok) {
+      problems.push({ field: `${field}.arguments`, message: `${name} refuses these arguments: ${r.message}` });
+      return;
+    }
+    // a schema that lets undeclared arguments through still names the ones it takes: a near miss
+    // ("expresion") is a typo the server would ignore or refuse in its own words
+    const declared = Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
+    for (const key of Object.keys(r.args)) {
+      if (declared.includes(key)) continue;
+      const near = closestName(key, declared);
+      if (near) problems.push({ field: `${field}.arguments.${key}`, message: `${name} takes no argument ${JSON.stringify(key)} (did you mean ${JSON.stringify(near)}?)` });
+    }
   };
   (s.expected ?? []).forEach((e, i) => {
     if (e.kind === "state") check(`expected[${i}]`, e.tool, e.arguments);

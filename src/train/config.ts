@@ -14,6 +14,7 @@ import { redactTargetCredentials } from "../mcp/target.js";
 import { RewardConfigSchema } from "../rewards/defaults.js";
 import { GrpoConfigSchema } from "../rl/config.js";
 import { ELICITATION_MODES } from "../mcp/elicitation.js";
+import { closestName } from "../closest-name.js";
 
 /** The run config's fields (before the cross-field checks). */
 const LINEAR_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] as const;
@@ -188,7 +189,7 @@ export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record
         // nearest names are offered for top-level fields, the ones a typo usually hits
         const other = prefix ? undefined : OTHER_NAMES[k];
         if (other !== undefined && !/^[a-z_]+$/.test(other)) return `"${k}" (${other})`;
-        const near = prefix ? undefined : (other ?? closest(k, Object.keys(TrainConfigFields.shape)));
+        const near = prefix ? undefined : (other ?? closestName(k, Object.keys(TrainConfigFields.shape)));
         return `"${prefix}${k}"${near ? ` (did you mean "${near}"?)` : ""}`;
       });
       throw new TrainMcpError("ConfigInvalid", `${where}: unknown field ${unknown.join(", ")}`);
@@ -225,25 +226,6 @@ const OTHER_NAMES: Record<string, string> = {
   use_vllm: "here: --policy-url, a served model (vLLM or train-mcp serve) plays the rollouts",
   gradient_checkpointing_kwargs: "not needed: gradient_checkpointing is true or false here",
 };
-
-/** The known name nearest to `name` by edit distance, if it is near enough to be a typo. */
-function closest(name: string, known: string[]): string | undefined {
-  const distance = (a: string, b: string) => {
-    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      const row = [i];
-      for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = row;
-    }
-    return prev[b.length];
-  };
-  let best: { name: string; d: number } | undefined;
-  for (const k of known) {
-    const d = distance(name, k);
-    if (!best || d < best.d) best = { name: k, d };
-  }
-  return best && best.d <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
-}
 
 const SECRET_KEY = /key|token|secret|password|authorization/i;
 
