@@ -6,7 +6,8 @@
  * resolved once they print `listening on URL`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,11 +53,15 @@ export interface HttpServer {
 
 /** spawns `command args…` and resolves with the URL it prints as `listening on URL` */
 export function startListening(command: string, args: string[], timeoutMs = 20_000): Promise<HttpServer> {
-  const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"], cwd: repoRoot });
+  // in a folder of its own: what a server's tools write (everything's `write`) stays out of the
+  // repository (the tsx fallback resolves its loader from the repository, so it runs there)
+  const cwd = args[0] === "--import" ? repoRoot : mkdtempSync(join(tmpdir(), "test-server-"));
+  const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"], cwd });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const close = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     await exited;
+    if (cwd !== repoRoot) rmSync(cwd, { recursive: true, force: true });
   };
   let stderr = "";
   return new Promise((res, rej) => {
