@@ -21,8 +21,9 @@ import { ToolCallConstraint } from "./tool-call-constraint.js";
 import type { ModelRegistry, ServedModel } from "./models.js";
 import type { Scheduler } from "./queue.js";
 import type { ChatCompletionRequest, RequestMessage } from "./request-schema.js";
-import { buildMessage, byteLevelBytes, logprobEntries, newId, splitForParser, type ReasoningOptions, type TokenPiece } from "./response-builder.js";
-import { ANY_OBJECT, compileSchema, SchemaError, type SchemaNode } from "./schema-node.js";
+import { beforeCutCall, buildMessage, byteLevelBytes, logprobEntries, newId, splitForParser, type ReasoningOptions, type TokenPiece } from "./response-builder.js";
+import { ANY_OBJECT, SchemaError, type SchemaNode } from "./schema-node.js";
+import { compileSchemaCached } from "./schema-cache.js";
 import { writeSse } from "./sse.js";
 
 export interface ChatContext {
@@ -79,7 +80,7 @@ function responseSchema(req: ChatCompletionRequest): SchemaNode | null {
     // as OpenAI reads it: `strict: true` promises the whole schema, so what constrained decoding
     // cannot enforce is refused; otherwise the schema is followed as far as the subset goes
     // (format, pattern… unenforced; oneOf as anyOf), as vLLM's guided decoding does
-    return compileSchema(schema, "response_format.json_schema.schema", { loose: rf.json_schema.strict !== true });
+    return compileSchemaCached(schema, "response_format.json_schema.schema", { loose: rf.json_schema.strict !== true });
   } catch (e) {
     if (e instanceof SchemaError) throw new ApiError(400, e.message, "invalid_request_error", e.path);
     throw e;
@@ -98,7 +99,7 @@ function toolCallNode(tools: NonNullable<ChatCompletionRequest["tools"]>, only: 
       let args: SchemaNode = ANY_OBJECT;
       if (!strictOnly || t.function.strict === true) {
         try {
-          args = compileSchema(t.function.parameters ?? NO_PARAMETERS, `tools[${i}].function.parameters`, { loose: true });
+          args = compileSchemaCached(t.function.parameters ?? NO_PARAMETERS, `tools[${i}].function.parameters`, { loose: true });
         } catch (e) {
           if (!(e instanceof SchemaError)) throw e;
         }
@@ -317,7 +318,11 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
           writeSse(res, chunk([{ index, delta: { content: rest.slice(head.length) }, logprobs: null, finish_reason: null }]));
         const calls = message.tool_calls.map((c, i) => ({ index: i, ...c }));
         writeSse(res, chunk([{ index, delta: { tool_calls: calls }, logprobs: null, finish_reason: null }]));
-      } else send(r.text, null, true);
+      } else {
+        // a call cut off by max_tokens is not sent as text (the whole message leaves it out too)
+        const head = p.parseTools && r.finish === "length" ? beforeCutCall(r.text, p.reasoning) : null;
+        send(head ?? r.text, null, true);
+      }
       writeSse(res, chunk([{ index, delta: {}, logprobs: null, finish_reason: finishReason }]));
     }),
   );

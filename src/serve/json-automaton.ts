@@ -9,9 +9,15 @@
  * literal), so trying a token never disturbs the current state: feeding returns new threads that
  * share the untouched frames. A number or literal ends only when a character that cannot extend it
  * arrives, which is then fed to the enclosing frame (the one-character lookahead of any JSON
- * parser). Whitespace between tokens is allowed, at most MAX_WS in a row, so a model cannot spend
- * its budget on blank space. In the spirit of Outlines / llguidance / XGrammar, without their
- * precompiled token tries: the vocabularies here are small enough to test token by token.
+ * parser). Whitespace between tokens is allowed, at most MAX_WS in a row (per gap), so a model cannot
+ * spend its budget on blank space. Closing off the gaps alone only moves a model that loves blank
+ * space into the nearest free string (`{"` then spaces up to max_tokens), so free text is bounded
+ * too: a property name holds at most MAX_WS whitespace characters in a row (no name is made of
+ * blank space), a string value at most MAX_STRING_WS (generous: indented code in an argument is
+ * content). Escapes count as what they decode to (`\n` is a newline); enum members and names from
+ * `properties` are exempt: the schema spells them. In the spirit of Outlines' whitespace_pattern,
+ * llguidance / XGrammar, without their precompiled token tries: the vocabularies here are small
+ * enough to test token by token.
  */
 import { numberComplete, numberCompletion, numberPrefixOk, type NumberNode } from "./number-prefix.js";
 import { ANY_OBJECT, asciiJson, type SchemaNode } from "./schema-node.js";
@@ -21,6 +27,7 @@ type ArrayNode = Extract<SchemaNode, { kind: "array" }>;
 type StringNode = Extract<SchemaNode, { kind: "string" }>;
 
 const MAX_WS = 8;
+const MAX_STRING_WS = 64;
 const MAX_THREADS = 64;
 const ANY: SchemaNode = { kind: "any" };
 const ANY_STRING: StringNode = { kind: "string", enum: null, minLength: 0, maxLength: Infinity };
@@ -32,8 +39,9 @@ type Frame =
   | { t: "value"; node: SchemaNode; ws: number }
   | { t: "object"; node: ObjectNode; phase: "start" | "key" | "colon" | "after" | "value"; used: readonly string[]; key: string; ws: number }
   | { t: "array"; node: ArrayNode; phase: "start" | "item" | "after" | "value"; count: number; ws: number }
-  // key: the names a key string may take (null: any name); buf is tracked when it matters
-  | { t: "string"; node: StringNode; isKey: boolean; options: readonly string[] | null; used: readonly string[]; buf: string; len: number; esc: string | null }
+  // key: the names a key string may take (null: any name); buf is tracked when it matters;
+  // blank: whitespace characters at the end of the content so far
+  | { t: "string"; node: StringNode; isKey: boolean; options: readonly string[] | null; used: readonly string[]; buf: string; len: number; blank: number; esc: string | null }
   | { t: "number"; node: NumberNode; text: string }
   | { t: "literal"; texts: readonly string[]; buf: string };
 
@@ -98,7 +106,7 @@ function startValue(rest: Thread, node: SchemaNode, c: string): Thread[] {
     case "array":
       return c === "[" ? [push(rest, { t: "array", node, phase: "start", count: 0, ws: 0 })] : [];
     case "string":
-      return c === '"' ? [push(rest, { t: "string", node, isKey: false, options: node.enum, used: [], buf: "", len: 0, esc: null })] : [];
+      return c === '"' ? [push(rest, { t: "string", node, isKey: false, options: node.enum, used: [], buf: "", len: 0, blank: 0, esc: null })] : [];
     case "number":
       return numberPrefixOk(c, node) ? [push(rest, { t: "number", node, text: c })] : [];
     case "literal":
@@ -106,14 +114,21 @@ function startValue(rest: Thread, node: SchemaNode, c: string): Thread[] {
   }
 }
 
+/** The longest run of whitespace free text in this string may hold (options: the schema's spelling). */
+function blankLimit(f: Extract<Frame, { t: "string" }>): number {
+  return f.options !== null ? Infinity : f.isKey ? MAX_WS : MAX_STRING_WS;
+}
+
 /** Appends one decoded character to a string's content, or null when the schema forbids it. */
 function addChar(f: Extract<Frame, { t: "string" }>, ch: string): Frame | null {
   const len = f.len + 1;
   if (len > f.node.maxLength) return null;
+  const blank = isWs(ch) ? f.blank + 1 : 0;
+  if (blank > blankLimit(f)) return null;
   const tracked = f.options !== null || f.isKey;
   const buf = tracked ? f.buf + ch : "";
   if (f.options && !f.options.some((o) => o.startsWith(buf))) return null;
-  return { ...f, buf, len, esc: null };
+  return { ...f, buf, len, blank, esc: null };
 }
 
 function feedChar(th: Thread, c: string): Thread[] {
@@ -181,7 +196,7 @@ function feedChar(th: Thread, c: string): Thread[] {
           if (c === '"') {
             const options = keyOptions(f);
             if (options !== null && options.length === 0) return [];
-            const key: Frame = { t: "string", node: ANY_STRING, isKey: true, options, used: f.used, buf: "", len: 0, esc: null };
+            const key: Frame = { t: "string", node: ANY_STRING, isKey: true, options, used: f.used, buf: "", len: 0, blank: 0, esc: null };
             return [push(replaceTop(th, { ...f, phase: "value", ws: 0 }), key)];
           }
           if (c === "}" && f.phase === "start" && missingRequired(f).length === 0) {
@@ -304,10 +319,13 @@ function completion(th: Thread): string | null {
     case "string": {
       let esc = "";
       let buf = f.buf;
-      // finish a pending escape (its character joins a tracked key's text)
-      if (f.esc === "") [esc, buf] = ["n", buf + "\n"];
+      // finish a pending escape (its character joins a tracked key's text), with a character
+      // that is no whitespace when the run of it is already as long as the string allows
+      const full = f.blank + 1 > blankLimit(f);
+      if (f.esc === "") [esc, buf] = full ? ["/", buf + "/"] : ["n", buf + "\n"];
       else if (f.esc !== null) {
         esc = "0".repeat(5 - f.esc.length);
+        if (full && isWs(String.fromCharCode(parseInt((f.esc + esc).slice(1), 16)))) esc = esc.slice(0, -1) + "1"; // \u0020 → \u0021
         buf += String.fromCharCode(parseInt((f.esc + esc).slice(1), 16));
       }
       if (!f.isKey && !f.options) buf = ""; // untracked
@@ -445,18 +463,27 @@ export class JsonState {
       if (missingRequired(parent).some((k) => k.startsWith(f.buf)) || f.used.some((k) => k.startsWith(f.buf))) return null;
     }
     let n = 0;
+    // the text's leading and longest runs of spaces (the only whitespace allowed raw in a string)
+    let lead = -1;
+    let run = 0;
+    let longest = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c === 34 || c === 92) return null; // '"' or '\\': the slow path decides
       if (c < 32) return false;
       if (c < 0xdc00 || c > 0xdfff) n++; // count code points, as the automaton does
+      run = c === 32 ? run + 1 : 0;
+      if (c !== 32 && lead < 0) lead = i;
+      longest = Math.max(longest, run);
     }
+    if (lead < 0) lead = text.length;
     // several threads (anyOf alternatives all inside a string): the answer is sure, and the
     // shortest completion unchanged, only when the text fits all of them or none
     let fit = 0;
     for (const th of threads) {
       const f = top(th) as Extract<Frame, { t: "string" }>;
-      if (f.len + n <= f.node.maxLength) fit++;
+      const limit = blankLimit(f);
+      if (f.len + n <= f.node.maxLength && f.blank + lead <= limit && longest <= limit) fit++;
     }
     return fit === threads.length ? true : fit === 0 ? false : null;
   }

@@ -14,6 +14,7 @@ import { mergeAdapter } from "../policy/peft.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
 import { loadModelFolder, refuseRunDirectory, resolveModelFolder, tokenizerDirOf } from "../policy/model-folder.js";
 import type { NamedWeights } from "../policy/weights.js";
+import { isSameBase, recordedBase } from "./adapter-base.js";
 import { ApiError } from "./api-error.js";
 import { createEngine, type EngineKind, type EngineOptions, type StepEngine } from "./engine.js";
 import { TokenTexts } from "./json-constraint.js";
@@ -29,6 +30,8 @@ export interface ServedModel {
   /** the folder they came from, for /v1/models' `root` */
   root: string;
   created: number;
+  /** an adapter trained on another base than the one served (adapter-base.ts), in words */
+  warning?: string;
 }
 
 export interface LoadModelOptions {
@@ -48,6 +51,8 @@ export class ModelRegistry {
   private tokenTexts: TokenTexts | null = null;
   /** the served model is a LoRA checkpoint folded into this base: adapters cannot go on top */
   private foldedOnto?: string;
+  /** the folder the base model was read from (the built-in model's for "default") */
+  private baseDir = "";
 
   private constructor(
     readonly baseName: string,
@@ -78,6 +83,7 @@ export class ModelRegistry {
     const engine = await createEngine(reg.engineKind, config, weights, warn, reg.engineOptions);
     reg.models.set(name, { name, engine, parent: null, source, root: folder.dir, created: Math.floor(Date.now() / 1000) });
     if (folder.adapterDir) reg.foldedOnto = folder.weightsDir ?? undefined;
+    reg.baseDir = folder.dir;
     return reg;
   }
 
@@ -123,14 +129,27 @@ export class ModelRegistry {
     // an adapter was trained on the plain base, not on the base with another adapter folded in
     if (this.foldedOnto)
       throw new ApiError(400, `the served model is a LoRA checkpoint folded into ${this.foldedOnto}: serve that base model (--model ${this.foldedOnto}) and load each adapter onto it`, "invalid_request_error", "lora_path");
+    // the base it was trained on: a mismatch is refused when the shapes do not fit and said when
+    // they do (adapter-base.ts says why)
+    const recorded = recordedBase(dir);
+    const served = `${this.baseDir} (served as "${this.baseName}")`;
+    const otherBase = recorded !== null && !isSameBase(recorded, dir, this.baseDir);
     let merged: NamedWeights;
     try {
       merged = mergeAdapter(dir, this.config, this.baseWeights);
     } catch (e) {
-      throw new ApiError(400, `lora_path "${dir}": ${(e as Error).message}`, "invalid_request_error", "lora_path");
+      const msg = (e as Error).message;
+      const why = otherBase
+        ? `the adapter was trained on base model "${recorded}" (adapter_config.json base_model_name_or_path), but this server's base model is ${served}, and the adapter does not fit it: ${msg}`
+        : `${msg} (adapter_config.json records base model ${recorded === null ? "none" : `"${recorded}"`}; this server's base model is ${served})`;
+      throw new ApiError(400, `lora_path "${dir}": ${why}`, "invalid_request_error", "lora_path");
     }
+    const warning = otherBase
+      ? `LoRA adapter "${name}" (${dir}) was trained on base model "${recorded}" (adapter_config.json base_model_name_or_path), but this server's base model is ${served}; the shapes fit, so it is loaded, but unless that is the same model its output is not what was trained`
+      : undefined;
+    if (warning) this.warn(`warning: ${warning}`);
     const engine = await createEngine(this.get(this.baseName).engine.kind, this.config, merged, this.warn, this.engineOptions);
-    const m: ServedModel = { name, engine, parent: this.baseName, source: path.resolve(dir), root: path.resolve(dir), created: Math.floor(Date.now() / 1000) };
+    const m: ServedModel = { name, engine, parent: this.baseName, source: path.resolve(dir), root: path.resolve(dir), created: Math.floor(Date.now() / 1000), ...(warning ? { warning } : {}) };
     this.models.set(name, m);
     if (old) await old.engine.close();
     return m;

@@ -8,7 +8,7 @@
  * without one, think blocks stay in the content as written, as vLLM leaves them.
  */
 import { randomBytes } from "node:crypto";
-import { parseToolCalls, splitReasoning, THINK_OPEN, withoutToolCalls } from "../policy/tool-calls.js";
+import { parseToolCalls, splitReasoning, THINK_OPEN, TOOL_CALL_OPEN, withoutToolCalls } from "../policy/tool-calls.js";
 import type { GenerateResult, TokenLogprob } from "./generate.js";
 
 export interface ResponseToolCall {
@@ -62,7 +62,14 @@ export function buildMessage(
   // the blocks' text joined as the stream sends it
   const thought = parts && parts.reasoning.trim() ? { reasoning: parts.reasoning.trim() } : {};
   const plain = parts ? parts.content.trim() : text;
-  if (!parseTools || !parsed || parsed.calls.length === 0) return { message: { role: "assistant", content: plain, ...thought }, finishReason: finish };
+  if (!parseTools || !parsed || parsed.calls.length === 0) {
+    const head = parseTools && finish === "length" ? beforeCutCall(text, reasoning) : null;
+    if (head !== null) {
+      const before = (reasoning.parse ? splitForParser(head, reasoning).content : head).trim();
+      return { message: { role: "assistant", content: before === "" ? null : before, ...thought }, finishReason: "length" };
+    }
+    return { message: { role: "assistant", content: plain, ...thought }, finishReason: finish };
+  }
   const tool_calls = parsed.calls.slice(0, maxToolCalls).map((c) => ({
     id: newId("call_"),
     type: "function" as const,
@@ -75,6 +82,27 @@ export function buildMessage(
     // a call cut off by max_tokens is not a complete call: "length" wins
     finishReason: finish === "length" && parsed.errors.some((e) => e.kind === "unclosed") ? "length" : "tool_calls",
   };
+}
+
+/**
+ * The reply up to a `<tool_call>` that max_tokens cut off (the block runs to the end of the text,
+ * unclosed), or null when there is none. Such a block is neither a call nor prose, so the message
+ * holds the text before it, and no tool_calls entry when its JSON is not whole (finish_reason
+ * "length"). OpenAI never returns Hermes markup as content; vLLM's hermes parser returns the raw
+ * text when the call's JSON does not parse, which a client then shows or feeds back as if the model
+ * had said it. A call that ends without its closing tag for another reason (EOS, a stop string)
+ * is what the model wrote, and stays as written.
+ */
+export function beforeCutCall(text: string, reasoning: ReasoningOptions = { parse: false, opensThink: false }): string | null {
+  const view = reasoningView(text, reasoning);
+  const loneClose = !reasoning.parse;
+  const open = (t: string) => parseToolCalls(t, { loneClose }).errors.filter((e) => e.kind === "unclosed");
+  if (!open(view).some((e) => e.offset === view.length)) return null;
+  // the block's tag is the last one with no call open before it: a later tag is text inside its JSON
+  for (let at = view.lastIndexOf(TOOL_CALL_OPEN); at >= 0; at = at > 0 ? view.lastIndexOf(TOOL_CALL_OPEN, at - 1) : -1) {
+    if (open(view.slice(0, at)).length === 0) return text.slice(0, Math.max(0, at - (view.length - text.length)));
+  }
+  return null;
 }
 
 export interface LogprobEntry {

@@ -4,6 +4,8 @@
  *   GET  /v1/models                 the base model and loaded adapters
  *   POST /v1/chat/completions       chat-completions.ts (tools, logprobs, streaming, json_schema)
  *   POST /v1/load_lora_adapter      {lora_name, lora_path, load_inplace?}: a PEFT folder served as lora_name
+ *                                   (400 naming both bases when it does not fit the served base; a
+ *                                   warning after "Success" when it was trained on another one)
  *   POST /v1/unload_lora_adapter    {lora_name}
  *   GET  /health                    200 when up (no auth)
  * Errors come back in OpenAI's shape (api-error.ts). With an API key set, every /v1 route wants
@@ -232,9 +234,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (p === "/v1/load_lora_adapter") {
       want("POST");
       const body = parseBody(LoadLoraSchema, await readBody(req));
-      await scheduler.exclusive(() => registry.loadAdapter(body.lora_name, path.resolve(body.lora_path), body.load_inplace === true));
+      const loaded = await scheduler.exclusive(() => registry.loadAdapter(body.lora_name, path.resolve(body.lora_path), body.load_inplace === true));
       log(`loaded LoRA adapter "${body.lora_name}" from ${body.lora_path}`);
-      return sendText(res, 200, `Success: LoRA adapter '${body.lora_name}' added successfully.`);
+      // vLLM's reply, with the base-model warning after it (clients check the status, not the text)
+      return sendText(res, 200, `Success: LoRA adapter '${body.lora_name}' added successfully.${loaded.warning ? ` Warning: ${loaded.warning}.` : ""}`);
     }
     if (p === "/v1/unload_lora_adapter") {
       want("POST");

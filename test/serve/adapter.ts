@@ -1,6 +1,7 @@
 /**
  * Writes a PEFT LoRA adapter for the default model's shape with src/policy/peft.ts, with
  * non-zero B (PEFT initializes B to 0, which would change nothing), so outputs under it differ.
+ * `base` is what its adapter_config.json records as base_model_name_or_path (default "default").
  */
 import { initBackend } from "../../src/policy/backend.js";
 import type { ModelConfig } from "../../src/policy/config.js";
@@ -8,7 +9,7 @@ import { Transformer } from "../../src/policy/model/transformer.js";
 import { saveAdapter } from "../../src/policy/peft.js";
 import { initRandomWeights, mulberry32 } from "../../src/policy/weights.js";
 
-export async function makeAdapter(dir: string, config: ModelConfig, seed = 7): Promise<void> {
+export async function makeAdapter(dir: string, config: ModelConfig, seed = 7, base = "default"): Promise<void> {
   await initBackend();
   const model = new Transformer(config, initRandomWeights(config, 123), false);
   try {
@@ -26,7 +27,7 @@ export async function makeAdapter(dir: string, config: ModelConfig, seed = 7): P
       }
     }
     model.enableLora({ r, alpha: 8, dropout: 0, targetModules: ["q_proj", "v_proj", "o_proj"], seed }, init);
-    saveAdapter(dir, model, "default");
+    saveAdapter(dir, model, base);
   } finally {
     model.dispose();
   }

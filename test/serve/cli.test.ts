@@ -1,10 +1,16 @@
 /**
  * The real `train-mcp serve` command: it prints its URL and serves; a second one on the same
- * port exits 2 naming the port; an unknown model folder exits 2; SIGTERM shuts it down cleanly.
+ * port exits 2 naming the port; an unknown model folder exits 2; SIGTERM shuts it down cleanly;
+ * --quiet keeps warnings (an --adapter trained on another base).
  */
 import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
+import { defaultModelDir } from "../../src/policy/default-model/index.js";
+import { readModelConfig } from "../../src/policy/weights.js";
+import { makeAdapter } from "./adapter.js";
 import { untrainedDefaultModelDir } from "../train/helpers.js";
 
 const BIN = path.resolve("bin/train-mcp.mjs");
@@ -38,6 +44,31 @@ describe("train-mcp serve (CLI)", () => {
       });
     expect(await startLine(["--prefix-cache-mib", "64"])).toMatch(/\(models: default; engine: ort, prefix caching on: 16384 tokens per model, 64 MiB\)$/); // keys and values x 4 layers x 2 KV heads x 64 x 4 bytes = 4 KiB a token
     expect(await startLine(["--prefix-cache-mib", "0"])).toMatch(/\(models: default; engine: ort, prefix caching off\)$/);
+  });
+
+  it("with --quiet still warns that an --adapter was trained on another base model", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "serve-cli-lora-"));
+    await makeAdapter(dir, readModelConfig(defaultModelDir()), 7, "Qwen/Qwen2.5-0.5B-Instruct");
+    const child = spawn(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--quiet", "--engine", "ort", "--adapter", `mine=${dir}`], { stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          if (out.includes("(models: default, mine;")) resolve();
+        });
+        child.on("exit", (code) => reject(new Error(`serve exited early (${code}): ${err}`)));
+      });
+      // stderr is its own pipe: give it a moment to arrive after the start line
+      for (let i = 0; i < 40 && !err.includes("\n"); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(err).toContain(`warning: LoRA adapter "mine" (${dir}) was trained on base model "Qwen/Qwen2.5-0.5B-Instruct"`);
+      expect(err).toContain(`this server's base model is ${defaultModelDir()} (served as "default")`);
+    } finally {
+      child.kill("SIGTERM");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("serves, refuses a busy port with exit 2, and stops on SIGTERM", async () => {

@@ -43,6 +43,46 @@ describe("json automaton", () => {
     expect(JsonState.start(compileSchema(ruler)).feed('{"\\u0074')).toBeNull();
   });
 
+  it("bounds whitespace: at most 8 in a gap between tokens, 8 in a row in a free property name, 64 in a string value", () => {
+    const start = () => JsonState.start(ANY_OBJECT);
+    const doc = '{"a":[1,true],"b":"x"}';
+    const gaps = [0, 1, 4, 5, 6, 7, 8, 12, 13, 14, 17, 18, 21];
+    const ws8 = " \n\t\r \n\t ";
+    for (const at of gaps) {
+      const head = doc.slice(0, at);
+      expect(start().feed(head + ws8), `8 at ${at}`).not.toBeNull();
+      expect(start().feed(head + ws8 + " "), `9 at ${at}`).toBeNull();
+    }
+    // every gap filled to the bound at once is still a whole document
+    const spaced = gaps.reduceRight((t, at) => t.slice(0, at) + ws8 + t.slice(at), doc);
+    expect(start().feed(spaced)?.canEnd).toBe(true);
+    expect(start().feed(doc + " ")).toBeNull(); // nothing after the document
+    // a free property name: no more blank space in a row than a gap (escapes count as what they write)
+    expect(start().feed(`{"${" ".repeat(8)}k${" ".repeat(8)}`)).not.toBeNull();
+    expect(start().feed(`{"${" ".repeat(9)}`)).toBeNull();
+    expect(start().feed(`{"k${"\\n".repeat(8)}`)).not.toBeNull();
+    expect(start().feed(`{"k${"\\n".repeat(4)}${"\\u0020".repeat(5)}`)).toBeNull();
+    // a string value: indented code is content, a page of blank space is not
+    expect(start().feed(`{"k":"${" ".repeat(64)}x\\n${" ".repeat(63)}`)).not.toBeNull();
+    expect(start().feed(`{"k":"${" ".repeat(65)}`)).toBeNull();
+    // the schema's own spellings are exempt
+    expect(accepts({ enum: [`a${" ".repeat(70)}b`] }, JSON.stringify(`a${" ".repeat(70)}b`))).toBe(true);
+    expect(accepts({ type: "object", properties: { [" ".repeat(12)]: { type: "integer" } }, required: [" ".repeat(12)], additionalProperties: false }, `{"${" ".repeat(12)}":1}`)).toBe(true);
+    // the fast path for plain text agrees with the automaton
+    const inValue = start().feed(`{"k":"${" ".repeat(60)}`)!;
+    expect(inValue.freeStringAccepts("    ")).toBe(true);
+    expect(inValue.freeStringAccepts("     ")).toBe(false);
+    expect(inValue.freeStringAccepts(`ab${" ".repeat(65)}`)).toBe(false);
+    expect(start().feed('{"k":"x')!.freeStringAccepts(`a${" ".repeat(64)}b`)).toBe(true);
+    // a pending escape at the bound is completed with a character that is no whitespace
+    for (const text of [`{"k${"\\n".repeat(8)}\\`, `{"k${" ".repeat(8)}\\u002`, `{"k":"${" ".repeat(64)}\\`]) {
+      const s = start().feed(text)!;
+      const rest = s.completion()!;
+      expect(s.feed(rest)?.canEnd, text + rest).toBe(true);
+      expect(() => JSON.parse(text + rest) as unknown).not.toThrow();
+    }
+  });
+
   it("never lets a bounded number into a dead end", () => {
     const unit = { kind: "number" as const, integer: false, min: { value: 0, exclusive: false }, max: { value: 1, exclusive: false } };
     expect(numberPrefixOk("0.", unit)).toBe(true);
@@ -205,6 +245,57 @@ describe("constrained decoding with random logits", async () => {
       const { text } = run("json_object", seed, 40, 1);
       const doc: unknown = JSON.parse(text);
       expect(typeof doc === "object" && doc !== null && !Array.isArray(doc)).toBe(true);
+    }
+  });
+});
+
+describe("constrained decoding of a model that wants only blank space", async () => {
+  const tok = await loadDefaultTokenizer();
+  const V = tok.vocabSize;
+  const texts = TokenTexts.build(V, (id) => tok.decode([id]), (id) => tok.isSpecial(id));
+  const blank = texts.texts.map((t) => t !== null && /^\s+$/.test(t));
+
+  /** The longest run of whitespace between tokens, in property names, and in string values. */
+  function runs(text: string): { gap: number; key: number; value: number } {
+    const longest = (s: string) => Math.max(0, ...(s.match(/\s+/g) ?? []).map((m) => m.length));
+    const out = { gap: 0, key: 0, value: 0 };
+    const walk = (v: unknown) => {
+      if (typeof v === "string") out.value = Math.max(out.value, longest(v));
+      else if (Array.isArray(v)) v.forEach(walk);
+      else if (v !== null && typeof v === "object")
+        for (const [k, x] of Object.entries(v)) {
+          out.key = Math.max(out.key, longest(k));
+          walk(x);
+        }
+    };
+    walk(JSON.parse(text));
+    out.gap = longest(text.replace(/"(?:[^"\\]|\\.)*"/g, '""'));
+    return out;
+  }
+
+  it("writes no more of it than the bounds allow, and still closes the document within max_tokens", () => {
+    for (const [name, schema] of [["json_object", null], ["open", SCHEMAS.open], ["ruler", SCHEMAS.ruler]] as const) {
+      for (const temperature of [0, 1]) {
+        const c = new JsonConstraint(schema === null ? ANY_OBJECT : compileSchema(schema), texts, tok.eosTokenIds);
+        const noise = new Rng(3, 99);
+        const rng = new Rng(3);
+        const max = 160;
+        let text = "";
+        for (let step = 0; step < max; step++) {
+          // blank tokens far above everything else: left alone, the model writes nothing but them
+          const logits = Float32Array.from({ length: V }, (_, id) => (blank[id] ? 20 : (noise.next() - 0.5) * 8)); // [V]
+          const t = c.pick(logits, { temperature, topK: 0, topP: 1 }, rng, max - step);
+          if (tok.eosTokenIds.includes(t)) break;
+          c.advance(t);
+          text += texts.texts[t];
+          if (c.done) break;
+        }
+        const r = runs(text);
+        expect(c.done, `${name} T=${temperature}: ${JSON.stringify(text)}`).toBe(true);
+        expect(r.gap, `${name} T=${temperature}: ${JSON.stringify(text)}`).toBeLessThanOrEqual(8);
+        expect(r.key, `${name} T=${temperature}: ${JSON.stringify(text)}`).toBeLessThanOrEqual(8);
+        expect(r.value, `${name} T=${temperature}: ${JSON.stringify(text)}`).toBeLessThanOrEqual(64);
+      }
     }
   });
 });

@@ -63,6 +63,26 @@ describe("response builder", () => {
     expect(cut.finishReason).toBe("length");
   });
 
+  it("leaves a call cut off inside its JSON out of the content, with no tool_calls entry", () => {
+    const half = 'Let me add.\n<tool_call>\n{"name": "add", "arguments": {"a": 1';
+    expect(buildMessage(half, "length", true)).toEqual({ message: { role: "assistant", content: "Let me add." }, finishReason: "length" });
+    // nothing before the call: no content at all
+    expect(buildMessage('<tool_call>\n{"name": "ad', "length", true)).toEqual({ message: { role: "assistant", content: null }, finishReason: "length" });
+    // a tag written inside the cut call's JSON string is part of that call
+    expect(buildMessage('Hi.\n<tool_call>\n{"name": "echo", "arguments": {"s": "<tool_call>', "length", true).message.content).toBe("Hi.");
+    // a whole call before the cut one is kept; the cut one is dropped
+    const two = buildMessage('A.\n<tool_call>\n{"name": "add", "arguments": {}}\n</tool_call>\n<tool_call>\n{"name": "mu', "length", true);
+    expect(two.message.content).toBe("A.");
+    expect(two.message.tool_calls!.map((c) => c.function.name)).toEqual(["add"]);
+    expect(two.finishReason).toBe("length");
+    // with the reasoning parser the thought still goes to `reasoning`
+    const thought = buildMessage('<think>\nadd\n</think>\n\nOK.\n<tool_call>\n{"na', "length", true, Infinity, { parse: true, opensThink: false });
+    expect(thought).toEqual({ message: { role: "assistant", content: "OK.", reasoning: "add" }, finishReason: "length" });
+    // a broken call the model ended itself is what it wrote, as vLLM returns it; tools off: all text
+    expect(buildMessage('<tool_call>\n{"name": "ad', "stop", true).message.content).toBe('<tool_call>\n{"name": "ad');
+    expect(buildMessage(half, "length", false).message.content).toBe(half);
+  });
+
   it("streams only text that cannot turn into a stop string or a tool call", () => {
     expect(releasable("hello wor", ["world"], false)).toBe("hello ");
     expect(releasable("hello", [], false)).toBe("hello");

@@ -14,11 +14,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initRandomWeights, saveCheckpoint } from "../../src/policy/weights.js";
+import { initRandomWeights, readModelConfig, saveCheckpoint } from "../../src/policy/weights.js";
 import { startServer, type RunningServer } from "../../src/serve/server.js";
 import { SCHEMAS } from "./schemas.js";
 import { makeAdapter } from "./adapter.js";
-import { untrainedDefaultModelDir } from "../train/helpers.js";
+import { tinyModelDir, untrainedDefaultModelDir } from "../train/helpers.js";
 
 let server: RunningServer;
 let client: OpenAI;
@@ -360,6 +360,45 @@ describe("serve", () => {
     }
   });
 
+  it("says when an adapter was trained on another base: refused with both named when the shapes do not fit, a warning when they do", async () => {
+    const load = (name: string, dir: string) => fetch(`${server.url}/load_lora_adapter`, { method: "POST", body: JSON.stringify({ lora_name: name, lora_path: dir }) });
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "lora-base-"));
+    try {
+      // trained on this very folder: loaded without a word
+      const own = path.join(tmp, "own");
+      await makeAdapter(own, server.registry.config, 7, untrained);
+      const ok = await load("own", own);
+      expect(await ok.text()).toBe("Success: LoRA adapter 'own' added successfully.");
+      expect(server.registry.get("own").warning).toBeUndefined();
+      // trained on the built-in model's pretrained weights, served on a random-init copy of it: the
+      // shapes fit, so it loads, with a warning naming both
+      const builtIn = await load("builtin", adapterDir);
+      expect(builtIn.status).toBe(200);
+      const said = await builtIn.text();
+      expect(said).toMatch(/^Success: LoRA adapter 'builtin' added successfully\. Warning: /);
+      expect(said).toContain('trained on base model "default"');
+      expect(said).toContain(`this server's base model is ${untrained} (served as "default")`);
+      // a Hub id whose name is another model's (Qwen2.5-0.5B vs -Instruct have the same shapes)
+      const hub = path.join(tmp, "hub");
+      await makeAdapter(hub, server.registry.config, 7, "Qwen/Qwen2.5-0.5B-Instruct");
+      expect(await (await load("hub", hub)).text()).toContain('trained on base model "Qwen/Qwen2.5-0.5B-Instruct"');
+      // another model's shapes: refused, naming both bases
+      const tiny = tinyModelDir(1);
+      const other = path.join(tmp, "other");
+      await makeAdapter(other, readModelConfig(tiny), 7, tiny);
+      const bad = await load("other", other);
+      expect(bad.status).toBe(400);
+      const err = ((await bad.json()) as { error: { message: string; param: string } }).error;
+      expect(err.param).toBe("lora_path");
+      expect(err.message).toContain(`the adapter was trained on base model "${tiny}"`);
+      expect(err.message).toContain(`this server's base model is ${untrained} (served as "default"), and the adapter does not fit it`);
+      expect(server.registry.list().map((m) => m.name)).not.toContain("other");
+    } finally {
+      for (const n of ["own", "builtin", "hub"]) if (server.registry.list().some((m) => m.name === n)) await server.registry.unloadAdapter(n);
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   it("refuses a prompt over the context (400) and cuts max_tokens to the room the prompt leaves", async () => {
     const ctx = server.registry.config.maxPositions;
     const promptTokens = (n: number) => server.registry.tokenizer.encodeChat(user("7 ".repeat(n)), { addGenerationPrompt: true }).length;
@@ -386,6 +425,18 @@ describe("serve", () => {
 });
 
 describe("serve options", () => {
+  it("warns in the log when an --adapter given at start was trained on another base", async () => {
+    const lines: string[] = [];
+    const s = await startServer({ model: untrained, port: 0, adapters: [{ name: "mine", path: adapterDir }], log: (l) => lines.push(l) });
+    try {
+      expect(s.registry.list().map((m) => m.name)).toEqual([path.basename(untrained), "mine"]);
+      expect(lines.filter((l) => l.startsWith("warning: LoRA adapter \"mine\""))).toHaveLength(1);
+      expect(lines.join("\n")).toContain(`was trained on base model "default" (adapter_config.json base_model_name_or_path), but this server's base model is ${untrained}`);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("checks the bearer key when one is set, runs on the tfjs engine, loads --adapter at start", async () => {
     const dir = adapterDir;
     const s = await startServer({ model: "default", port: 0, apiKey: "sekret", engine: "tfjs", servedModelName: "tiny", adapters: [{ name: "mine", path: dir }] });

@@ -121,6 +121,34 @@ describe("tool calls over HTTP", () => {
     expect(finish).toBe("tool_calls");
   });
 
+  it("a call cut off by max_tokens inside its JSON: finish_reason length, the text before it, no markup, whole and streamed", async () => {
+    const tok = server.registry.tokenizer;
+    const ids = tok.encode(REPLY);
+    // the budget ends inside the arguments
+    const k = ids.findIndex((_, i) => tok.decode(ids.slice(0, i)).includes('"arguments"'));
+    expect(k).toBeGreaterThan(0);
+    const params = { model: "default", messages: [{ role: "user" as const, content: "add 2 and 3" }], tools: TOOLS, temperature: 0, max_tokens: k };
+    const whole = await client.chat.completions.create(params);
+    expect(whole.choices[0].finish_reason).toBe("length");
+    expect(whole.choices[0].message.content).toBe("Sure.");
+    expect(whole.choices[0].message.tool_calls ?? []).toEqual([]);
+    const stream = await client.chat.completions.create({ ...params, stream: true });
+    let content = "";
+    let calls = 0;
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      for (const ch of chunk.choices) {
+        content += ch.delta.content ?? "";
+        calls += ch.delta.tool_calls?.length ?? 0;
+        finish = ch.finish_reason ?? finish;
+      }
+    }
+    expect(content.trim()).toBe("Sure.");
+    expect(content).not.toContain("<tool");
+    expect(calls).toBe(0);
+    expect(finish).toBe("length");
+  });
+
   it("streams the text after a tool call too, as the non-streamed message holds it", async () => {
     const m = server.registry.get("default");
     const tok = server.registry.tokenizer;

@@ -51,7 +51,7 @@ export function register(program: Command): void {
     .option("--no-enable-prefix-caching", "prefill every prompt whole (vLLM's flag; by default the keys and values of recent prompts are kept, so a prompt starting like one of them prefills only its new tokens)")
     .option("--prefix-cache-mib <n>", "the prefix store's budget per served model and adapter, in MiB of keys and values (0 turns caching off)", "256")
     .option("--allow-origin <origin>", "a web page origin (https://app.example) allowed to call the server, with CORS headers; repeatable, * for any (pages on localhost always may; others are refused)", (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .option("--quiet", "no request log")
+    .option("--quiet", "no request log (warnings are still written)")
     .action(async (flags: ServeFlags) => {
       const engine = flags.engine;
       if (engine !== "auto" && engine !== "ort" && engine !== "tfjs") throw new TrainMcpError("ConfigInvalid", `--engine: expected auto, ort or tfjs, got "${engine}"`);
@@ -68,7 +68,10 @@ export function register(program: Command): void {
         if (!ok) throw new TrainMcpError("ConfigInvalid", `--allow-origin ${o}: expected an origin such as https://app.example or http://localhost:3000 (scheme, host, port; no path), or *`);
       }
       const prefixCacheMib = intFlag("--prefix-cache-mib", flags.prefixCacheMib, 0, 1 << 20);
-      const log = flags.quiet ? () => {} : (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+      // --quiet drops the request log, not warnings (an adapter on another base, a public bind)
+      const log = (line: string) => {
+        if (!flags.quiet || line.startsWith("warning:")) process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+      };
       const server = await startServer({
         model: flags.model,
         port: intFlag("--port", flags.port, 0, 65535),
