@@ -10,6 +10,7 @@ import { TrainMcpError } from "../errors.js";
 import type { ConnectOptions } from "../mcp/options.js";
 import { ELICITATION_MODES, type ElicitationMode } from "../mcp/elicitation.js";
 import type { SamplingEndpoint } from "../mcp/sampling.js";
+import { parseTimeoutMs } from "../mcp/timeout.js";
 
 export interface TargetFlags {
   server: string;
@@ -38,7 +39,8 @@ export function addConnectOptions(cmd: Command): Command {
     .option("-e, --env <K=V>", "environment variable for a stdio server (repeatable); ${cwd} in a value is the server's working directory (its --template-dir copy)", collect)
     .option("--cwd <dir>", "working directory of a stdio server")
     .option("-H, --header <'K: V'>", "extra HTTP header, e.g. 'Authorization: Bearer …' (repeatable)", collect)
-    .option("--timeout <ms>", "per-call and connect timeout in milliseconds (default 30000)")
+    // read at parse time, for every command (train's too): a bad value stops before anything starts
+    .addOption(new Option("--timeout <duration>", "per-call and connect timeout: milliseconds, or with a unit (500ms, 30s, 2m); default 30000").argParser((v) => String(parseTimeoutMs(v))))
     .option("--template-dir <dir>", "stdio: copy this folder to a fresh temp dir for every server instance, run the server there, delete the copy after (the server's files stay untouched)")
     .option("--resource-tools", "offer the server's MCP resources to the model as two tools, list_resources and read_resource (when the server declares resources)")
     .option("--sampling-model <name>", "answer the server's sampling requests (a tool asking the client's model for a completion) with this model, and declare the capability")
@@ -80,11 +82,7 @@ export function parseEnvAndHeaders(envList: string[] = [], headerList: string[] 
 
 export function connectArgs(flags: TargetFlags): { target: string; options: ConnectOptions } {
   const { env, headers } = parseEnvAndHeaders(flags.env, flags.header);
-  let timeoutMs: number | undefined;
-  if (flags.timeout !== undefined) {
-    timeoutMs = Number(flags.timeout);
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TrainMcpError("ConfigInvalid", `--timeout expects milliseconds > 0, got "${flags.timeout}"`);
-  }
+  const timeoutMs = flags.timeout === undefined ? undefined : parseTimeoutMs(flags.timeout);
   return {
     target: flags.server,
     options: {

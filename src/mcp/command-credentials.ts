@@ -40,10 +40,12 @@ export function redactHeldSecrets(s: string, held: readonly string[]): string {
   for (const secret of held) if (secret.length >= 6) out = out.split(secret).join(REDACTED);
   return redactSecretValues(out);
 }
+// The words that name a secret, the one list every name test below is built from.
+const SECRET_WORD = String.raw`(?:token|authorization|(?:api|access|secret|license|client|auth|stripe)[-_.]?key|apikey|secret|password|passwd|pwd|credentials?|pat|cookie|auth)`;
 // a flag or variable whose last word names a secret: `--api-key`, `--github-token`, `DB_PASSWORD`;
 // `--key-file`, `--max-tokens`, `--keyword`, `--primary-key`, `--sort-key` or `--tls-key` (a
 // path) name no secret, and a negated flag (`--no-auth`) takes no value
-const SECRET_NAME = /(?:^|[-_.])(?:token|(?:api|access|secret|license|client|auth|stripe)[-_.]?key|apikey|secret|password|passwd|pwd|credentials?|pat|cookie|auth)$/i;
+const SECRET_NAME = new RegExp(String.raw`(?:^|[-_.])${SECRET_WORD}$`, "i");
 const NEGATED = /^(?:no|disable|skip|without)[-_]/i;
 // NAME=value, NAME: value, "NAME": "value" (quotes escaped too, inside JSON text)
 const SECRET_SETTING = /\b([A-Za-z_][A-Za-z0-9_.-]*)(\\?"?\s*[=:]\s*\\?"?)([^\s"'\\,;}]{6,})/g;
@@ -121,9 +123,11 @@ export function scrubKey(text: string, apiKey: string | undefined): string {
   return out;
 }
 
-/** `--env` names that say secret (`…KEY`, `…TOKEN`, `…PASSWORD`): their values are blanked
+/** `--env` names that say secret: a secret word or `KEY` as any word of the name (`GH_PAT`,
+ *  `BRAVE_KEY`, `AUTH_HEADER`, `DB_PASSWORD_FILE`), not inside one (`MAX_TOKENS`, `MONKEY`). The
+ *  user typed these values, so any `…KEY` counts, whatever its value looks like; they are blanked
  *  wherever what a server printed is written down. */
-export const SECRET_ENV_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL/i;
+export const SECRET_ENV_NAME = new RegExp(String.raw`(?:^|[-_.])(?:${SECRET_WORD}|key)(?:$|[-_.])`, "i");
 
 /** The values of the secret-named variables among `env`. */
 export function secretEnvValues(env: Record<string, string> | undefined): string[] {

@@ -17,6 +17,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRe
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { TrainMcpError } from "../errors.js";
+import { CallTasks } from "./call-tasks.js";
 import type { ElicitationHandler } from "./elicitation.js";
 import type { SamplingHandler } from "./sampling.js";
 import { StdioTransport } from "./stdio-transport.js";
@@ -45,8 +46,9 @@ export interface ClientRequestHandlers {
 }
 
 /** What this client offers a server beyond calling it: roots (a stdio server's working
- *  directory), sampling, elicitation (form mode only). */
-function newClient(root: { uri: string; name: string } | undefined, { sampling, elicitation }: ClientRequestHandlers): Client {
+ *  directory), sampling, elicitation (form mode only, answered knowing the task of the calls in
+ *  flight, `tasks`). */
+function newClient(root: { uri: string; name: string } | undefined, { sampling, elicitation }: ClientRequestHandlers, tasks: CallTasks): Client {
   const capabilities = {
     ...(root ? { roots: { listChanged: false } } : {}),
     ...(sampling ? { sampling: {} } : {}),
@@ -56,7 +58,10 @@ function newClient(root: { uri: string; name: string } | undefined, { sampling, 
   if (root) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [root] }));
   if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, extra.signal));
   // the SDK refuses URL-mode requests itself: the capability declares forms only
-  if (elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params as ElicitRequestFormParams, extra.signal));
+  if (elicitation)
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      elicitation(request.params as ElicitRequestFormParams, { signal: extra.signal, task: tasks.current() }),
+    );
   return client;
 }
 
@@ -73,6 +78,8 @@ export class Connection {
     readonly client: Client,
     readonly transport: Transport,
     readonly kind: TransportKind,
+    /** the tasks of the calls in flight (the toolbox records them), for elicitation forms */
+    readonly tasks: CallTasks,
   ) {}
 
   get pid(): number | undefined {
@@ -126,8 +133,8 @@ export class Connection {
   }
 
   /** @internal used by the open functions below */
-  static make(client: Client, transport: Transport, kind: TransportKind): Connection {
-    const c = new Connection(client, transport, kind);
+  static make(client: Client, transport: Transport, kind: TransportKind, tasks: CallTasks): Connection {
+    const c = new Connection(client, transport, kind, tasks);
     c.watch();
     deliverResponsesLast(transport);
     return c;
@@ -160,7 +167,8 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
   // a server given a working directory (--cwd, or a --template-dir copy) gets it as its one MCP
   // root: a filesystem server started without folders works there, and nowhere else
   const root = spec.cwd ? { uri: pathToFileURL(path.resolve(spec.cwd)).href, name: "working directory" } : undefined;
-  const client = newClient(root, handlers);
+  const tasks = new CallTasks();
+  const client = newClient(root, handlers, tasks);
   try {
     await client.connect(transport, { timeout: timeoutMs });
   } catch (e) {
@@ -176,7 +184,7 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     const what = /^(spawn |server )/.test(why) ? why : `${message(e)} (${why})`;
     throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: ${what}`, true, { cause: e });
   }
-  return Connection.make(client, transport, "stdio");
+  return Connection.make(client, transport, "stdio", tasks);
 }
 
 async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: number, handlers: ClientRequestHandlers): Promise<Connection> {
@@ -195,10 +203,11 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
   // a socket the server closed as it was reused (a keep-alive race) is retried once on a new one
   for (let attempt = 0; attempt < 2; attempt++) {
     const streamable = new StreamableHTTPClientTransport(url, { requestInit });
-    const client = newClient(undefined, handlers);
+    const tasks = new CallTasks();
+    const client = newClient(undefined, handlers, tasks);
     try {
       await client.connect(streamable, { timeout: timeoutMs });
-      return Connection.make(client, streamable, "streamable-http");
+      return Connection.make(client, streamable, "streamable-http", tasks);
     } catch (e) {
       firstError = e;
       await client.close().catch(() => {});
@@ -213,10 +222,11 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
   }
   // 4xx on the Streamable HTTP handshake: try the 2024-11-05 HTTP+SSE transport on the same URL
   const sse = new SSEClientTransport(url, { requestInit });
-  const sseClient = newClient(undefined, handlers);
+  const sseTasks = new CallTasks();
+  const sseClient = newClient(undefined, handlers, sseTasks);
   try {
     await sseClient.connect(sse, { timeout: timeoutMs });
-    return Connection.make(sseClient, sse, "sse");
+    return Connection.make(sseClient, sse, "sse", sseTasks);
   } catch (e) {
     await sseClient.close().catch(() => {});
     throw new TrainMcpError(

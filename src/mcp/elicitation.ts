@@ -8,8 +8,9 @@
  *   defaults  the user accepts the form as the server pre-filled it: every field that has a
  *             `default` gets it; a form with a required field without one is declined
  *   model     the client's model (--sampling-model's endpoint) fills the form in as a plausible,
- *             cooperative user, with the schema as the reply's response_format; a reply that does
- *             not match the schema is a decline
+ *             cooperative user who wants the task the call works on (the caller's
+ *             `CallOptions.task`, see call-tasks.ts), with the schema as the reply's
+ *             response_format; a reply that does not match the schema is a decline
  *
  * Unset, the capability is not declared (servers may then hide such tools). URL-mode elicitation
  * (open this web page) is never declared: no one is there to open it. The form is the server's
@@ -24,7 +25,14 @@ import { ArgumentValidator } from "./validate.js";
 export const ELICITATION_MODES = ["decline", "cancel", "defaults", "model"] as const;
 export type ElicitationMode = (typeof ELICITATION_MODES)[number];
 
-export type ElicitationHandler = (params: ElicitRequestFormParams, signal?: AbortSignal) => Promise<ElicitResult>;
+/** What the client knows when a form arrives: the request's abort signal, and the user's task
+ *  when the calls in flight agree on one (call-tasks.ts). */
+export interface ElicitationContext {
+  signal?: AbortSignal;
+  task?: string;
+}
+
+export type ElicitationHandler = (params: ElicitRequestFormParams, context?: ElicitationContext) => Promise<ElicitResult>;
 
 type FormContent = NonNullable<ElicitResult["content"]>;
 
@@ -41,7 +49,7 @@ export function elicitationHandler(mode: ElicitationMode, model?: ClientModel): 
       };
     case "model":
       if (!model) throw new Error("elicitation mode `model` needs the client's model (--sampling-model, --sampling-base-url)");
-      return (params, signal) => answerWithModel(model, params, signal);
+      return (params, context) => answerWithModel(model, params, context);
   }
 }
 
@@ -58,19 +66,22 @@ export function formDefaults(schema: ElicitRequestFormParams["requestedSchema"])
 
 const USER_STAND_IN =
   "You stand in for the user of an AI assistant. While working on the user's request, one of the assistant's tools has asked the user to fill in a form. " +
+  "When the request is given, the answers it states or implies are the user's: use them. " +
   "Answer as a cooperative user would: fill every required field with a plausible value that fits the request and the field's description, and leave out optional fields you have no reason to fill. " +
   "Reply with the form's JSON object only.";
 
-async function answerWithModel(model: ClientModel, params: ElicitRequestFormParams, signal?: AbortSignal): Promise<ElicitResult> {
+async function answerWithModel(model: ClientModel, params: ElicitRequestFormParams, { signal, task }: ElicitationContext = {}): Promise<ElicitResult> {
   const { model: name, apiKey, maxTokens = 1024 } = model.endpoint;
   const schema = params.requestedSchema as Record<string, unknown>;
+  // without the task the stand-in can only invent plausible values; with it, the user's own
+  const request = task ? `The user's request to the assistant:\n${task}\n\n` : "";
   let reply: string;
   try {
     const completion = await model.complete(
       {
         messages: [
           { role: "system", content: USER_STAND_IN },
-          { role: "user", content: `The tool asks: ${params.message}\n\nThe form (JSON Schema):\n${JSON.stringify(schema)}` },
+          { role: "user", content: `${request}The tool asks: ${params.message}\n\nThe form (JSON Schema):\n${JSON.stringify(schema)}` },
         ],
         max_tokens: Math.min(512, maxTokens),
         response_format: { type: "json_schema", json_schema: { name: "form", schema, strict: false } },

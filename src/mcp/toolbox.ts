@@ -202,10 +202,16 @@ export class McpToolbox implements Toolbox {
       maxTotalTimeout: totalMs,
       onprogress: (p: { progress: number; total?: number; message?: string }) => options.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
     };
-    const send = async (c: Connection): Promise<ToolResult> =>
-      this.shared.resourceTools.has(name)
-        ? callResourceTool(c.client, name, check.args as Record<string, unknown>, requestOptions, this.options.maxOutputChars)
-        : normalizeResult(await c.client.request({ method: "tools/call", params: { name, arguments: check.args } }, LooseCallResultSchema, requestOptions), this.options.maxOutputChars);
+    const send = async (c: Connection): Promise<ToolResult> => {
+      const end = c.tasks.begin(options.task);
+      try {
+        return this.shared.resourceTools.has(name)
+          ? await callResourceTool(c.client, name, check.args as Record<string, unknown>, requestOptions, this.options.maxOutputChars)
+          : normalizeResult(await c.client.request({ method: "tools/call", params: { name, arguments: check.args } }, LooseCallResultSchema, requestOptions), this.options.maxOutputChars);
+      } finally {
+        end();
+      }
+    };
     try {
       conn = await this.live();
       if (signal?.aborted) return fault("aborted", `call to ${name} aborted`);

@@ -52,6 +52,10 @@ export interface CallOptions {
   /** default 30 s */
   timeoutMs?: number;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** the user's task this call works toward (a rollout's scenario task): a form the server asks
+   *  the user to fill in during the call (`--elicitation model`) is answered knowing it; default
+   *  none, and the form is filled in with plausible values */
+  task?: string;
 }
 
 export interface ToolboxStats {

@@ -208,6 +208,22 @@ describe.concurrent("train-mcp CLI", () => {
     expect(noScript.stderr).not.toContain("requireStack");
   });
 
+  it("takes --timeout with a unit, and refuses seconds typed as milliseconds before connecting", async () => {
+    const seconds = await cli("tools", "--timeout", "30", "-s", "fixture:calculator");
+    expect(seconds.code).toBe(2);
+    oneCleanLine(seconds.stderr);
+    expect(seconds.stderr).toContain("--timeout 30 is in milliseconds");
+    expect(seconds.stderr).toContain("write 30000 or 30s");
+    // train reads the flag the same way, before anything starts
+    const train = await cli("train", "--server", "fixture:calculator", "--timeout", "1");
+    expect(train.code).toBe(2);
+    oneCleanLine(train.stderr);
+    expect(train.stderr).toContain("--timeout 1 is in milliseconds, too short to start a server or call a tool; for 1 s write 1000 or 1s");
+    const withUnit = await cli("tools", "--timeout", "20s", "-s", "fixture:calculator");
+    expect(withUnit.code).toBe(0);
+    expect(withUnit.stdout).toMatch(/calculate\s+expression/);
+  });
+
   it("removes its stdio server log at a clean exit and keeps the one a failure names", async () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "server-log-"));
     const logs = () => (fs.existsSync(path.join(tmp, "train-mcp")) ? fs.readdirSync(path.join(tmp, "train-mcp")) : []);

@@ -104,6 +104,19 @@ describe("redactTargetCredentials", () => {
     expect(text).not.toContain(key);
     expect(text).not.toContain("tok-0123456789");
   });
+  it("blanks in a server's log the --env values whose name has a secret word, the same words as a command line's", async () => {
+    const log = join(mkdtempSync(join(tmpdir(), "env-log-")), "server.log");
+    const env = { GH_PAT: "pat-value-0123", SESSION_COOKIE: "cookie-value-4567", BRAVE_KEY: "brave-value-89", MAX_TOKENS: "4096000", MONKEY_BUSINESS: "bananas-all-day" };
+    const toolbox = await connect(stdioTarget("everything", "--log-env"), { env, serverLog: log, timeoutMs: 10_000 });
+    await toolbox.close();
+    const text = readFileSync(log, "utf8");
+    for (const name of ["GH_PAT", "SESSION_COOKIE", "BRAVE_KEY"]) expect(text).toContain(`"${name}":"***"`);
+    // a secret word inside another word is not one: these values stay readable
+    expect(text).toContain('"MAX_TOKENS":"4096000"');
+    expect(text).toContain('"MONKEY_BUSINESS":"bananas-all-day"');
+    // a command line reads the same secret words (a bare `…_KEY` there needs a key-shaped value: it may name a path)
+    expect(redactCommandWords(["env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`)])).toEqual(["env", "GH_PAT=[redacted]", "SESSION_COOKIE=[redacted]", "BRAVE_KEY=brave-value-89", "MAX_TOKENS=4096000", "MONKEY_BUSINESS=bananas-all-day"]);
+  });
 });
 
 describe("what tools print, as a run writes it down", () => {

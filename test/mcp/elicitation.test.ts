@@ -33,6 +33,12 @@ async function toolbox(target: string, options: ConnectOptions): Promise<McpTool
   return tb;
 }
 
+async function serverWith(...flags: string[]): Promise<HttpServer> {
+  const server = await startEverything("http", 0, ...flags);
+  servers.push(server);
+  return server;
+}
+
 const withModel = (): ConnectOptions => ({ elicitation: "model", sampling: { baseUrl: llm.url, model: "user-sim", apiKey: KEY } });
 
 describe("elicitation forms from a server", () => {
@@ -75,6 +81,50 @@ describe("elicitation forms from a server", () => {
     // a fenced reply is still the form
     reply = '```json\n{"name": "Bo", "guests": 2}\n```';
     expect((await tb.call("book_table", { restaurant: "Luigi's" })).text).toBe("booked Luigi's for Bo, 2 guests, inside");
+  });
+
+  it("are filled in knowing the task of the call, and never with a guess between two tasks", async () => {
+    // a stand-in user that can only know the name from the task it is shown; from `holdFrom` on,
+    // it answers nothing until two forms have arrived (both calls are then surely in flight)
+    let holdFrom = Infinity;
+    let held: Array<() => void> = [];
+    const user = await startChatServer(async (req, i) => {
+      if (i >= holdFrom)
+        await new Promise<void>((ok) => {
+          held.push(ok);
+          if (held.length === 2) held.forEach((release) => release());
+          setTimeout(ok, 5000);
+        });
+      const text = String(req.messages[1].content);
+      const name = /for (\w+ \w+), party of (\d+)/.exec(text);
+      return { content: name ? JSON.stringify({ name: name[1], guests: Number(name[2]), seating: "outside" }) : '{"name": "Someone", "guests": 2}' };
+    });
+    try {
+      for (const target of [stdioTarget("everything", "--elicitation"), (await serverWith("--elicitation")).url]) {
+        const tb = await toolbox(target, { elicitation: "model", sampling: { baseUrl: user.url, model: "user-sim" } });
+        const task = "Book a table at Luigi's for Grace Hopper, party of 3.";
+        expect((await tb.call("book_table", { restaurant: "Luigi's" }, { task })).text).toBe("booked Luigi's for Grace Hopper, 3 guests, outside");
+        expect(String(user.requests.at(-1)!.messages[1].content)).toMatch(/^The user's request to the assistant:\nBook a table at Luigi's for Grace Hopper, party of 3\.\n\nThe tool asks: Booking a table/);
+        // no task given: the form is filled in without one, as before
+        expect((await tb.call("book_table", { restaurant: "Luigi's" })).text).toBe("booked Luigi's for Someone, 2 guests, inside");
+        // a group's members share their task on a shared server: each form knows it
+        const group = await Promise.all([1, 2].map(() => tb.call("book_table", { restaurant: "Luigi's" }, { task })));
+        expect(group.map((r) => r.text)).toEqual(["booked Luigi's for Grace Hopper, 3 guests, outside", "booked Luigi's for Grace Hopper, 3 guests, outside"]);
+        // two tasks in flight on one connection when both forms arrive: neither form gets a task
+        const before = user.requests.length;
+        [holdFrom, held] = [before, []];
+        const both = await Promise.all([task, "Book a table at Luigi's for Alan Turing, party of 5."].map((t) => tb.call("book_table", { restaurant: "Luigi's" }, { task: t })));
+        holdFrom = Infinity;
+        expect(both.map((r) => r.text)).toEqual(["booked Luigi's for Someone, 2 guests, inside", "booked Luigi's for Someone, 2 guests, inside"]);
+        expect(user.requests.slice(before).map((r) => String(r.messages[1].content))).toEqual([expect.stringMatching(/^The tool asks/), expect.stringMatching(/^The tool asks/)]);
+        // each isolated instance answers for its own rollout's task
+        const child = await tb.isolated();
+        expect((await child.call("book_table", { restaurant: "Luigi's" }, { task: "Book a table at Luigi's for Alan Turing, party of 5." })).text).toBe("booked Luigi's for Alan Turing, 5 guests, outside");
+        await child.close();
+      }
+    } finally {
+      await user.close();
+    }
   });
 
   it("reach the server as an error without the key when the model's endpoint fails, and the session goes on", async () => {

@@ -66,6 +66,50 @@ describe("resource tools over stdio", () => {
     expect(tb.stats()).toMatchObject({ calls: 3, errors: 3, invalidArguments: 2 });
   });
 
+  it("pages a list longer than a tool result, each page saying how many are left and the cursor to the rest", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--resources", "--many-resources", "300"));
+    // the 20 requests one call makes must not pile listeners on one signal
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    const want = [...parseResourceListing(LISTING).map((r) => r.uri), ...Array.from({ length: 300 }, (_, i) => `mem://bulk/${i}`)];
+    const follow = async (args: Record<string, string>) => {
+      const uris: string[] = [];
+      const footers: string[] = [];
+      for (let cursor: string | undefined, calls = 0; calls < 50; calls++) {
+        const page = await tb.call("list_resources", cursor === undefined ? args : { ...args, cursor });
+        expect(page).toMatchObject({ isError: false, truncated: false });
+        expect(page.text.length).toBeLessThanOrEqual(20_000);
+        uris.push(...parseResourceListing(page.text).map((r) => r.uri));
+        const last = page.text.split("\n").at(-1)!;
+        cursor = /cursor "([^"]+)"/.exec(last)?.[1];
+        if (cursor === undefined) return { uris, footers };
+        footers.push(last);
+      }
+      throw new Error("the cursors never ended");
+    };
+    // 306 resources of ~600 characters over 153 pages of the server's: every one listed once, in order
+    const all = await follow({});
+    expect(all.uris).toEqual(want);
+    expect(all.footers.length).toBeGreaterThan(1);
+    // a page says how many more it read (more still on the server's later pages: "+")
+    expect(all.footers[0]).toMatch(/^\(\d+\+ more resources: call list_resources again with cursor "[A-Za-z0-9_-]+" for the next ones\)$/);
+    // a query reaches matches past the pages one call reads, and keeps its templates out of later pages
+    const found = await follow({ query: "number 29" });
+    expect(found.uris).toEqual(["mem://bulk/29", ...Array.from({ length: 10 }, (_, i) => `mem://bulk/${290 + i}`)]);
+    expect(found.footers[0]).toMatch(/^\(more matching resources on the server's later pages: call list_resources again with cursor "\S+" and the same query for the next ones\)$/);
+    // a cursor from one instance goes on in another (isolated rollouts), and a made-up one is refused
+    const first = await tb.call("list_resources", {});
+    const cursor = /cursor "([^"]+)"/.exec(first.text)![1];
+    const child = await tb.isolated();
+    expect(parseResourceListing((await child.call("list_resources", { cursor })).text)[0].uri).toBe(want[parseResourceListing(first.text).length]);
+    await child.close();
+    expect(await tb.call("list_resources", { cursor: "page-2" })).toMatchObject({ isError: true, fault: "invalid_arguments", text: expect.stringContaining("is not one list_resources gave") });
+    await new Promise((ok) => setImmediate(ok)); // warnings are emitted on the next tick
+    process.off("warning", onWarning);
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
+  });
+
   it("gives isolated instances the same tools, read from their own process", async () => {
     const tb = await toolbox(stdioTarget("everything", "--resources"));
     const child = await tb.isolated();

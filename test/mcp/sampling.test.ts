@@ -15,9 +15,15 @@ let llm: ChatServer;
 const open: McpToolbox[] = [];
 const servers: HttpServer[] = [];
 
+// the text of a message, whether one string or content parts
+const textOf = (content: unknown): string =>
+  Array.isArray(content) ? content.map((p: { type: string; text?: string }) => (p.type === "text" ? p.text : `<${p.type}>`)).join("\n") : String(content ?? "");
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+
 beforeAll(async () => {
   llm = await startChatServer((req) => {
-    const user = String(req.messages.at(-1)?.content ?? "");
+    const user = textOf(req.messages.at(-1)?.content);
     if (user.includes("please fail")) return { status: 500, error: `upstream broke for key ${KEY}` };
     if (user.includes("cut short")) return { content: "a summ", finishReason: "length" };
     if (user.includes("no choices")) return { body: { id: "c", object: "chat.completion", created: 0, model: "m-test", choices: [] } };
@@ -49,11 +55,53 @@ describe("sampling requests from a server", () => {
       max_tokens: 64, // the cap, not the 5000 asked for
       messages: [
         { role: "system", content: "Be brief." },
-        { role: "user", content: "Summarize: a very long text\n[image: image/png, 68 bytes]" },
+        { role: "user", content: [{ type: "text", text: "Summarize: a very long text" }, { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } }] },
       ],
     });
     expect(small).toMatchObject({ max_tokens: 7, stop: ["END"] });
     expect(llm.headers[before].authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it("send a user turn's images and WAV/MP3 audio as content parts, and placeholders for what the API cannot take", async () => {
+    const tb = await toolbox(stdioTarget("everything", "--sampling"), {});
+    const before = llm.requests.length;
+    expect((await tb.call("summarize", { text: "media", media: true })).text).toBe("m-test (endTurn): a short summary");
+    expect(llm.requests[before].messages).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Draw a dot." },
+      // an assistant turn takes text only
+      { role: "assistant", content: "[image: image/png, 68 bytes]" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Summarize: media" },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+          { type: "input_audio", input_audio: { data: b64("RIFF-wav"), format: "wav" } },
+          { type: "input_audio", input_audio: { data: b64("ID3-mp3"), format: "mp3" } },
+          { type: "text", text: "[audio: audio/ogg, 4 bytes]\n[image: image/svg+xml, 6 bytes]" },
+        ],
+      },
+    ]);
+  });
+
+  it("fall back to placeholders for an endpoint that refuses media, and then send it text alone", async () => {
+    const textModel = await startChatServer((req) =>
+      req.messages.some((m) => Array.isArray(m.content)) ? { status: 400, error: "this model does not accept image_url content" } : { content: "ok" },
+    );
+    try {
+      const tb = await connect(stdioTarget("everything", "--sampling"), { timeoutMs: 10_000, sampling: { baseUrl: textModel.url, model: "m" } });
+      open.push(tb);
+      expect((await tb.call("summarize", { text: "one" })).text).toBe("m (endTurn): ok");
+      expect((await tb.call("summarize", { text: "two" })).text).toBe("m (endTurn): ok");
+      // refused with the image, answered without it; the next request goes as text at once
+      expect(textModel.requests.map((r) => r.messages.at(-1)!.content)).toEqual([
+        [{ type: "text", text: "Summarize: one" }, { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } }],
+        "Summarize: one\n[image: image/png, 68 bytes]",
+        "Summarize: two\n[image: image/png, 68 bytes]",
+      ]);
+    } finally {
+      await textModel.close();
+    }
   });
 
   it("report a cut-off completion as maxTokens, and an endpoint failure to the server as an error without the key", async () => {

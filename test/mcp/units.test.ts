@@ -1,5 +1,5 @@
 /**
- * The pure parts of the MCP layer, without servers: target parsing, command-line splitting,
+ * The pure parts of the MCP layer, without servers: target parsing, command-line splitting, timeouts,
  * result normalization edge cases, schema dialects in the validator, the semaphore.
  */
 import { describe, expect, it } from "vitest";
@@ -7,7 +7,9 @@ import { normalizeResult, truncate } from "../../src/mcp/normalize.js";
 import { Semaphore } from "../../src/mcp/semaphore.js";
 import { parseTarget, splitCommandLine } from "../../src/mcp/target.js";
 import { ArgumentValidator } from "../../src/mcp/validate.js";
-import { connectArgs } from "../../src/cli/target-options.js";
+import { Command } from "commander";
+import { addTargetOptions, connectArgs } from "../../src/cli/target-options.js";
+import { parseTimeoutMs, TimeoutMsSchema } from "../../src/mcp/timeout.js";
 
 describe("targets", () => {
   it("recognizes URLs, fixtures, stdio: and bare command lines", () => {
@@ -37,6 +39,25 @@ describe("targets", () => {
     expect(bad).toThrow(/--header Authorization: the value contains a line break/);
     expect(bad).not.toThrow(/sekrit/);
     expect(() => connectArgs({ server: "x", timeout: "soon" })).toThrow(/--timeout/);
+  });
+
+  it("reads --timeout as milliseconds or with a unit, and refuses seconds typed as milliseconds", () => {
+    expect([parseTimeoutMs("30000"), parseTimeoutMs("30s"), parseTimeoutMs("500ms"), parseTimeoutMs("2m"), parseTimeoutMs("1.5s"), parseTimeoutMs("100")]).toEqual([30_000, 30_000, 500, 120_000, 1500, 100]);
+    expect(connectArgs({ server: "x", timeout: "45s" }).options.timeoutMs).toBe(45_000);
+    // read as the flag is parsed, into the milliseconds every command (train's config too) takes
+    expect(addTargetOptions(new Command()).parse(["-s", "x", "--timeout", "2m"], { from: "user" }).opts().timeout).toBe("120000");
+    // `--timeout 30` meaning 30 seconds: refused with the unit named and both spellings of 30 s
+    expect(() => connectArgs({ server: "x", timeout: "30" })).toThrow("--timeout 30 is in milliseconds, too short to start a server or call a tool; for 30 s write 30000 or 30s");
+    expect(() => parseTimeoutMs("1")).toThrow(/--timeout 1 is in milliseconds.*write 1000 or 1s/);
+    expect(() => parseTimeoutMs("0")).toThrow(/above 0/);
+    expect(() => parseTimeoutMs("-5")).toThrow(/expects milliseconds or a number with a unit/);
+    expect(() => parseTimeoutMs("30 sec")).toThrow(/expects milliseconds or a number with a unit/);
+    expect(() => parseTimeoutMs("48h")).toThrow(/at most 24 hours/);
+    // no server answers within 100 ms, whatever the unit
+    expect(() => parseTimeoutMs("50ms")).toThrow(/at least 100 ms, got "50ms"/);
+    // a config file's field reads the same way, numbers or strings
+    expect([TimeoutMsSchema.parse(30_000), TimeoutMsSchema.parse("30s")]).toEqual([30_000, 30_000]);
+    expect(TimeoutMsSchema.safeParse(30).error?.issues[0].message).toMatch(/30 is in milliseconds/);
   });
 });
 

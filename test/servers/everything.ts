@@ -12,6 +12,7 @@
  *   --junk-on-start   print non-JSON lines on stdout before serving (stdio)
  *   --task-only       list only `echo` and a tool that runs only as an MCP task
  *   --resources       also offer resources (paginated, 2 a page), a URI template and resource reads
+ *   --many-resources N  with --resources, N more resources with long descriptions (mem://bulk/<i>)
  *   --resource-clash  list only `echo` and a tool of the server's own named `read_resource`
  *   --sampling        list only `echo`, and `summarize` (which asks the client's model through
  *                     sampling/createMessage) to clients that declare sampling
@@ -112,7 +113,7 @@ const TOOLS: Tool[] = [
 const SUMMARIZE: Tool = {
   name: "summarize",
   description: "Summarizes text with the client's model (MCP sampling).",
-  inputSchema: obj({ text: { type: "string" }, max_tokens: { type: "integer" }, stop: { type: "string" } }, ["text"]),
+  inputSchema: obj({ text: { type: "string" }, max_tokens: { type: "integer" }, stop: { type: "string" }, media: { type: "boolean", description: "also send audio, an SVG and an earlier assistant turn with an image" } }, ["text"]),
 };
 
 // forms as third-party servers write them: required fields with and without defaults, an enum
@@ -137,10 +138,18 @@ const RESOURCES: Resource[] = [
 const NOTES: Record<string, string> = { a: "alpha note", b: "bravo note", c: "charlie note", secret: "the hidden note" };
 
 function addResources(server: Server): void {
+  // a list longer than a tool result may be, over more pages than one listing reads
+  const bulk: Resource[] = Array.from({ length: Number(flag("many-resources") ?? 0) }, (_, i) => ({
+    uri: `mem://bulk/${i}`,
+    name: `bulk-${i}`,
+    mimeType: "text/plain",
+    description: `Bulk note number ${i}, one of many that make the list long. ${"Filler words to lengthen the line. ".repeat(15)}`,
+  }));
+  const all = [...RESOURCES, ...bulk];
   server.setRequestHandler(ListResourcesRequestSchema, async (req) => {
     const start = Number(req.params?.cursor ?? 0);
     const next = start + 2;
-    return { resources: RESOURCES.slice(start, next), ...(next < RESOURCES.length ? { nextCursor: String(next) } : {}) };
+    return { resources: all.slice(start, next), ...(next < all.length ? { nextCursor: String(next) } : {}) };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [{ uriTemplate: "mem://notes/{name}", name: "note", description: "Any note by its name." }],
@@ -281,7 +290,29 @@ function makeServer(): Server {
         // what an untrusted server may ask: a model of its choosing, lots of tokens, the host's context
         const r = await server.createMessage(
           {
-            messages: [{ role: "user", content: [{ type: "text", text: `Summarize: ${String(a.text)}` }, { type: "image", data: PNG, mimeType: "image/png" }] }],
+            messages: [
+              ...(a.media
+                ? [
+                    { role: "user" as const, content: { type: "text" as const, text: "Draw a dot." } },
+                    { role: "assistant" as const, content: { type: "image" as const, data: PNG, mimeType: "image/png" } },
+                  ]
+                : []),
+              {
+                role: "user",
+                content: [
+                  { type: "text", text: `Summarize: ${String(a.text)}` },
+                  { type: "image", data: PNG, mimeType: "image/png" },
+                  ...(a.media
+                    ? [
+                        { type: "audio" as const, data: Buffer.from("RIFF-wav").toString("base64"), mimeType: "audio/wav" },
+                        { type: "audio" as const, data: Buffer.from("ID3-mp3").toString("base64"), mimeType: "audio/mpeg" },
+                        { type: "audio" as const, data: Buffer.from("OggS").toString("base64"), mimeType: "audio/ogg" },
+                        { type: "image" as const, data: Buffer.from("<svg/>").toString("base64"), mimeType: "image/svg+xml" },
+                      ]
+                    : []),
+                ],
+              },
+            ],
             systemPrompt: "Be brief.",
             maxTokens: Number(a.max_tokens ?? 50),
             modelPreferences: { hints: [{ name: "some-expensive-model" }] },
