@@ -29,3 +29,16 @@ export function openAiEndpoint(url: string): OpenAiEndpoint {
   if (out.defaultQuery || out.defaultHeaders) out.baseURL = u.toString().replace(/\/$/, "");
   return out;
 }
+
+/** An Azure OpenAI endpoint, by its host or by the api-version query only Azure asks for: its
+ *  model names are deployment names, which GET /models does not list. */
+export function isAzureEndpoint(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const u = new URL(url);
+  return u.searchParams.has("api-version") || /\.(openai\.azure\.com|azure-api\.net|services\.ai\.azure\.com)$/i.test(u.hostname);
+}
+
+/** Whether a GET /models listing names `model`; Ollama lists "llama3:latest" and serves it as "llama3" too. */
+export function listsModel(served: readonly string[], model: string): boolean {
+  return served.some((id) => id === model || id === `${model}:latest`);
+}

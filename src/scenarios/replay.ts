@@ -25,7 +25,7 @@ export interface ReplayResult extends CheckResult {
 
 export async function replayScenario(
   toolbox: Pick<Toolbox, "call">,
-  scenario: Pick<Scenario, "expected" | "reference">,
+  scenario: Pick<Scenario, "expected" | "reference"> & { task?: string },
   options: { timeoutMs?: number } = {},
 ): Promise<ReplayResult> {
   const ref = scenario.reference;
@@ -33,7 +33,7 @@ export async function replayScenario(
   const resultTexts: string[] = [];
   for (let i = 0; i < ref.calls.length; i++) {
     const call = ref.calls[i];
-    const r = await toolbox.call(call.name, call.arguments, { timeoutMs: options.timeoutMs });
+    const r = await toolbox.call(call.name, call.arguments, { timeoutMs: options.timeoutMs, task: scenario.task });
     resultTexts.push(r.text);
     // a call marked `error: true` must come back as the tool's own error, any other must not
     // with error: true, a JSON-RPC error (fault "protocol") is the tool's own answer too

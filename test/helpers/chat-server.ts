@@ -38,7 +38,13 @@ export interface ChatServer {
   close(): Promise<void>;
 }
 
-export async function startChatServer(handler: ChatHandler): Promise<ChatServer> {
+export interface ChatServerOptions {
+  /** the ids GET /v1/models lists (default ["test-model"]); null: no such route (HTTP 404), as some endpoints have none */
+  models?: string[] | null;
+}
+
+export async function startChatServer(handler: ChatHandler, options: ChatServerOptions = {}): Promise<ChatServer> {
+  const models = options.models === undefined ? ["test-model"] : options.models;
   const requests: ChatRequest[] = [];
   const headers: http.IncomingHttpHeaders[] = [];
   const queries: string[] = [];
@@ -53,8 +59,8 @@ export async function startChatServer(handler: ChatHandler): Promise<ChatServer>
     // the query a client sends along (Azure's ?api-version=…) is recorded, the path routed
     const [route, query = ""] = (req.url ?? "").split("?");
     queries.push(query);
-    if (req.method === "GET" && route === "/v1/models") {
-      return send(200, { object: "list", data: [{ id: "test-model", object: "model", owned_by: "test" }] });
+    if (req.method === "GET" && route === "/v1/models" && models) {
+      return send(200, { object: "list", data: models.map((id) => ({ id, object: "model", owned_by: "test" })) });
     }
     if (req.method !== "POST" || route !== "/v1/chat/completions") {
       return send(404, { error: { message: `no route ${req.method} ${req.url}` } });

@@ -40,7 +40,7 @@ describe("train-mcp scenarios", () => {
     const c = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
     expect(c.code).toBe(0);
     expect(c.out).toContain("12 valid scenarios (train 9, test 3)");
-    expect(c.out).toContain("replayed 12 reference solutions: 12 reproduce their expected outcome, 0 do not");
+    expect(c.out).toContain("12 scenarios: 12 ok, 0 failing (0 replay, 0 tool mismatch); 12 reference solutions replayed\n");
 
     const s = await run(["scenarios", "show", file]);
     expect(s.code).toBe(0);
@@ -73,7 +73,7 @@ describe("train-mcp scenarios", () => {
     const tools = new Set(readScenarioFile(file).flatMap((x) => x.reference!.calls.map((c) => c.name)));
     expect([...tools].every((t) => t === "list_todos" || t === "get_todo")).toBe(true);
     // what the scenarios expect is what the untouched server answers
-    expect((await run(["scenarios", "check", file, "--server", todo, "--cwd", data])).out).toContain("4 reproduce their expected outcome, 0 do not");
+    expect((await run(["scenarios", "check", file, "--server", todo, "--cwd", data])).out).toContain("4 ok, 0 failing (0 replay, 0 tool mismatch)");
     // --allow-writes against --template-dir: each server instance works on its own copy of the data
     const w = await run(["scenarios", "generate", "--server", todo, "--template-dir", data, "--allow-writes", "--n", "3", "--seed", "2", "--out", file]);
     expect(w.err).not.toContain("not calling");
@@ -150,6 +150,8 @@ describe("train-mcp scenarios", () => {
         line({ id: "ok", task: "What is 2 + 2?", expected: [{ kind: "numeric", value: 4 }], reference: { calls: [{ name: "calculate", arguments: { expression: "2 + 2" } }], answer: "4" } }),
         line({ id: "b3", task: "Is it stored?", expected: [{ kind: "state", tool: "nosuch", arguments: {}, expect: { kind: "contains", value: "x" } }] }),
         line({ id: "b4", task: "What is 10% of 5?", expected: [{ kind: "numeric", value: 0.5 }], reference: { calls: [{ name: "percentage", arguments: { operation: "tenth", a: 10, b: 5 } }], answer: "0.5" } }),
+        line({ id: "wrong", task: "What is 3 + 3?", expected: [{ kind: "numeric", value: 7 }], reference: { calls: [{ name: "calculate", arguments: { expression: "3 + 3" } }], answer: "7" } }),
+        line({ id: "noref", task: "What is 4 + 4?", expected: [{ kind: "numeric", value: 8 }] }),
       ].join("\n") + "\n",
     );
     const r = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
@@ -157,7 +159,9 @@ describe("train-mcp scenarios", () => {
     expect(r.err).toContain(`${file}:2: field "expected[0].tool": the server has no tool "nosuch" (its tools: calculate, percentage, compound_interest, statistics)`);
     expect(r.err).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: field "reference.calls\\[0\\].arguments": percentage refuses these arguments: .*operation`));
     // refused lines are not replayed (that would report them twice)
-    expect(r.out).toContain("replayed 1 reference solutions: 1 reproduce their expected outcome, 0 do not");
+    // one summary counts both kinds of failure; a tool mismatch still decides the exit code
+    expect(r.out).toContain("5 scenarios: 2 ok, 3 failing (1 replay, 2 tool mismatch); 2 reference solutions replayed, 1 without a reference solution to replay\n");
+    expect(r.err).toMatch(/:4: wrong: no replayed result reproduces it: expected 7/);
     expect(r.err).toContain(`${file}: 2 scenarios name a tool the server does not have, or arguments it refuses`);
   });
 
@@ -183,7 +187,7 @@ describe("train-mcp scenarios", () => {
     expect(r.err).toMatch(/:3: e-state: state calculate\(\{"expression":"2 \+"\}\) failed: /);
     expect(r.err).toMatch(/:4: e-none: reference call 1 calculate answered without the error expected: 10/);
     expect(r.err).toMatch(/note: .*:5: sum: no replayed result states numeric 17: checked on the derived reference answer only/);
-    expect(r.out).toContain("replayed 5 reference solutions: 2 reproduce their expected outcome (1 derived, checked on the reference answer), 3 do not");
+    expect(r.out).toContain("5 scenarios: 2 ok, 3 failing (3 replay, 0 tool mismatch); 5 reference solutions replayed (1 derived, checked on the reference answer only)\n");
   });
 
   it("check --server --fresh replays every scenario on its own instance (for a tool that reads but keeps state)", async () => {
@@ -199,7 +203,7 @@ describe("train-mcp scenarios", () => {
     expect(noServer.err).toContain("--fresh replays on fresh server instances: it needs --server");
     const fresh = await run(["scenarios", "check", file, "--server", stdioTarget("everything"), "--fresh"]);
     expect(fresh.code, fresh.err).toBe(0);
-    expect(fresh.out).toContain("replayed 2 reference solutions: 2 reproduce their expected outcome, 0 do not");
+    expect(fresh.out).toContain("2 scenarios: 2 ok, 0 failing (0 replay, 0 tool mismatch); 2 reference solutions replayed\n");
   });
 
   it("check --server takes the connection flags (--env reaches the server the replay runs on)", async () => {

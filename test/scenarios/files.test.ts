@@ -2,8 +2,11 @@
  * Verified scenarios on a server that addresses files by path: the real
  * @modelcontextprotocol/server-filesystem (a devDependency) over stdio, in a --template-dir copy
  * of a small folder; tasks read a listed file, or find one in a subfolder by its name alone.
+ * Started on absolute folders away from its working directory where "." shows no files (here: the
+ * first folder, which relative paths resolve against, is empty; older versions resolved them
+ * against the working directory), it is read through the folders list_allowed_directories names.
  */
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +14,7 @@ import { connect, type McpToolbox } from "../../src/mcp/connect.js";
 import type { ToolResult } from "../../src/mcp/types.js";
 import { replayScenario } from "../../src/scenarios/replay.js";
 import { documentAnswer } from "../../src/scenarios/verified/document-answer.js";
-import { parseListing } from "../../src/scenarios/verified/files.js";
+import { allowedDirectories, parseListing } from "../../src/scenarios/verified/files.js";
 import { generateVerified } from "../../src/scenarios/verified/generate.js";
 
 const SERVER = resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
@@ -72,6 +75,60 @@ describe("file recipes on server-filesystem", () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe("file recipes on server-filesystem started on absolute folders elsewhere", () => {
+  it("use the folders list_allowed_directories names as roots, with absolute paths", async () => {
+    const empty = await mkdtemp(join(tmpdir(), "files-empty-"));
+    // no --cwd (which would be offered as the one MCP root, and replace the folders)
+    const abs = await connect(`stdio:node '${SERVER}' '${empty}' '${template}'`, { timeoutMs: 20_000 });
+    try {
+      expect(parseListing(await abs.call("list_directory", { path: "." }))).toEqual([]);
+      const roots = allowedDirectories(await abs.call("list_allowed_directories", {}));
+      const root = await realpath(template);
+      expect(roots).toEqual([await realpath(empty), root]);
+      // no writes: without --template-dir they would land in the real folders
+      const { scenarios } = await generateVerified(abs, { n: 8, seed: 3, allowWrites: false });
+      expect(scenarios).toHaveLength(8);
+      const answers: Record<string, string[]> = {
+        "readme.txt": ["Dana Reyes", "12000", "Project Falcon"],
+        "config.json": ["falcon", "2.4.1", "8080"],
+        "docs/setup.md": ["Setup Guide"],
+        "docs/faq.md": ["Questions"],
+      };
+      let finds = 0;
+      // the other tools' generic tasks are not this test's subject
+      const files = scenarios.filter((s) => s.tags.some((t) => t.startsWith("template:generic.files.")));
+      expect(files.length).toBeGreaterThanOrEqual(4);
+      for (const s of files) {
+        const calls = s.reference!.calls;
+        const read = calls.at(-1)!;
+        const path = String(read.arguments.path);
+        expect(path.startsWith(`${root}/`), path).toBe(true);
+        const rel = path.slice(root.length + 1);
+        expect(answers[rel]).toContain(String((s.expected![0] as { value: unknown }).value));
+        if (s.tags.some((t) => t.startsWith("template:generic.files.find."))) {
+          finds++;
+          // the solver learns the folders first, as it must
+          expect(calls.map((c) => [c.name, c.arguments.path])).toEqual([["list_allowed_directories", undefined], ["list_directory", root], ["list_directory", `${root}/docs`], [read.name, path]]);
+          expect(s.task).not.toContain(root);
+        } else {
+          expect(s.task).toContain(path);
+        }
+        expect((await replayScenario(abs, s)).pass, s.task).toBe(true);
+      }
+      expect(finds).toBeGreaterThan(0);
+    } finally {
+      await abs.close();
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("allowedDirectories reads the server's lines or a JSON list, never the machine's root", () => {
+    expect(allowedDirectories(text("Allowed directories:\n/srv/data\n/home/u/docs/\n/"))).toEqual(["/srv/data", "/home/u/docs"]);
+    expect(allowedDirectories(text('["C:\\\\data", "/x/../etc", "rel/dir"]'))).toEqual(["C:\\data"]);
+    expect(allowedDirectories({ ...text("/srv/data"), isError: true })).toEqual([]);
   });
 });
 

@@ -62,7 +62,8 @@ async function startRecordingProxy(target: string): Promise<{ url: string; excha
       body: req.method === "POST" ? body : undefined,
     });
     const text = await r.text();
-    exchanges.push({ path: req.url ?? "", request: JSON.parse(body.toString("utf8")) as Exchange["request"], status: r.status, body: text });
+    // the generator's GET /models (its model check) passes through unrecorded: the exchanges are the chat requests
+    if (req.method === "POST") exchanges.push({ path: req.url ?? "", request: JSON.parse(body.toString("utf8")) as Exchange["request"], status: r.status, body: text });
     res.writeHead(r.status, { "content-type": r.headers.get("content-type") ?? "application/json" });
     res.end(text);
   });

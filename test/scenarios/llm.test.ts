@@ -152,7 +152,8 @@ describe("LLM generator", () => {
   });
 
   it("a 404 (a model the endpoint does not serve, a URL without /v1) is a usage error at once", async () => {
-    const server = await startChatServer(() => ({ status: 404, error: "The model `nosuch` does not exist." }));
+    // an endpoint without GET /models: the chat request is the first to tell
+    const server = await startChatServer(() => ({ status: 404, error: "The model `nosuch` does not exist." }), { models: null });
     try {
       const err = await generateWithLlm(calc.tools, { ...base, model: "nosuch", baseUrl: server.url, n: 2 }).then(
         () => new Error("expected an error"),
@@ -161,6 +162,77 @@ describe("LLM generator", () => {
       expect(isTrainMcpError(err) && err.code).toBe("ConfigInvalid");
       expect(err.message).toMatch(/^--llm-model nosuch at --llm-base-url http:\/\/127\.0\.0\.1:\d+\/v1: HTTP 404: .*does not exist.*is the model served there/);
       expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a model GET /models does not list is a usage error before any chat request, naming the nearest served one (CLI: exit 2)", async () => {
+    const server = await startChatServer((_req, i) => ({ content: reply(i * 10, 4) }), { models: ["gpt-4o-mini", "gpt-4o", "llama3:latest"] });
+    const err: string[] = [];
+    const spyErr = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
+    try {
+      const e = await generateWithLlm(calc.tools, { ...base, model: "gpt-4o-mni", baseUrl: server.url, n: 2 }).then(
+        () => new Error("expected an error"),
+        (x: unknown) => x as Error,
+      );
+      expect(isTrainMcpError(e) && e.code).toBe("ConfigInvalid");
+      expect(e.message).toMatch(/^--llm-model gpt-4o-mni: http:\/\/127\.0\.0\.1:\d+\/v1 does not serve it \(did you mean gpt-4o-mini\?\); it serves gpt-4o-mini, gpt-4o, llama3:latest; nothing written$/);
+      expect(server.requests).toHaveLength(0);
+      // a name far from every served one gets no guess
+      await expect(generateWithLlm(calc.tools, { ...base, model: "claude-3-opus", baseUrl: server.url, n: 2 })).rejects.toThrow(/does not serve it; it serves /);
+      // Ollama's "llama3" is its "llama3:latest"
+      expect((await generateWithLlm(calc.tools, { ...base, model: "llama3", baseUrl: server.url, n: 2 })).scenarios).toHaveLength(2);
+
+      const out = join(mkdtempSync(join(tmpdir(), "scen-llm-model-")), "never.jsonl");
+      const code = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", server.url, "--llm-model", "gpt4o", "--n", "2", "--out", out]);
+      expect(code).toBe(2);
+      expect(err.join("")).toContain("did you mean gpt-4o?");
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      spyErr.mockRestore();
+      await server.close();
+    }
+  });
+
+  it("an endpoint without GET /models, or Azure's (which lists no deployment names), is trusted with the model name", async () => {
+    const server = await startChatServer((_req, i) => ({ content: reply(i * 10, 3) }), { models: null });
+    const azure = await startChatServer((_req, i) => ({ content: reply(i * 10, 3) }), { models: ["gpt-4o"] });
+    try {
+      const r = await generateWithLlm(calc.tools, { ...base, model: "whatever-it-serves", baseUrl: server.url, n: 3 });
+      expect(r.scenarios).toHaveLength(3);
+      expect(server.requests[0].model).toBe("whatever-it-serves");
+      const a = await generateWithLlm(calc.tools, { ...base, model: "my-deployment", baseUrl: `${azure.url}?api-version=2024-10-21`, n: 3 });
+      expect(a.scenarios).toHaveLength(3);
+      expect(azure.queries).toEqual(["api-version=2024-10-21"]); // the chat request alone
+    } finally {
+      await server.close();
+      await azure.close();
+    }
+  });
+
+  it("a reply with a tool call and no text: the call's arguments are read as the reply when they hold the tasks, else it is reported as a tool call", async () => {
+    /** a chat completion whose message is a tool call with these arguments and no content */
+    const toolCall = (name: string, args: string) => ({
+      body: {
+        id: "chatcmpl-tc",
+        object: "chat.completion",
+        created: 0,
+        model: "test-model",
+        choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name, arguments: args } }] }, finish_reason: "tool_calls", logprobs: null }],
+      },
+    });
+    const server = await startChatServer((_req, i) => (i === 0 ? toolCall("calculate", '{"expression": "2+2"}') : toolCall("json_tool_call", reply(i * 10, 4))));
+    const lines: string[] = [];
+    try {
+      const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 4, log: (l) => lines.push(l) });
+      expect(r.scenarios).toHaveLength(4);
+      expect(r.scenarios[0].task).toContain("times 81 exactly (case 10)");
+      expect(server.requests).toHaveLength(2);
+      expect(lines).toEqual([
+        'request 1: the reply was a tool call instead of the JSON asked for: calculate({"expression": "2+2"}), no tasks in its arguments',
+        "request 2: the model answered with a tool call (json_tool_call) and no text; reading the tasks from its arguments",
+      ]);
     } finally {
       await server.close();
     }
@@ -216,7 +288,7 @@ describe("LLM generator", () => {
     process.env.OPENAI_API_KEY = "sk-secret-key-xyz";
     try {
       const good = join(dir, "good.jsonl");
-      const code = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", ok.url, "--llm-model", "m", "--n", "6", "--out", good]);
+      const code = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", ok.url, "--llm-model", "test-model", "--n", "6", "--out", good]);
       expect(code).toBe(0);
       expect(readScenarioFile(good)).toHaveLength(6);
       expect(ok.headers[0].authorization).toBe("Bearer sk-secret-key-xyz");
@@ -227,14 +299,14 @@ describe("LLM generator", () => {
         content: JSON.stringify({ scenarios: [{ task: "For a garden, what is 19 rows of 23 plants in all?", difficulty: 1, tags: [], expected_answer: "427", answer_kind: "numeric", solution: [{ tool: "calculate", arguments_json: '{"expression": "19*23"}' }] }] }),
       }));
       const contradicted = join(dir, "contradicted.jsonl");
-      const code3 = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", wrong.url, "--llm-model", "m", "--n", "1", "--out", contradicted]);
+      const code3 = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", wrong.url, "--llm-model", "test-model", "--n", "1", "--out", contradicted]);
       await wrong.close();
       expect(code3).toBe(2);
       expect(existsSync(contradicted)).toBe(false);
       expect(written.join("")).toContain(`every task the model wrote was contradicted by the server's results; nothing written to ${contradicted}`);
 
       const none = join(dir, "none.jsonl");
-      const code2 = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", bad.url, "--llm-model", "m", "--llm-max-requests", "2", "--n", "2", "--out", none]);
+      const code2 = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", bad.url, "--llm-model", "test-model", "--llm-max-requests", "2", "--n", "2", "--out", none]);
       expect(code2).toBe(1);
       expect(existsSync(none)).toBe(false);
       expect(written.join("")).toMatch(/HTTP 502/);

@@ -176,4 +176,27 @@ describe("verified generator on the fixtures", () => {
       await ev.close();
     }
   }, 120_000);
+
+  it("drops a read-only task whose answer holds only on the instance it was built on (replayed on another instance)", async () => {
+    // the harvest calls counter_inc (read-only by its name) twice to see it answer differently:
+    // counter_get then says 2 on this instance, and 0 on any fresh one
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "witness-"));
+    const ev = await connect(stdioTarget("everything"), { cwd: dir });
+    try {
+      const r = await generateVerified(ev, { n: 10, seed: 1, slowToolMs: 300, allowWrites: false });
+      expect((await ev.call("counter_get", {})).text).toContain("2");
+      expect(r.failedAttempts["generic.single.counter_get"]).toBeGreaterThan(0);
+      expect(r.scenarios.flatMap((s) => s.reference!.calls.map((c) => c.name))).not.toContain("counter_get");
+      // what was kept holds on a fresh instance
+      const fresh = await ev.isolated();
+      try {
+        for (const s of r.scenarios) expect((await replayScenario(fresh, s)).pass, s.task).toBe(true);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await ev.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -3,7 +3,11 @@
  * database (better-sqlite3, in memory, seeded) behind `list_tables`, `describe_table` and a
  * read-only `query` that runs one SELECT and answers its rows as JSON.
  *
- *   node --import tsx test/servers/sqlite.ts          stdio
+ *   node --import tsx test/servers/sqlite.ts               stdio
+ *   node --import tsx test/servers/sqlite.ts --query-only  only `query`, as the reference Postgres
+ *                                                          server has (tables learned through it)
+ *   ... --information-schema  a catalog as Postgres has: information_schema.tables, and no
+ *                             sqlite_master (a query naming it fails as on another database)
  */
 import Database from "better-sqlite3";
 import { z } from "zod";
@@ -18,20 +22,34 @@ db.exec(`
   INSERT INTO orders VALUES (10, 1, 120.5, 'shipped'), (11, 2, 75.0, 'open'), (12, 1, 33.25, 'open'), (13, 3, 990.0, 'cancelled'), (14, 3, 12.0, 'open');
 `);
 
+const infoSchema = process.argv.includes("--information-schema");
+if (infoSchema) {
+  // a copy, not a view: a view in an attached database cannot read the main one
+  db.exec(`
+    ATTACH ':memory:' AS information_schema;
+    CREATE TABLE information_schema.tables (table_schema TEXT, table_name TEXT);
+    INSERT INTO information_schema.tables SELECT 'public', name FROM main.sqlite_master WHERE type = 'table';
+    INSERT INTO information_schema.tables VALUES ('pg_catalog', 'pg_class');
+  `);
+}
+
 const json = (v: unknown) => ({ content: [{ type: "text" as const, text: JSON.stringify(v, null, 2) }] });
 const fail = (message: string) => ({ content: [{ type: "text" as const, text: message }], isError: true });
 const ro = { readOnlyHint: true } as const;
 
 const server = new McpServer({ name: "sqlite", version: "1.0.0" });
-server.registerTool("list_tables", { description: "List the tables of the database.", annotations: ro }, () =>
-  json(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()),
-);
-server.registerTool("describe_table", { description: "Columns of one table.", inputSchema: { table: z.string() }, annotations: ro }, ({ table }) => {
-  const cols = db.prepare("SELECT name, type FROM pragma_table_info(?)").all(table);
-  return cols.length ? json(cols) : fail(`no table ${table}`);
-});
+if (!process.argv.includes("--query-only")) {
+  server.registerTool("list_tables", { description: "List the tables of the database.", annotations: ro }, () =>
+    json(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()),
+  );
+  server.registerTool("describe_table", { description: "Columns of one table.", inputSchema: { table: z.string() }, annotations: ro }, ({ table }) => {
+    const cols = db.prepare("SELECT name, type FROM pragma_table_info(?)").all(table);
+    return cols.length ? json(cols) : fail(`no table ${table}`);
+  });
+}
 server.registerTool("query", { description: "Run one read-only SQL SELECT query and return its rows.", inputSchema: { sql: z.string() }, annotations: ro }, ({ sql }) => {
   try {
+    if (infoSchema && /sqlite_master|pragma/i.test(sql)) return fail("SQL error: relation does not exist");
     const stmt = db.prepare(sql);
     if (!stmt.readonly) return fail("only read-only queries are allowed");
     return json(stmt.all());

@@ -3,7 +3,8 @@
  *
  *   generate --server T --generator verified|llm --n 200 --out FILE [--seed S] [--test-fraction F]
  *   check FILE [--server T]   every bad line listed (exit 2); with --server, every reference
- *                             solution is replayed on a fresh server (exit 1 if one fails)
+ *                             solution is replayed on a fresh server (exit 1 if one fails), and
+ *                             one line sums up: N scenarios, M ok, K failing (by reason)
  *   show FILE                 counts per split, difficulty and tool
  * The OpenAI key is read here from OPENAI_API_KEY (never from a flag, never logged) and passed
  * down. The progress bar goes to stderr and only when stderr is a terminal.
@@ -65,6 +66,19 @@ function progressBar(label: string): { update: (done: number, total: number) => 
   };
 }
 
+/**
+ * The one line `scenarios check --server` ends with: every scenario counted once, as ok or as
+ * failing for one reason (a scenario refused against the tools is not replayed, so the two
+ * reasons never overlap), then what the replay covered.
+ */
+export function checkSummary(c: { total: number; replayed: number; failed: number; unconfirmed: number; badAgainstTools: number }): string {
+  const failing = c.failed + c.badAgainstTools;
+  const unreplayed = c.total - c.replayed - c.badAgainstTools;
+  const derived = c.unconfirmed ? ` (${c.unconfirmed} derived, checked on the reference answer only)` : "";
+  const without = unreplayed ? `, ${unreplayed} without a reference solution to replay` : "";
+  return `${c.total} scenarios: ${c.total - failing} ok, ${failing} failing (${c.failed} replay, ${c.badAgainstTools} tool mismatch); ${c.replayed} reference solutions replayed${derived}${without}`;
+}
+
 export function register(program: Command): void {
   const scenarios = program.command("scenarios").description("generate, check and summarize scenario files (JSONL)");
 
@@ -81,7 +95,7 @@ export function register(program: Command): void {
     .option("--no-stateful", "verified: treat the server as stateless")
     .option("--allow-writes", "also call tools that change the server's state (verified: to build tasks; llm: to replay solutions), always on for fixture: servers; best with --template-dir, against a copy of the server's data")
     .option("--llm-base-url <url>", "llm: OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 (key from OPENAI_API_KEY)")
-    .option("--llm-model <name>", "llm: model name")
+    .option("--llm-model <name>", "llm: model name (checked first against the endpoint's GET /models, where it answers)")
     .option("--llm-max-requests <k>", "llm: requests allowed in all, retries included (default 2 × batches + 4)")
     .action(async (flags: GenerateFlags) => {
       const n = intFlag("--n", flags.n, 1);
@@ -230,7 +244,7 @@ export function register(program: Command): void {
         bar.stop();
         await toolbox.close();
       }
-      process.stdout.write(`replayed ${replayed} reference solutions: ${replayed - failed} reproduce their expected outcome${unconfirmed ? ` (${unconfirmed} derived, checked on the reference answer)` : ""}, ${failed} do not\n`);
+      process.stdout.write(`${checkSummary({ total: list.length, replayed, failed, unconfirmed, badAgainstTools })}\n`);
       if (badAgainstTools > 0)
         throw new TrainMcpError("ScenarioInvalid", `${file}: ${badAgainstTools} scenario${badAgainstTools === 1 ? " names" : "s name"} a tool the server does not have, or arguments it refuses`);
       if (failed > 0) process.exitCode = 1;

@@ -8,7 +8,10 @@
  * from then on, the reply checked by zod alone. Transient failures (408/409/429/5xx, connection
  * errors: openai-node's own retry rule) are retried with backoff inside a bounded number of
  * attempts; a persistent failure throws and nothing is returned, so the caller writes no file.
- * The API key is passed in by the CLI and never logged.
+ * The API key is passed in by the CLI and never logged. Before the first request the endpoint's
+ * GET /models is asked whether it serves the model (model-check.ts). A model that answers with a
+ * tool call instead of text (some providers implement JSON output as a forced tool call) has its
+ * call's arguments read as the reply.
  */
 import OpenAI from "openai";
 import { rootCause, TrainMcpError } from "../../errors.js";
@@ -21,6 +24,7 @@ import { Rng } from "../verified/rng.js";
 import { extractNumbers } from "../numbers.js";
 import { LlmReplySchema, LlmTaskSchema, REPLY_JSON_SCHEMA, systemPrompt, userPrompt, type LlmTask, type ResourceInfo } from "./prompt.js";
 import { openAiEndpoint } from "../../mcp/openai-base-url.js";
+import { checkLlmModel } from "./model-check.js";
 
 export interface LlmOptions {
   /** e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1 */
@@ -82,6 +86,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
     maxRetries: 0, // retries are ours: bounded together with bad replies
     timeout: options.timeoutMs ?? 120_000,
   });
+  await checkLlmModel(client, options.model, options.baseUrl);
 
   const accepted: LlmTask[] = [];
   const filter = new NearDuplicateFilter(options.dedupeThreshold ?? 0.8);
@@ -93,6 +98,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
   let received = 0;
   let answered = false; // some request got a reply
   let lastInvalid = ""; // the zod issue of the last invalid task, for the final message
+  let toldToolCall = false; // tasks read from a tool call's arguments: said once
 
   while (accepted.length < n) {
     if (requests >= maxRequests) {
@@ -104,7 +110,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
     }
     requests++;
     const want = Math.min(batch, n - accepted.length + Math.ceil(batch / 4)); // a little slack for rejects
-    let content: string;
+    let content: Answer;
     try {
       content = await ask(client, options, tools, want, accepted.map((a) => a.task), jsonObject, requests);
     } catch (e) {
@@ -134,7 +140,11 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
       throw new TrainMcpError("JudgeFailed", `LLM generator: ${redactUrlCredentials(options.baseUrl)} refused the request: ${errorLine(e)}`, false, { cause: e });
     }
     answered = true;
-    const reply = parseReply(content);
+    const reply = parseAnswer(content);
+    if ("toolCall" in reply && !toldToolCall) {
+      toldToolCall = true;
+      log(`request ${requests}: the model answered with a tool call (${reply.toolCall}) and no text; reading the tasks from its arguments`);
+    }
     if ("why" in reply) {
       rejected.invalid++;
       lastError = `the reply was ${reply.why}`;
@@ -209,7 +219,13 @@ function solutionOf(t: LlmTask): LlmSolution | undefined {
   return { calls, answer: t.expected_answer?.trim() ?? "" };
 }
 
-async function ask(client: OpenAI, o: LlmOptions, tools: readonly ToolSpec[], count: number, avoid: string[], jsonObject: boolean, attempt: number): Promise<string> {
+/** The assistant's text, and the tool calls it made instead (no tools are offered, but some models call one). */
+interface Answer {
+  content: string;
+  toolCalls: Array<{ name: string; arguments: string }>;
+}
+
+async function ask(client: OpenAI, o: LlmOptions, tools: readonly ToolSpec[], count: number, avoid: string[], jsonObject: boolean, attempt: number): Promise<Answer> {
   const completion = await client.chat.completions.create({
     model: o.model,
     messages: [
@@ -230,10 +246,28 @@ async function ask(client: OpenAI, o: LlmOptions, tools: readonly ToolSpec[], co
     throw new NotAChatCompletion(`the reply is not a chat completion (no "choices"): ${body.replace(/\s+/g, " ").slice(0, 120)}`);
   }
   if (choices.length === 0) throw new NotAChatCompletion(`the reply has an empty "choices" list`);
-  return completion.choices[0]?.message?.content ?? "";
+  const message = completion.choices[0]?.message;
+  const toolCalls = (message?.tool_calls ?? []).flatMap((c) => (c.type === "function" ? [{ name: c.function.name, arguments: c.function.arguments ?? "" }] : []));
+  return { content: message?.content ?? "", toolCalls };
 }
 
 class NotAChatCompletion extends Error {}
+
+/**
+ * The tasks of an answer. With no text but a tool call, the call's arguments are the payload when
+ * they hold the JSON asked for; otherwise the reply is reported as the tool call it is, not as
+ * "not JSON" (its empty text).
+ */
+function parseAnswer(a: Answer): { tasks: unknown[]; toolCall?: string } | { why: string } {
+  if (a.content.trim() !== "" || a.toolCalls.length === 0) return parseReply(a.content);
+  for (const call of a.toolCalls) {
+    const r = parseReply(call.arguments);
+    if ("tasks" in r) return { ...r, toolCall: call.name };
+  }
+  const first = a.toolCalls[0];
+  const args = first.arguments.length > 60 ? `${first.arguments.slice(0, 60)}…` : first.arguments;
+  return { why: `a tool call instead of the JSON asked for: ${a.toolCalls.map((c) => c.name).join(", ")}(${args.replace(/\s+/g, " ")}), no tasks in its arguments` };
+}
 
 /** The tasks array of a reply, tolerating code fences around the JSON; else why it is unusable. */
 function parseReply(content: string): { tasks: unknown[] } | { why: string } {

@@ -10,7 +10,9 @@
  * They apply where the server has a read-only tool that reads a file by a required path argument
  * and a read-only tool that lists a folder by one (or by none). Paths are relative to the
  * server's working directory ("."), which is its own copy of --template-dir when one is given:
- * tasks then hold on every instance.
+ * tasks then hold on every instance. A server that cannot list "." (server-filesystem started on
+ * an absolute folder elsewhere) but names the folders it may read (list_allowed_directories)
+ * gets absolute paths under one of those instead; a find task then starts by asking for them.
  */
 import { isResourceTool } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
@@ -37,6 +39,21 @@ export interface ListedEntry {
   dir: boolean;
 }
 
+/** The folders a server may read: `/abs/dir` lines (server-filesystem's "Allowed directories:" reply) or a JSON list of them. */
+export function allowedDirectories(result: ToolResult): string[] {
+  if (result.isError) return [];
+  let lines = result.text.split("\n");
+  try {
+    const data: unknown = JSON.parse(result.text);
+    if (Array.isArray(data)) lines = data.filter((d): d is string => typeof d === "string");
+  } catch {
+    // not JSON: lines
+  }
+  // absolute POSIX or Windows paths only; a root folder ("/") would make every path on the machine a task
+  const dirs = lines.map((l) => l.trim().replace(/[/\\]+$/, "")).filter((l) => /^(\/|[A-Za-z]:\\)[^\n]+$/.test(l) && !/\.\.|[\u0000-\u001f]/.test(l));
+  return [...new Set(dirs)];
+}
+
 /** The file recipes a tool list allows: one pair per reader, listed with the first lister found. */
 export function fileRecipes(tools: readonly ToolSpec[]): Recipe[] {
   const readOnly = tools.filter((t) => isReadOnlyTool(t) && !isResourceTool(t));
@@ -59,22 +76,44 @@ export function fileRecipes(tools: readonly ToolSpec[]): Recipe[] {
     })
     .find((l) => l !== undefined);
   if (!lister) return [];
+  // list_allowed_directories: the roots to use when "." is outside them
+  const allowed = lister.arg ? readOnly.find((t) => /allowed/i.test(t.name) && Object.keys(props(t)).length === 0) : undefined;
   return readers.flatMap((reader) => [
-    { id: `generic.files.read.${reader.tool.name}`, tools: [reader.tool.name, lister.tool.name], primary: reader.tool.name, weight: 3, build: (ctx: RecipeContext) => build(ctx, reader, lister, "read") },
+    { id: `generic.files.read.${reader.tool.name}`, tools: [reader.tool.name, lister.tool.name], primary: reader.tool.name, weight: 3, build: (ctx: RecipeContext) => build(ctx, reader, lister, allowed, "read") },
     // finding a file needs a folder argument: a lister without one shows the top folder only
     ...(lister.arg
-      ? [{ id: `generic.files.find.${reader.tool.name}`, tools: [lister.tool.name, reader.tool.name], primary: reader.tool.name, weight: 1, build: (ctx: RecipeContext) => build(ctx, reader, lister, "find") }]
+      ? [{ id: `generic.files.find.${reader.tool.name}`, tools: [lister.tool.name, reader.tool.name], primary: reader.tool.name, weight: 1, build: (ctx: RecipeContext) => build(ctx, reader, lister, allowed, "find") }]
       : []),
   ]);
 }
 
-async function build(ctx: RecipeContext, reader: PathTool, lister: PathTool, kind: "read" | "find"): Promise<Draft | undefined> {
+/**
+ * The folder tasks start from: "." when the server lists it (relative paths hold on every
+ * instance), else one of the folders the server says it may read. Asking for those is part of a
+ * find task's solution: the solver must learn them too.
+ */
+async function chooseRoot(ctx: RecipeContext, lister: PathTool, allowed: ToolSpec | undefined, kind: "read" | "find"): Promise<string | undefined> {
+  if (!allowed) return ".";
+  const here = await ctx.probe(lister.tool.name, { [lister.arg!]: "." });
+  // an error ("." outside the allowed folders) or a folder with nothing to read in it
+  if (isUseful(here) && parseListing(here).length > 0) return ".";
+  const roots = allowedDirectories(kind === "find" ? await ctx.call(allowed.name, {}) : await ctx.probe(allowed.name, {}));
+  // only folders with something in them: an empty one would fail every attempt that picks it
+  const listed: string[] = [];
+  for (const root of roots) if (parseListing(await ctx.probe(lister.tool.name, { [lister.arg!]: root })).length > 0) listed.push(root);
+  return listed.length > 0 ? ctx.rng.pick(listed) : undefined;
+}
+
+async function build(ctx: RecipeContext, reader: PathTool, lister: PathTool, allowed: ToolSpec | undefined, kind: "read" | "find"): Promise<Draft | undefined> {
   const list = (dir: string, part: boolean) => {
     const args = lister.arg ? { [lister.arg]: dir } : {};
     return part ? ctx.call(lister.tool.name, args) : ctx.probe(lister.tool.name, args);
   };
+  const root = await chooseRoot(ctx, lister, allowed, kind);
+  if (root === undefined) return undefined;
+  const under = (name: string) => (root === "." ? name : `${root}/${name}`); // Windows servers take "/" too
   // the top listing is looked at, not part of the solution, when the task gives the path
-  const top = await list(".", kind === "find");
+  const top = await list(root, kind === "find");
   if (!isUseful(top)) return undefined;
   const entries = parseListing(top);
   let path: string;
@@ -82,11 +121,12 @@ async function build(ctx: RecipeContext, reader: PathTool, lister: PathTool, kin
   if (kind === "read") {
     const files = entries.filter((e) => !e.dir);
     if (files.length === 0) return undefined;
-    path = name = ctx.rng.pick(files).name;
+    name = ctx.rng.pick(files).name;
+    path = under(name);
   } else {
     const dirs = entries.filter((e) => e.dir);
     if (dirs.length === 0) return undefined;
-    const dir = ctx.rng.pick(dirs).name;
+    const dir = under(ctx.rng.pick(dirs).name);
     const inner = await list(dir, true);
     if (!isUseful(inner)) return undefined;
     // a name the top folder also has would make "the file called X" ambiguous

@@ -12,7 +12,12 @@
  *    for recipes that change state. A draft whose checks fail on its own answer, or whose calls
  *    or task repeat an earlier scenario's, is retried with the next attempt's stream.
  * 4. Verify (default on): every reference solution is replayed on a fresh instance and must
- *    reproduce its expected outcome (replay.ts); the ones that do not are rebuilt.
+ *    reproduce its expected outcome (replay.ts); the ones that do not are rebuilt. A read-only
+ *    task is replayed on one more instance started for the purpose (the witness), never on the
+ *    one it was built on: an answer that holds only there (state the harvest's calls left, a
+ *    process id) would fail `scenarios check` and every rollout on a fresh server. State kept
+ *    outside the server's own copy (a real folder or database without --template-dir) is shared
+ *    by every instance, and no replay can tell it apart.
  * Slots are built in batches of `concurrency` and committed in slot order, so the output does
  * not depend on timing. Fewer than N distinct scenarios is an error: nothing partial.
  */
@@ -115,6 +120,13 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
 
   // A pristine instance for read-only work on a stateful server: it never sees a mutating call.
   const pristine = stateful ? await toolbox.isolated() : toolbox;
+  // The witness: read-only tasks are replayed there; started at the first replay, one per run.
+  let witness: Promise<Toolbox> | undefined;
+  const witnessBox = () =>
+    (witness ??= toolbox.isolated().catch((e: unknown) => {
+      note(`replaying read-only tasks on the instance they were built on: a second one would not start (${(e as Error).message})`);
+      return pristine;
+    }));
   try {
     let recipes = selectRecipes(usable, options.fixtureRecipes ?? true);
     // Only generic recipes draw on harvested values; fixture recipes look things up themselves.
@@ -175,7 +187,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
             return { slot, attempt, split, recipe, built: undefined };
           }
           if (built && (options.verify ?? true)) {
-            const replay = await replayOnFresh(toolbox, pristine, stateful && (recipe.mutates ?? false), built);
+            const replay = await replayOnFresh(toolbox, witnessBox, stateful && (recipe.mutates ?? false), built);
             if (!replay) return { slot, attempt, split, recipe, built: undefined };
           }
           return { slot, attempt, split, recipe, built };
@@ -247,6 +259,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     return { scenarios, perRecipe, failedAttempts, notes };
   } finally {
     if (pristine !== toolbox) await pristine.close();
+    const w = await witness;
+    if (w && w !== pristine) await w.close();
   }
 }
 
@@ -367,8 +381,8 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
   }
 }
 
-async function replayOnFresh(toolbox: Toolbox, pristine: Toolbox, fresh: boolean, built: BuiltDraft): Promise<boolean> {
-  const box = fresh ? await toolbox.isolated() : pristine;
+async function replayOnFresh(toolbox: Toolbox, witness: () => Promise<Toolbox>, fresh: boolean, built: BuiltDraft): Promise<boolean> {
+  const box = fresh ? await toolbox.isolated() : await witness();
   try {
     const r = await replayScenario(box, { expected: built.expected, reference: { calls: built.calls, answer: built.answer } });
     // a verified task's answer is one the server stated

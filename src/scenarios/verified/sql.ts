@@ -1,8 +1,10 @@
 /**
  * Recipes for database servers with a read-only SQL tool (mcp-sqlite, postgres and their kind):
  * a generic single-call recipe cannot write a query, so these learn the tables from the
- * server's table-listing tool and a few rows of each (looked at, not part of the solution), then
- * ask questions whose solution is one query the solver writes itself:
+ * server's table-listing tool, or, for a server that has only the query tool (the reference
+ * Postgres server), from the catalog through that tool (SQLite's sqlite_master, then the
+ * standard information_schema), and the columns from a few rows of each (looked at, not part of
+ * the solution), then ask questions whose solution is one query the solver writes itself:
  *
  * - count: how many rows a table has;
  * - count where: how many rows have a column equal to a value seen in the table;
@@ -29,23 +31,32 @@ const EXTREME_TEST = ["In {table}, which {column} is the {which}? Give the value
 interface SqlTools {
   sql: ToolSpec;
   arg: string;
-  tables: ToolSpec;
+  /** a read-only lister without arguments, if the server has one */
+  tables?: ToolSpec;
+  /** the catalog query that listed tables through the SQL tool, once one has (the dialect is then known) */
+  catalog?: string;
 }
+
+/** Catalog queries for the table names, tried in order: SQLite, then the SQL standard's (Postgres, MySQL, SQL Server). */
+const CATALOG_QUERIES = [
+  "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+  "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema', 'mysql', 'performance_schema', 'sys')",
+];
 
 type Row = Record<string, unknown>;
 
-/** The SQL recipes a tool list allows: a read-only tool taking one SQL string, and a read-only table lister. */
+/** The SQL recipes a tool list allows: a read-only tool taking one SQL string, and a read-only table lister if there is one. */
 export function sqlRecipes(tools: readonly ToolSpec[]): Recipe[] {
   const readOnly = tools.filter((t) => isReadOnlyTool(t) && !isResourceTool(t));
   const sql = readOnly
     .map((t) => ({ t, required: (t.inputSchema.required as string[] | undefined) ?? [] }))
     .find(({ t, required }) => required.length === 1 && SQL_ARG.test(required[0]) && /\bsql\b|select/i.test(`${t.name} ${t.description ?? ""}`));
   const tables = readOnly.find((t) => /tables/i.test(t.name) && ((t.inputSchema.required as string[] | undefined) ?? []).length === 0);
-  if (!sql || !tables) return [];
+  if (!sql) return [];
   const s: SqlTools = { sql: sql.t, arg: sql.required[0], tables };
   const recipe = (kind: "count" | "where" | "extreme", weight: number): Recipe => ({
     id: `generic.sql.${kind}`,
-    tools: [s.sql.name, s.tables.name],
+    tools: [s.sql.name, ...(s.tables ? [s.tables.name] : [])],
     primary: s.sql.name,
     weight,
     build: (ctx) => build(ctx, s, kind),
@@ -54,9 +65,7 @@ export function sqlRecipes(tools: readonly ToolSpec[]): Recipe[] {
 }
 
 async function build(ctx: RecipeContext, s: SqlTools, kind: "count" | "where" | "extreme"): Promise<Draft | undefined> {
-  const listed = await ctx.probe(s.tables.name, {});
-  if (!isUseful(listed)) return undefined;
-  const names = tableNames(listed);
+  const names = await listTables(ctx, s);
   if (names.length === 0) return undefined;
   const table = ctx.rng.pick(names);
   const sample = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${table} LIMIT 20` }));
@@ -102,6 +111,23 @@ async function build(ctx: RecipeContext, s: SqlTools, kind: "count" | "where" | 
     expected: [typeof value === "number" ? numericCheck(value) : containsCheck(value)],
     answer: answerSentence(label, value),
   };
+}
+
+/** The tables, from the server's lister, else from the catalog through the SQL tool. */
+async function listTables(ctx: RecipeContext, s: SqlTools): Promise<string[]> {
+  if (s.tables) {
+    const listed = await ctx.probe(s.tables.name, {});
+    return isUseful(listed) ? tableNames(listed) : [];
+  }
+  for (const query of s.catalog ? [s.catalog] : CATALOG_QUERIES) {
+    const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: query }));
+    // one column of names; an error, or rows of another shape, means another dialect
+    const names = rows?.map((r) => Object.values(r)).filter((v) => v.length === 1).map(([v]) => v);
+    if (!names || names.length === 0) continue;
+    s.catalog = query;
+    return [...new Set(names.filter((n): n is string => typeof n === "string" && IDENT.test(n)))];
+  }
+  return [];
 }
 
 /** Table names from a lister's result: a JSON list of names or of {name…} objects, or one name a line. */
