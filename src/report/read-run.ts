@@ -67,6 +67,8 @@ export async function readRun(runDir: string): Promise<RunData> {
     const r = RunSummarySchema.safeParse(v);
     return r.success ? { ok: r.data } : { problem: formatZodIssue(r.error) };
   });
+  // a run whose final evaluation failed has no "after": the page says why before anything else
+  if (summary?.final_eval_error) notes.push({ level: "warn", file: RUN_FILES.summary, message: summary.final_eval_error });
   if (summary === null && !notes.some((n) => n.file === RUN_FILES.summary)) {
     notes.push({ level: "info", file: RUN_FILES.summary, message: "no summary.json yet: the run is still going or was stopped before its end" });
   }

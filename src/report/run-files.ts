@@ -88,6 +88,7 @@ export const RunSummarySchema = z.looseObject({
   wall_s: z.number().min(0).optional(),
   steps: z.number().int().min(0).optional(),
   run_dir: z.string().optional(),
+  final_eval_error: z.string().optional().describe("the final evaluation failed: why, and how to measure it again"),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 

@@ -44,6 +44,9 @@ function canonicalArguments(text: string): unknown {
 }
 
 export function canonicalMessage(m: ChatMessage): CanonicalMessage {
+  // a turn whose tool-call markup did not parse is shown as the model wrote it: its text holds
+  // every call, the ones that ran as well, so they are not listed a second time
+  if (m.raw_content !== undefined) return { role: m.role, content: m.raw_content };
   const out: CanonicalMessage = { role: m.role, content: m.content };
   if (m.tool_calls && m.tool_calls.length > 0) {
     out.tool_calls = m.tool_calls.map((tc) => ({ name: tc.function.name, arguments: canonicalArguments(tc.function.arguments) }));

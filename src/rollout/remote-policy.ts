@@ -64,7 +64,8 @@ export class RemotePolicy implements Policy {
   private async turnOne(c: PolicyConversation, opts: TurnOptions, i: number): Promise<PolicyTurn> {
     const reply = await this.client.chat.completions.create({
       model: this.model,
-      messages: c.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+      // (raw_content is the trajectory's record of a malformed turn, no field of the chat API)
+      messages: c.messages.map(({ raw_content: _raw, ...m }) => m) as OpenAI.Chat.ChatCompletionMessageParam[],
       tools: c.tools.length ? c.tools : undefined,
       max_tokens: Math.min(opts.maxTokens, c.maxTokens ?? Number.POSITIVE_INFINITY),
       temperature: opts.temperature,

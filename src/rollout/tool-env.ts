@@ -6,7 +6,7 @@
  * calling it ends the episode with its `answer`.
  */
 import type { OpenAiTool, Toolbox } from "../mcp/types.js";
-import { parseToolCalls } from "../policy/tool-calls.js";
+import { parseToolCalls, TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "../policy/tool-calls.js";
 import type { PolicyTurn } from "./policy.js";
 import { type Episode, MultiTurnEnv } from "./multi-turn-env.js";
 import type { ChatMessage, ToolCallRecord } from "./trajectory.js";
@@ -62,6 +62,13 @@ export class ToolEnv extends MultiTurnEnv<ToolEpisode> {
       : parsed.calls;
     const callIds = calls.map((_, i) => `call_${ep.turns}_${i}`);
     const assistant: ChatMessage = { role: "assistant", content: turn.toolCalls ? turn.text : parsed.content };
+    // markup that did not parse is dropped from content (the template renders calls from
+    // tool_calls); what the model wrote is kept beside it, so a reader sees the mistake itself
+    if (!turn.toolCalls && parsed.errors.length > 0) assistant.raw_content = turn.text;
+    // an endpoint's structured calls, one with arguments that are no JSON object: every call as
+    // the Hermes template writes it, the bad arguments verbatim
+    if (turn.toolCalls && remoteErrors.length > 0)
+      assistant.raw_content = [turn.text, ...turn.toolCalls.map((c) => `${TOOL_CALL_OPEN}\n{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments}}\n${TOOL_CALL_CLOSE}`)].filter((s) => s !== "").join("\n");
     if (calls.length) {
       assistant.tool_calls = calls.map((c, i) => ({
         id: callIds[i],
@@ -104,7 +111,9 @@ export class ToolEnv extends MultiTurnEnv<ToolEpisode> {
         return;
       }
       const t0 = performance.now();
-      const result = await ep.toolbox.call(call.name, call.arguments, { timeoutMs: this.options.toolTimeoutMs });
+      // the task goes with the call: a form the server asks for mid-call is filled in knowing it
+      const task = ep.messages.find((m) => m.role === "user")?.content;
+      const result = await ep.toolbox.call(call.name, call.arguments, { timeoutMs: this.options.toolTimeoutMs, task });
       const record: ToolCallRecord = {
         name: call.name,
         args: call.arguments,

@@ -18,6 +18,10 @@ export const ChatMessageSchema = z.object({
   tool_calls: z.array(ChatToolCallSchema).optional(),
   tool_call_id: z.string().optional(),
   name: z.string().optional(),
+  raw_content: z
+    .string()
+    .optional()
+    .describe("an assistant turn whose tool-call markup did not parse: its text exactly as generated (content keeps the text outside the calls, as the chat template renders it); for the judge and the report, never sent to a policy"),
 });
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;
 

@@ -14,6 +14,7 @@ import { redactTargetCredentials } from "../mcp/target.js";
 import { RewardConfigSchema } from "../rewards/defaults.js";
 import { GrpoConfigSchema } from "../rl/config.js";
 import { ELICITATION_MODES } from "../mcp/elicitation.js";
+import { TimeoutMsSchema } from "../mcp/timeout.js";
 import { closestName } from "../closest-name.js";
 
 /** The run config's fields (before the cross-field checks). */
@@ -76,7 +77,7 @@ const TrainConfigFields = GrpoConfigSchema.extend({
   sft_target_success: z.number().min(0).max(1).default(1).describe("stop the warm start early once a probe reaches this success"),
   isolate: z.enum(["auto", "on", "off"]).default("auto").describe("a fresh server per rollout (auto: for stateful fixtures)"),
   max_concurrent_rollouts: z.number().int().min(1).default(64),
-  tool_timeout_ms: z.number().int().positive().default(30_000).describe("per tool call (--timeout)"),
+  tool_timeout_ms: TimeoutMsSchema.default(30_000).describe("per tool call (--timeout): milliseconds, or a number with a unit (500ms, 30s, 2m); at least 100 ms"),
   server_cwd: z
     .string()
     .optional()
@@ -182,23 +183,35 @@ export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record
   for (const [k, v] of Object.entries(flags)) if (v !== undefined) merged[k] = v;
   const parsed = TrainConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    if (issue.code === "unrecognized_keys") {
-      const prefix = issue.path.length ? `${issue.path.join(".")}.` : "";
-      const unknown = issue.keys.map((k) => {
-        // nearest names are offered for top-level fields, the ones a typo usually hits
-        const other = prefix ? undefined : OTHER_NAMES[k];
-        if (other !== undefined && !/^[a-z_]+$/.test(other)) return `"${k}" (${other})`;
-        const near = prefix ? undefined : (other ?? closestName(k, Object.keys(TrainConfigFields.shape)));
-        return `"${prefix}${k}"${near ? ` (did you mean "${near}"?)` : ""}`;
-      });
-      throw new TrainMcpError("ConfigInvalid", `${where}: unknown field ${unknown.join(", ")}`);
-    }
-    const field = issue.path.join(".");
-    const flag = flagNames[String(issue.path[0])];
-    throw new TrainMcpError("ConfigInvalid", flag ? `${flag} (${field}): ${issue.message}` : `${where}: field "${field || "(top level)"}": ${issue.message}`);
+    // every problem at once: a file with three typos is fixed in one edit, not three runs
+    // (one problem per field: "Invalid URL" and "expects an http(s) URL" say the same thing twice)
+    const seen = new Set<string>();
+    const firstPerField = parsed.error.issues.filter((i) => i.code === "unrecognized_keys" || (!seen.has(i.path.join(".")) && !!seen.add(i.path.join("."))));
+    const problems = firstPerField.map((issue) => describeIssue(issue, flagNames));
+    const single = problems.length === 1 ? problems[0] : undefined;
+    if (single) throw new TrainMcpError("ConfigInvalid", single.byFlag ? single.text : `${where}: ${single.text}`);
+    throw new TrainMcpError("ConfigInvalid", `${where === "config" ? "the run config" : where}: ${problems.length} problems:\n${problems.map((p) => `  ${p.text}`).join("\n")}`);
   }
   return parsed.data;
+}
+
+/** One schema issue as a user reads it: the flag that set the value, else the field (with the
+ *  nearest known name for an unknown one). */
+function describeIssue(issue: z.core.$ZodIssue, flagNames: Record<string, string>): { text: string; byFlag: boolean } {
+  if (issue.code === "unrecognized_keys") {
+    const prefix = issue.path.length ? `${issue.path.join(".")}.` : "";
+    const unknown = issue.keys.map((k) => {
+      // nearest names are offered for top-level fields, the ones a typo usually hits
+      const other = prefix ? undefined : OTHER_NAMES[k];
+      if (other !== undefined && !/^[a-z_]+$/.test(other)) return `"${k}" (${other})`;
+      const near = prefix ? undefined : (other ?? closestName(k, Object.keys(TrainConfigFields.shape)));
+      return `"${prefix}${k}"${near ? ` (did you mean "${near}"?)` : ""}`;
+    });
+    return { text: `unknown field ${unknown.join(", ")}`, byFlag: false };
+  }
+  const field = issue.path.join(".");
+  const flag = flagNames[String(issue.path[0])];
+  return flag ? { text: `${flag} (${field}): ${issue.message}`, byFlag: true } : { text: `field "${field || "(top level)"}": ${issue.message}`, byFlag: false };
 }
 
 /** Names other trainers' configs use (TRL, PEFT, transformers' TrainingArguments) for a field

@@ -7,7 +7,6 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { secretEnvValues } from "../mcp/command-credentials.js";
 import { redactTargetCredentials } from "../mcp/target.js";
 import type { ConnectOptions } from "../mcp/connect.js";
 import { isResourceTool, LIST_RESOURCES, READ_RESOURCE } from "../mcp/resource-tools.js";
@@ -28,14 +27,15 @@ import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
 import { redactSecretValues } from "../mcp/command-credentials.js";
 import { anchorPaths, scrubSecrets, type TrainConfig } from "./config.js";
-import { TrainMcpError } from "../errors.js";
+import { isTrainMcpError, TrainMcpError } from "../errors.js";
 import { scheduledLr, warmupStepsOf } from "../rl/lr-schedule.js";
 import { EvaluationFailed, evaluate, faultText, isServerFault, metServerOutage, wasSent, type EvalResult } from "./evaluate.js";
 import { grpoUpdate } from "./grpo-update.js";
 import { playAndScore } from "./play.js";
 import { RemoteLearner } from "./remote-learner.js";
-import { setupPolicy, type PolicySetup } from "./policy-setup.js";
-import { RunDir, type EvalRecord } from "./run-dir.js";
+import { resolveModelDir, setupPolicy, type PolicySetup } from "./policy-setup.js";
+import { readScenarioFileLines } from "../scenarios/io.js";
+import { heldSecrets, RunDir, type EvalRecord } from "./run-dir.js";
 import { loadScenarios, takeAcrossServers } from "./scenario-source.js";
 import { ServerSet } from "./servers.js";
 import { collectDemonstrations, sftStep } from "./sft.js";
@@ -75,6 +75,9 @@ export interface TrainSummary {
   engine: string;
   interrupted: boolean;
   report?: string;
+  /** the final ("after") evaluation failed: why, and how to measure it again (heldout_after is
+   *  then null, the run's checkpoint kept; a resume of the run measures it) */
+  final_eval_error?: string;
 }
 
 function stamp(): string {
@@ -143,21 +146,47 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   );
   // log lines name server targets: a URL's credentials stay out of them
   const log = (line: string) => o.hooks.log(redactSecretValues(line));
+  // what can be checked before anything is written is: a start that fails on a typo, a server
+  // that does not start or a judge that is not there never creates, nor touches, its run
+  // directory (an --out that existed stays as it was, byte for byte)
+  checkInputs(cfg);
   const dir = path.resolve(cfg.out ?? freshRunPath(path.join("runs", stamp())));
   const newDir = !fs.existsSync(dir);
-  const runDir = RunDir.create(dir, { resume: o.resume });
-  runDir.heldSecrets = [o.judgeApiKey, o.policyApiKey, o.samplingApiKey, ...secretEnvValues(o.connect?.env)].filter((k): k is string => !!k && k !== "EMPTY");
-  const saved = o.resume ? runDir.readJson<Record<string, unknown>>("config.json") : undefined;
-  const changed = saved ? resumeChanges(saved, cfg, runDir.path("config.json")) : [];
-  runDir.lock(); // from here on this process writes the run's files
-  if (!saved) runDir.writeJson("config.json", scrubSecrets(cfg));
-  log(`run directory: ${runDir.dir}`);
-  if (changed.length > 0) log(`resumed with changes (saved in config.json once the run goes on): ${changed.join(", ")}`);
+  RunDir.refuseOccupied(dir, { resume: o.resume });
+  const saved = o.resume ? new RunDir(dir).readJson<Record<string, unknown>>("config.json") : undefined;
+  const changed = saved ? resumeChanges(saved, cfg, path.join(dir, "config.json")) : [];
   // --env values are never saved: a resume must give them again
   const savedEnv = Array.isArray(saved?.server_env_names) ? (saved.server_env_names as string[]) : [];
   const missingEnv = savedEnv.filter((n) => !envNames.includes(n));
   if (missingEnv.length > 0) log(`warning: the run's servers were given --env ${missingEnv.join(", ")}, which this resume does not give (values are never saved): they start without ${missingEnv.length === 1 ? "it" : "them"}; pass --env ${missingEnv[0]}=… again`);
-  // a run that fails before its first rollout (server, model, policy endpoint) leaves no directory behind
+
+  // stdio servers' stderr, kept with the run unless --server-log put it elsewhere: copied at
+  // every checkpoint, so a run killed by -9 has it up to its last one
+  let serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, sampling: samplingEndpoint(cfg, o.samplingApiKey), elicitation: cfg.server_elicitation }, log);
+  let runDir: RunDir;
+  try {
+    if (cfg.rewards.judge && cfg.max_steps > 0) {
+      // a wrong judge URL, key or model would leave every group to the other rewards, silently
+      const { apiKeyEnv, ...judge } = cfg.rewards.judge;
+      const warning = await checkJudge({ ...judge, apiKey: o.judgeApiKey }, apiKeyEnv);
+      if (warning) log(warning);
+    }
+    runDir = RunDir.create(dir, { resume: o.resume });
+    runDir.lock(); // from here on this process writes the run's files
+  } catch (e) {
+    await servers.close();
+    throw e;
+  }
+  runDir.heldSecrets = heldSecrets([o.judgeApiKey, o.policyApiKey, o.samplingApiKey], o.connect?.env);
+  if (!saved) runDir.writeJson("config.json", scrubSecrets(cfg));
+  log(`run directory: ${runDir.dir}`);
+  if (changed.length > 0) log(`resumed with changes (saved in config.json once the run goes on): ${changed.join(", ")}`);
+  const syncServerLog = (final = false) => {
+    // (each stdio transport already blanks its server's secrets in what it writes there)
+    if (serverLogFrom !== undefined) serverLogFrom = keepServerLog(runDir.path("server.log"), serverLogFrom, final);
+  };
+  // a run that fails before its first rollout (scenarios, model, policy endpoint) leaves no directory behind
   let started = false;
   const discardIfUnused = (e: unknown): never => {
     runDir.unlock();
@@ -167,26 +196,6 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     }
     throw e;
   };
-
-  if (cfg.server_template_dir && !fs.existsSync(cfg.server_template_dir))
-    discardIfUnused(new TrainMcpError("ConfigInvalid", `--template-dir (server_template_dir): ${cfg.server_template_dir} is no folder`));
-  // stdio servers' stderr, kept with the run unless --server-log put it elsewhere: copied at
-  // every checkpoint, so a run killed by -9 has it up to its last one
-  let serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
-  const syncServerLog = (final = false) => {
-    // (each stdio transport already blanks its server's secrets in what it writes there)
-    if (serverLogFrom !== undefined) serverLogFrom = keepServerLog(runDir.path("server.log"), serverLogFrom, final);
-  };
-  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, sampling: samplingEndpoint(cfg, o.samplingApiKey), elicitation: cfg.server_elicitation }, log).catch(discardIfUnused);
-  if (cfg.rewards.judge && cfg.max_steps > 0) {
-    // a wrong judge URL, key or model would leave every group to the other rewards, silently
-    const { apiKeyEnv, ...judge } = cfg.rewards.judge;
-    const warning = await checkJudge({ ...judge, apiKey: o.judgeApiKey }, apiKeyEnv).catch(async (e: unknown) => {
-      await servers.close();
-      return discardIfUnused(e);
-    });
-    if (warning) log(warning);
-  }
   let setup: PolicySetup | undefined;
   try {
     const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios, signal: o.signal });
@@ -260,7 +269,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         restored = true;
         const ck = readCheckpointState(latest);
         const finished = runDir.readJson<TrainSummary>("summary.json");
-        if (ck.state.step >= cfg.max_steps && ck.state.sftDone && finished && !finished.interrupted && finished.steps === ck.state.step) {
+        if (ck.state.step >= cfg.max_steps && ck.state.sftDone && finished && !finished.interrupted && !finished.final_eval_error && finished.steps === ck.state.step) {
           // nothing to do: measuring "after" again would only change the record
           log(`the run is finished (${ck.state.step}/${cfg.max_steps} steps): nothing to resume; pass --steps N (more than ${ck.state.step}) to go on training it`);
           return finished;
@@ -609,11 +618,22 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     }
     if (state.step > 0 || sftSteps > 0) checkpoint();
 
-    // 4. held-out success after RL
-    const after = interrupted || heldout.length === 0 ? undefined : await runEval("after", state.step);
+    // 4. held-out success after RL; an evaluation that fails (the server went down) still
+    // leaves the report of what the run has, and the checkpoint it can be measured from again
+    let after: EvalResult | undefined;
+    let afterFailed: unknown;
+    if (!interrupted && heldout.length > 0) {
+      try {
+        after = await runEval("after", state.step);
+      } catch (e) {
+        afterFailed = e;
+      }
+    }
+    const finalEvalError = afterFailed === undefined ? undefined : `final evaluation failed: ${(afterFailed as Error).message}; resume with --resume ${runDir.dir} to measure it again (the checkpoint of step ${state.step} is kept)`;
+    if (finalEvalError) log(finalEvalError);
     const summary: TrainSummary = {
       run_dir: runDir.dir,
-      // null: not measured (no held-out set; an interrupted run has no "after")
+      // null: not measured (no held-out set; an interrupted run has no "after", nor one whose final evaluation failed)
       heldout_before: beforeRecord ? round(beforeRecord.success_rate) : null,
       heldout_after: after ? round(after.success_rate) : null,
       heldout_n: heldout.length,
@@ -625,6 +645,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       wall_s: round(priorWall + (performance.now() - t0) / 1000, 1),
       engine: sampler.engine,
       interrupted,
+      ...(finalEvalError ? { final_eval_error: finalEvalError } : {}),
     };
     runDir.writeJson("summary.json", summary);
     try {
@@ -634,6 +655,12 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       log(`report: ${(e as Error).message}`);
     }
     runDir.writeJson("summary.json", summary);
+    if (finalEvalError) {
+      // the run's exit status still says it did not finish; the message says where its results are
+      const where = `${summary.report ? `report: ${summary.report}\n` : ""}run directory: ${runDir.dir}`;
+      const e = afterFailed;
+      throw isTrainMcpError(e) ? new TrainMcpError(e.code, `${finalEvalError}\n${where}`, e.usage, { cause: e }) : new Error(`${finalEvalError}\n${where}`, { cause: e });
+    }
     return summary;
   } catch (e) {
     return discardIfUnused(e);
@@ -643,6 +670,19 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     if (started || o.resume) syncServerLog(true);
     runDir.unlock();
   }
+}
+
+/**
+ * The inputs a start can check without a server or a model load: the model folder (its
+ * config.json and tokenizer), --template-dir, and each scenario file (every bad line named).
+ * Throws the error the user acts on (exit 2).
+ */
+function checkInputs(cfg: TrainConfig): void {
+  resolveModelDir(cfg.model);
+  if (cfg.server_template_dir && !(fs.existsSync(cfg.server_template_dir) && fs.statSync(cfg.server_template_dir).isDirectory()))
+    throw new TrainMcpError("ConfigInvalid", `--template-dir (server_template_dir): ${cfg.server_template_dir} is no folder`);
+  // read again once the servers are known (their tools check the calls): files are small
+  for (const spec of cfg.scenarios) if (spec !== "auto") readScenarioFileLines(spec);
 }
 
 function readEvals(runDir: RunDir): EvalRecord[] {

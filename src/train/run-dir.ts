@@ -12,7 +12,7 @@ import { makeDirs } from "../fs-dirs.js";
 import { writeFileAtomic } from "../policy/safetensors.js";
 import type { EvalLine } from "../report/run-files.js";
 import type { Trajectory } from "../rollout/trajectory.js";
-import { redactHeldSecrets } from "../mcp/command-credentials.js";
+import { redactHeldSecrets, secretEnvValues } from "../mcp/command-credentials.js";
 
 /** One eval.jsonl line; the report reads the same schema. */
 export type EvalRecord = EvalLine;
@@ -43,10 +43,7 @@ export class RunDir {
    * `lock` claims it before anything is written.
    */
   static create(dir: string, o: { resume?: boolean } = {}): RunDir {
-    const held = RUN_FILES.filter((f) => fs.existsSync(path.join(dir, f)));
-    if (!o.resume && held.length > 0) {
-      throw new TrainMcpError("ConfigInvalid", `${dir} already holds a run (${held.join(", ")}): pass --resume ${dir} to continue it, or choose another --out`);
-    }
+    RunDir.refuseOccupied(dir, o);
     let made: string | undefined;
     try {
       made = makeDirs(path.join(dir, "checkpoints"));
@@ -56,6 +53,14 @@ export class RunDir {
     const run = new RunDir(dir);
     run.madeFrom = made;
     return run;
+  }
+
+  /** Throws unless `dir` is free for a new run (or `resume` continues the run in it); writes nothing. */
+  static refuseOccupied(dir: string, o: { resume?: boolean } = {}): void {
+    const held = RUN_FILES.filter((f) => fs.existsSync(path.join(dir, f)));
+    if (!o.resume && held.length > 0) {
+      throw new TrainMcpError("ConfigInvalid", `${dir} already holds a run (${held.join(", ")}): pass --resume ${dir} to continue it, or choose another --out`);
+    }
   }
 
   /**
@@ -171,6 +176,15 @@ export class RunDir {
       });
     writeFileAtomic(file, kept.length ? kept.join("\n") + "\n" : "");
   }
+}
+
+/**
+ * The secrets a process holds, which what tools print must not carry into its files (a run's
+ * JSONL, eval's --trajectories): the API keys it was given and the secret-named --env values of
+ * its stdio servers; blanks and "EMPTY" (the placeholder key of local servers) are no secrets.
+ */
+export function heldSecrets(keys: ReadonlyArray<string | undefined>, serverEnv?: Record<string, string>): string[] {
+  return [...new Set([...keys, ...secretEnvValues(serverEnv)])].filter((k): k is string => !!k && k !== "EMPTY");
 }
 
 /** The run directory a checkpoint folder (`<run>/checkpoints/step-N`) belongs to, else undefined. */

@@ -177,6 +177,24 @@ describe("secrets and escaping", () => {
     expect(result.trajectories).toBe(run.trajectories.length);
   });
 
+  it("carries the text of a turn whose tool-call markup did not parse to the viewer, which shows it", async () => {
+    const dir = join(root, "raw-run");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "config.json"), JSON.stringify({ server: ["fixture:calculator"], max_steps: 1 }));
+    const raw = '<tool_call>{"name": "calculate", "arguments": {"expression": }</tool_call>';
+    const messages = [
+      { role: "user", content: "What is 1+1?" },
+      { role: "assistant", content: "", raw_content: raw },
+      { role: "tool", content: "Error: tool_call 1: invalid JSON" },
+    ];
+    const t = { id: "t1", scenarioId: "s", groupId: "g", step: 1, phase: "grpo", messages, tokenIds: [], assistantMask: [], sampleLogprobs: [], toolCalls: [], finish: "max_turns", turns: 1 };
+    writeFileSync(join(dir, "trajectories.jsonl"), JSON.stringify(t) + "\n");
+    const html = readFileSync((await buildReport(dir)).path, "utf8");
+    const shown = pageData(html).trajectories as unknown as Array<{ messages: Array<{ raw_content?: string }> }>;
+    expect(shown[0].messages[1].raw_content).toBe(raw);
+    expect(html).toContain("m.raw_content"); // the viewer renders it in place of the content
+  });
+
   it("escapes every < in embedded JSON", () => {
     const s = jsonForScript({ a: "</script><!-- x" });
     expect(s).not.toContain("<");

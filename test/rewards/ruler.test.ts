@@ -94,6 +94,17 @@ describe("rulerScore: the request", () => {
     expect(server.headers[0].authorization).toBe(`Bearer ${KEY}`);
   });
 
+  it("shows the judge a turn whose tool-call markup did not parse as the model wrote it", async () => {
+    server = await startChatServer(fairJudge);
+    const raw = 'Cancelling. <tool_call>{"name": "cancel_order", "arguments": {"order_id": }</tool_call>';
+    const broken = trajectory({ answer: "Sorry." });
+    // as the tool environment records it: content without the markup, the text kept beside it
+    broken.messages.splice(2, 0, { role: "assistant", content: "Cancelling.", raw_content: raw }, { role: "tool", content: "Error: tool_call 1: invalid JSON at position 40" });
+    await rulerScore([broken.messages, trajectory({ steps: [cancel], answer: "Done." }).messages], { judge: judgeCfg(server.url) });
+    const first = JSON.parse(blocks(server.requests[0])[0].body) as Array<{ role: string; content: string }>;
+    expect(first[0]).toEqual({ role: "assistant", content: raw });
+  });
+
   it("uses a user-supplied rubric instead of the default", async () => {
     server = await startChatServer(fairJudge);
     await rulerScore([trajectory({ answer: "a" }).messages, trajectory({ answer: "b" }).messages], {

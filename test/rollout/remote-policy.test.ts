@@ -46,6 +46,40 @@ describe("RemotePolicy over a real OpenAI-compatible HTTP endpoint", () => {
     expect(roles).toContain("system,user,assistant,tool");
     expect(server.headers[0].authorization).toBe("Bearer sk-secret-test");
   });
+
+  it("keeps a malformed call's text in the trajectory, and sends the endpoint only the chat API's fields", async () => {
+    const broken = '<tool_call>{"name": "calculate", "arguments": {"expression": }</tool_call>';
+    const replies = await startChatServer((req) => (req.messages.some((m) => m.role === "tool") ? { content: "I could not." } : { content: broken }));
+    try {
+      const policy = new RemotePolicy({ baseURL: replies.url, model: "test-model" });
+      const { groups } = await playGroups([{ id: "m", task: "What is 6*7?", difficulty: 1, split: "test", tags: [] }], policy, toolbox, { groupSize: 1, seed: 3 });
+      const t = groups[0].trajectories[0];
+      expect(t.messages.find((m) => m.role === "assistant")?.raw_content).toBe(broken);
+      expect(replies.requests).toHaveLength(2);
+      expect(replies.requests[1].messages.map((m) => Object.keys(m).filter((k) => k === "raw_content"))).toEqual(replies.requests[1].messages.map(() => []));
+    } finally {
+      await replies.close();
+    }
+  });
+
+  it("keeps an endpoint's tool call whose arguments are no JSON object, verbatim, beside the calls that ran", async () => {
+    const calls = [
+      { id: "a", type: "function", function: { name: "calculate", arguments: '{"expression": "6*7"}' } },
+      { id: "b", type: "function", function: { name: "calculate", arguments: '{"expression": 6*' } },
+    ];
+    const reply = (message: Record<string, unknown>) => ({ body: { id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: "stop", logprobs: null }] } });
+    const replies = await startChatServer((req) => (req.messages.some((m) => m.role === "tool") ? reply({ content: "42" }) : reply({ content: "Computing.", tool_calls: calls })));
+    try {
+      const policy = new RemotePolicy({ baseURL: replies.url, model: "test-model" });
+      const { groups } = await playGroups([{ id: "s", task: "What is 6*7?", difficulty: 1, split: "test", tags: [] }], policy, toolbox, { groupSize: 1, seed: 3 });
+      const assistant = groups[0].trajectories[0].messages.find((m) => m.role === "assistant")!;
+      expect(assistant.raw_content).toBe('Computing.\n<tool_call>\n{"name": "calculate", "arguments": {"expression": "6*7"}}\n</tool_call>\n<tool_call>\n{"name": "calculate", "arguments": {"expression": 6*}\n</tool_call>');
+      expect(assistant.tool_calls?.map((c) => c.function.arguments)).toEqual(['{"expression":"6*7"}']);
+      expect(groups[0].trajectories[0].toolCalls.map((c) => c.error)).toEqual(["parse:bad_arguments", undefined]);
+    } finally {
+      await replies.close();
+    }
+  });
 });
 
 describe("RemotePolicy's adapter routes", () => {

@@ -4,6 +4,7 @@ import { startFixtureHttp, type FixtureHttp } from "../../src/mcp/fixtures.js";
 import type { Toolbox } from "../../src/mcp/types.js";
 import { playGroups } from "../../src/rollout/group.js";
 import type { Scenario } from "../../src/scenarios/schema.js";
+import { startChatServer } from "../helpers/chat-server.js";
 import { stdioTarget } from "../servers/launch.js";
 import { call, lastToolResult, ScriptedPolicy } from "./scripted-policy.js";
 
@@ -69,6 +70,22 @@ describe("rollouts on the calculator fixture", () => {
     expect(toolMessages).toHaveLength(3);
     expect(toolMessages.every((m) => m.startsWith("Error: "))).toBe(true);
     expect(toolMessages[1]).toMatch(/expression/);
+    // what the model wrote stays in the trajectory (the template renders content and tool_calls)
+    const malformed = t.messages.filter((m) => m.role === "assistant")[0];
+    expect(malformed.raw_content).toBe('<tool_call>\n{"name": "calculate", "arguments": {"expression": }\n</tool_call>');
+    expect(malformed.content).toBe("");
+    // a turn that parsed keeps no second copy
+    expect(t.messages.filter((m) => m.role === "assistant").slice(1).map((m) => m.raw_content)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("keeps a turn's text beside the calls that parsed when another call in it did not", async () => {
+    const text = `First ${call("calculate", { expression: "1+1" })} then <tool_call>{"name": "calculate", "arguments": {"expression": "2*"</tool_call>`;
+    const policy = new ScriptedPolicy((_c, turn) => (turn === 0 ? text : "done"));
+    const { groups } = await playGroups([scenario("mixed", "What is 1+1?")], policy, stdio, { groupSize: 1, seed: 2 });
+    const assistant = groups[0].trajectories[0].messages.find((m) => m.role === "assistant")!;
+    expect(assistant.raw_content).toBe(text);
+    expect(assistant.tool_calls?.map((c) => c.function.name)).toEqual(["calculate"]);
+    expect(groups[0].trajectories[0].toolCalls.map((r) => r.error)).toEqual(["parse:invalid_json", undefined]);
   });
 
   it("stops at max turns, and batches every live rollout into one policy call per turn", async () => {
@@ -138,4 +155,25 @@ describe("rollouts facing faults (test server)", () => {
     expect(after.text).toMatch(/\b1\b/);
     await release();
   });
+});
+
+describe("rollouts on a server that asks the user mid-call (elicitation, `model` mode)", () => {
+  it("the simulated user fills the form in knowing the rollout's task", async () => {
+    // the stand-in user takes the name and party size from the task it is shown, if it is shown one
+    const user = await startChatServer((req) => {
+      const m = /for (\w+ \w+), party of (\d+)/.exec(String(req.messages[1].content));
+      return { content: JSON.stringify(m ? { name: m[1], guests: Number(m[2]) } : { name: "Someone", guests: 2 }) };
+    });
+    const toolbox = await connect(stdioTarget("everything", "--elicitation"), { timeoutMs: 10_000, elicitation: "model", sampling: { baseUrl: user.url, model: "user-sim" } });
+    try {
+      const policy = new ScriptedPolicy((c, turn) => (turn === 0 ? call("book_table", { restaurant: "Luigi's" }) : `Done: ${lastToolResult(c)}`));
+      const { groups, release } = await playGroups([scenario("book", "Book a table at Luigi's for Grace Hopper, party of 3.")], policy, toolbox, { groupSize: 2, seed: 1 });
+      await release();
+      for (const t of groups[0].trajectories) expect(t.toolCalls[0]).toMatchObject({ name: "book_table", isError: false, result: "booked Luigi's for Grace Hopper, 3 guests, inside" });
+      expect(String(user.requests[0].messages[1].content)).toContain("Book a table at Luigi's for Grace Hopper, party of 3.");
+    } finally {
+      await toolbox.close();
+      await user.close();
+    }
+  }, 60_000);
 });

@@ -2,8 +2,11 @@
  * A test MCP server (stdio) that offers the calculator fixture's tools and dies on every call, as
  * a server does during an outage: training must not learn from it, and must stop.
  * `--crash-every N`: dies on every Nth call only (answering the others with a number);
- * `--tool-error`: never dies, answers every call with the tool's own error (a locked database).
+ * `--tool-error`: never dies, answers every call with the tool's own error (a locked database);
+ * `--down-when FILE`: answers every call while FILE is absent, dies on every call once it exists
+ * (an outage that starts at a moment the test chooses).
  */
+import fs from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -17,10 +20,12 @@ const server = new Server({ name: "crash-calc", version: "1.0.0" }, { capabiliti
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
 const argv = process.argv.slice(2);
 const crashEvery = argv.includes("--crash-every") ? Number(argv[argv.indexOf("--crash-every") + 1]) : 1;
+const downWhen = argv.includes("--down-when") ? argv[argv.indexOf("--down-when") + 1] : undefined;
 let calls = 0;
 server.setRequestHandler(CallToolRequestSchema, async () => {
   if (argv.includes("--tool-error")) return { content: [{ type: "text", text: "database is locked" }], isError: true };
-  if (++calls % crashEvery !== 0) return { content: [{ type: "text", text: "1234.56" }] };
+  const down = downWhen !== undefined ? fs.existsSync(downWhen) : ++calls % crashEvery === 0;
+  if (!down) return { content: [{ type: "text", text: "1234.56" }] };
   process.stderr.write("outage: crashing on purpose\n");
   // answers already written reach the client first (stdout to a pipe is asynchronous)
   await new Promise((resolve) => setTimeout(resolve, 50));

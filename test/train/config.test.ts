@@ -56,6 +56,13 @@ describe("resolveTrainConfig", () => {
     expect(() => resolveTrainConfig({}, { server, rewards: { dangerous: { args: ["(rm"] } } }, "train.json")).toThrow(/^train\.json: field "rewards\.dangerous\.args\.0": not a valid regular expression: /);
   });
 
+  it("tool_timeout_ms reads as --timeout does: milliseconds or a unit; a bare 30 (seconds meant) is refused with the way to write it", () => {
+    expect(resolveTrainConfig({}, { server }).tool_timeout_ms).toBe(30_000);
+    expect(resolveTrainConfig({}, { server, tool_timeout_ms: "45s" }).tool_timeout_ms).toBe(45_000);
+    expect(resolveTrainConfig({}, { server, tool_timeout_ms: 2500 }).tool_timeout_ms).toBe(2500);
+    expect(() => resolveTrainConfig({}, { server, tool_timeout_ms: 30 }, "train.json")).toThrow(/train\.json: field "tool_timeout_ms": 30 is in milliseconds, .*write 30000 or 30s/);
+  });
+
   it("names an unknown field instead of ignoring it", () => {
     expect(() => resolveTrainConfig({}, { server, num_iteration: 2 }, "train.json")).toThrow(/train\.json: .*num_iteration/);
   });
@@ -83,6 +90,31 @@ describe("resolveTrainConfig", () => {
     expect(() => resolveTrainConfig({}, { server, max_steps: -1 }, "train.json", {})).toThrow(/^train\.json: field "max_steps": Too small/);
     expect(() => resolveTrainConfig({}, { server, judge: { model: "j" } }, "train.json")).toThrow('train.json: unknown field "judge" (it belongs under "rewards": {"judge": {"model": …, "baseURL": …}})');
     expect(() => resolveTrainConfig({ server: [" "] }, {}, "train.json", { server: "--server" })).toThrow('--server (server.0): empty target (expected a URL, stdio:<command>, fixture:<name> or a command line)');
+  });
+
+  it("reports every bad field of a config at once, each with its path (and the flag that set it)", () => {
+    const bad = { server, max_steps: -1, learning_rate: 1e10, max_step: 3, rewards: { sucess: 1 }, temperature: "hot" };
+    let message = "";
+    try {
+      resolveTrainConfig({ groups_per_step: 0 }, bad, "train.json", { groups_per_step: "--groups-per-step" });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    const lines = message.split("\n");
+    expect(lines[0]).toBe("train.json: 6 problems:");
+    expect(lines.slice(1).sort()).toEqual(
+      [
+        '  field "max_steps": Too small: expected number to be >=0',
+        '  field "learning_rate": a learning rate above 1 makes every update diverge (typical: 1e-6 full fine-tuning, 1e-5 LoRA)',
+        '  unknown field "max_step" (did you mean "max_steps"?)',
+        '  unknown field "rewards.sucess"',
+        '  field "temperature": Invalid input: expected number, received string',
+        "  --groups-per-step (groups_per_step): Too small: expected number to be >=1",
+      ].sort(),
+    );
+    expect(lines).toHaveLength(7);
+    // one problem keeps its one line
+    expect(() => resolveTrainConfig({}, { server, max_steps: -1 }, "train.json")).toThrow(/^train\.json: field "max_steps": Too small[^\n]*$/);
   });
 
   it("a resume whose saved server URL lost its credentials asks for the URL again (exit 2)", () => {
@@ -139,6 +171,15 @@ describe("resolveTrainConfig", () => {
     const both = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--server", "fixture:calculator", "--lr", "1e-5", "--learning-rate", "2e-5"], { encoding: "utf8" });
     expect(both.status).toBe(2);
     expect(both.stderr).toBe("train-mcp: --lr and --learning-rate are the same setting: give one\n");
+    // a config file's problems and a flag's, all in one message (exit 2, no stack)
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cfg-")), "train.json");
+    fs.writeFileSync(file, JSON.stringify({ server: ["fixture:calculator"], max_step: 3, temperature: -1 }));
+    const many = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--config", file, "--group-size", "1"], { encoding: "utf8" });
+    expect(many.status).toBe(2);
+    expect(many.stderr.split("\n").slice(0, 1)).toEqual([`train-mcp: ${file}: 3 problems:`]);
+    expect(many.stderr.split("\n").slice(1, -1).sort()).toEqual(
+      ['  unknown field "max_step" (did you mean "max_steps"?)', '  field "temperature": Too small: expected number to be >=0', "  --group-size (num_generations): Too small: expected number to be >=2"].sort(),
+    );
   });
 
   it("train plays a model as its folder's train_mcp.json says, as eval does, unless told otherwise", () => {

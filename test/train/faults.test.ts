@@ -378,7 +378,10 @@ describe("faults and bad input", () => {
       const gone = await startChatServer(() => ({ content: "{}" }));
       await gone.close();
       const port = new URL(gone.url).port;
+      // no GET /models, and no such model either: the test completion says so
+      const unlisted = await startChatServer((req) => ({ status: 404, error: `model ${req.model} not found` }), { models: null });
       for (const [flags, line] of [
+        [["--judge-model", "no-such-judge", "--judge-base-url", unlisted.url], `--judge-model no-such-judge at --judge-base-url ${unlisted.url}: GET /models failed (404 no route GET /v1/models), and a one-token chat completion with it failed too (404 model no-such-judge not found), so every judgement would fail: check the URL (most servers' end in /v1) and the model's name`],
         [["--judge-model", "no-such-judge", "--judge-base-url", judge.url], `--judge-model no-such-judge: ${judge.url} does not serve it (it serves test-model)`],
         [["--judge-model", "test-model", "--judge-base-url", gone.url], `--judge-base-url ${gone.url}: cannot connect (connect ECONNREFUSED 127.0.0.1:${port}); is the judge's server running?`],
       ] as const) {
@@ -388,6 +391,7 @@ describe("faults and bad input", () => {
         expect(r.stderr).toBe(`train-mcp: ${line}\n`);
         expect(fs.existsSync(out)).toBe(false);
       }
+      await unlisted.close();
     });
   });
 });

@@ -90,6 +90,51 @@ describe("a server outage during training", () => {
     expect(before.filter((t) => (t.toolCalls as { error?: string }[]).some((c) => c.error === "connection")).every((t) => t.success !== true)).toBe(true);
   });
 
+  it("a final evaluation the outage makes fail still leaves the report, the summary and the checkpoint; a resume measures it", async () => {
+    const scenarios = path.join(tempDir("final-eval-scenarios"), "compound.jsonl");
+    fs.writeFileSync(scenarios, [...compoundScenarios("train", 2), ...compoundScenarios("test", 3)].join("\n") + "\n");
+    const out = path.join(tempDir("final-eval"), "run");
+    const down = path.join(tempDir("final-eval-switch"), "down");
+    const config = resolveTrainConfig({
+      server: [stdioTarget("crash-calc", "--down-when", down)], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
+      max_steps: 1, groups_per_step: 1, num_generations: 2, max_turns: 2, max_tokens_per_turn: 64, eval_n: 3, tool_timeout_ms: 10_000,
+    });
+    const logs: string[] = [];
+    // the server goes down once the (only) step has trained, before the final evaluation
+    const log = (l: string) => {
+      logs.push(l);
+      if (l.startsWith("step 1/1:")) fs.writeFileSync(down, "");
+    };
+    const e = await train({ config, hooks: { log } }).then(() => undefined, (x: unknown) => x as TrainMcpError);
+    expect(e).toBeInstanceOf(TrainMcpError);
+    expect(e!.usage).toBe(true);
+    const why = `final evaluation failed: evaluation: every tool call failed on the server's side`;
+    expect(e!.message.startsWith(why), e!.message).toBe(true);
+    expect(e!.message).toContain(`resume with --resume ${out} to measure it again (the checkpoint of step 1 is kept)`);
+    expect(e!.message).toContain(`\nreport: ${path.join(out, "report.html")}\nrun directory: ${out}`);
+    // what the run has is all there: summary (no "after"), report with the note, checkpoint, rollouts
+    const summary = JSON.parse(fs.readFileSync(path.join(out, "summary.json"), "utf8")) as Record<string, unknown>;
+    expect(summary).toMatchObject({ steps: 1, heldout_after: null, heldout_n: 3, report: path.join(out, "report.html") });
+    expect(typeof summary.heldout_before).toBe("number");
+    expect(String(summary.final_eval_error).startsWith(why)).toBe(true);
+    const html = fs.readFileSync(path.join(out, "report.html"), "utf8");
+    const data = JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)![1]) as { notes: Array<{ message: string }>; metrics: unknown[] };
+    expect(data.notes.map((n) => n.message)).toContain(summary.final_eval_error);
+    expect(fs.existsSync(path.join(out, "checkpoints", "step-000001", "model.safetensors"))).toBe(true);
+    const evalRollouts = readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "eval");
+    expect(evalRollouts.filter((t) => t.label === "before")).toHaveLength(3);
+    expect(evalRollouts.filter((t) => t.label === "after")).toHaveLength(3);
+    expect(readJsonl(path.join(out, "metrics.jsonl")).filter((m) => m.phase === "grpo")).toHaveLength(1);
+
+    // the server back: the resume measures "after" from the kept checkpoint, and the run is whole
+    fs.rmSync(down);
+    const resumed = await train({ config, resume: true, hooks: { log: () => undefined } });
+    expect(resumed.steps).toBe(1);
+    expect(typeof resumed.heldout_after).toBe("number");
+    expect(resumed.final_eval_error).toBeUndefined();
+    expect(readJsonl(path.join(out, "eval.jsonl")).map((r) => r.label)).toEqual(["before", "after"]);
+  }, 300_000);
+
   it("warns when every tool call of a step came back as the tool's own error, and still trains (and on other setup mistakes)", async () => {
     const scenarios = path.join(tempDir("tool-error-scenarios"), "train-only.jsonl");
     // one without expected checks: named in a warning too

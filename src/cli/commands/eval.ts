@@ -8,7 +8,7 @@ import { Option, type Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
 import { intFlag, numberFlag } from "../number-flags.js";
 import { addConnectOptions, connectArgs, type TargetFlags } from "../target-options.js";
-import { redactHeldSecrets, secretEnvValues } from "../../mcp/command-credentials.js";
+import { redactHeldSecrets } from "../../mcp/command-credentials.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -91,7 +91,8 @@ export function register(program: Command): void {
         };
         const trajectoryFile = f.trajectories ? openOut(f.trajectories) : undefined;
         // what tools print (an environment, an echo) is written down: without the keys this process holds
-        const heldSecrets = [process.env.OPENAI_API_KEY, ...secretEnvValues(connectOptions.env)].filter((k): k is string => !!k);
+        const { heldSecrets: secretsOf } = await import("../../train/run-dir.js");
+        const heldSecrets = secretsOf([process.env.OPENAI_API_KEY, connectOptions.sampling?.apiKey], connectOptions.env);
         const templateOf = new Map(scenarios.map((s) => [s.id, templateTag(s)]));
         const unchecked = scenarios.filter((s) => !s.expected?.length).length;
         if (unchecked > 0) logLine(`warning: ${unchecked} of ${scenarios.length} scenarios have no "expected" checks: eval cannot tell their success, so they count as failures`);

@@ -197,9 +197,12 @@ function renderToolCall(c) {
 }
 
 function renderMessage(m) {
-  var body = m.content || "";
+  // a turn whose tool-call markup did not parse: the text as the model wrote it, markup and all
+  var raw = typeof m.raw_content === "string";
+  var body = (raw ? m.raw_content : m.content) || "";
   var head = el("div", { class: "msg-head" }, el("span", { class: "msg-role" }, m.role), m.name ? el("code", null, " " + m.name) : null, m.tool_call_id ? el("span", { class: "muted" }, " · " + m.tool_call_id) : null);
-  var content = body === "" ? null : el("pre", { class: "msg-text" }, body);
+  var content = body === "" ? null : el("pre", { class: "msg-text" + (raw ? " msg-raw" : "") }, body);
+  if (raw) content = el("div", null, el("div", { class: "muted" }, "as written (its tool-call markup did not parse):"), content);
   if (content && (m.role === "system" || body.length > LONG_TEXT)) {
     content = el("details", null, el("summary", null, (m.role === "system" ? "system prompt" : "long message") + " (" + body.length + " characters)"), content);
   }
