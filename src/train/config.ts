@@ -174,11 +174,38 @@ export function readConfigFile(file: string): Record<string, unknown> {
   }
 }
 
+/** The line (1-based) where a field is written in a JSON config file, found key by key along
+ *  its path (array indices skipped); undefined when the file does not spell it (a flag, a default). */
+export type FieldLines = (fieldPath: readonly PropertyKey[]) => number | undefined;
+
+/** FieldLines for a config file's text: a key's first `"name":` after its parent's. */
+export function fieldLines(file: string): FieldLines {
+  let text = "";
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return () => undefined;
+  }
+  return (fieldPath) => {
+    let at = 0;
+    for (const key of fieldPath) {
+      if (typeof key !== "string") continue;
+      const re = new RegExp(`${JSON.stringify(key).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s*:`, "g");
+      re.lastIndex = at;
+      const m = re.exec(text);
+      if (!m) return undefined;
+      at = m.index;
+    }
+    return fieldPath.some((k) => typeof k === "string") ? text.slice(0, at).split("\n").length : undefined;
+  };
+}
+
 /**
  * flag ?? file ?? default, validated once. Errors name where the bad value came from: the flag
- * that set it (`flagNames`: field -> flag), else `where` (the config file) and the field.
+ * that set it (`flagNames`: field -> flag), else `where` (the config file), the field, and its
+ * line when `lines` can find it.
  */
-export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record<string, unknown>, where = "config", flagNames: Record<string, string> = {}): TrainConfig {
+export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record<string, unknown>, where = "config", flagNames: Record<string, string> = {}, lines: FieldLines = () => undefined): TrainConfig {
   const merged: Record<string, unknown> = { ...(file ?? {}) };
   for (const [k, v] of Object.entries(flags)) if (v !== undefined) merged[k] = v;
   const parsed = TrainConfigSchema.safeParse(merged);
@@ -187,10 +214,15 @@ export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record
     // (one problem per field: "Invalid URL" and "expects an http(s) URL" say the same thing twice)
     const seen = new Set<string>();
     const firstPerField = parsed.error.issues.filter((i) => i.code === "unrecognized_keys" || (!seen.has(i.path.join(".")) && !!seen.add(i.path.join("."))));
-    const problems = firstPerField.map((issue) => describeIssue(issue, flagNames));
+    const problems = firstPerField.map((issue) => {
+      const p = describeIssue(issue, flagNames);
+      // an unknown field's line is its own key's; a bad value's, its field's
+      const line = p.byFlag ? undefined : lines(issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path);
+      return { ...p, line };
+    });
     const single = problems.length === 1 ? problems[0] : undefined;
-    if (single) throw new TrainMcpError("ConfigInvalid", single.byFlag ? single.text : `${where}: ${single.text}`);
-    throw new TrainMcpError("ConfigInvalid", `${where === "config" ? "the run config" : where}: ${problems.length} problems:\n${problems.map((p) => `  ${p.text}`).join("\n")}`);
+    if (single) throw new TrainMcpError("ConfigInvalid", single.byFlag ? single.text : `${where}${single.line ? `:${single.line}` : ""}: ${single.text}`);
+    throw new TrainMcpError("ConfigInvalid", `${where === "config" ? "the run config" : where}: ${problems.length} problems:\n${problems.map((p) => `  ${p.line ? `line ${p.line}: ` : ""}${p.text}`).join("\n")}`);
   }
   return parsed.data;
 }

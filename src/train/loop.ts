@@ -659,7 +659,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       // the run's exit status still says it did not finish; the message says where its results are
       const where = `${summary.report ? `report: ${summary.report}\n` : ""}run directory: ${runDir.dir}`;
       const e = afterFailed;
-      throw isTrainMcpError(e) ? new TrainMcpError(e.code, `${finalEvalError}\n${where}`, e.usage, { cause: e }) : new Error(`${finalEvalError}\n${where}`, { cause: e });
+      const failed = isTrainMcpError(e) ? new TrainMcpError(e.code, `${finalEvalError}\n${where}`, e.usage, { cause: e }) : new Error(`${finalEvalError}\n${where}`, { cause: e });
+      summaryOfFailedRuns.set(failed, summary);
+      throw failed;
     }
     return summary;
   } catch (e) {
@@ -670,6 +672,14 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     if (started || o.resume) syncServerLog(true);
     runDir.unlock();
   }
+}
+
+// the summary a run wrote before its final evaluation failed, by the error it threw (for --json)
+const summaryOfFailedRuns = new WeakMap<object, TrainSummary>();
+
+/** The summary of a run that trained but whose final evaluation failed, when `e` is that error. */
+export function summaryOfFailedRun(e: unknown): TrainSummary | undefined {
+  return typeof e === "object" && e !== null ? summaryOfFailedRuns.get(e) : undefined;
 }
 
 /**

@@ -173,13 +173,18 @@ describe("resolveTrainConfig", () => {
     expect(both.stderr).toBe("train-mcp: --lr and --learning-rate are the same setting: give one\n");
     // a config file's problems and a flag's, all in one message (exit 2, no stack)
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cfg-")), "train.json");
-    fs.writeFileSync(file, JSON.stringify({ server: ["fixture:calculator"], max_step: 3, temperature: -1 }));
+    fs.writeFileSync(file, JSON.stringify({ server: ["fixture:calculator"], max_step: 3, temperature: -1 }, null, 2));
     const many = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--config", file, "--group-size", "1"], { encoding: "utf8" });
     expect(many.status).toBe(2);
     expect(many.stderr.split("\n").slice(0, 1)).toEqual([`train-mcp: ${file}: 3 problems:`]);
     expect(many.stderr.split("\n").slice(1, -1).sort()).toEqual(
-      ['  unknown field "max_step" (did you mean "max_steps"?)', '  field "temperature": Too small: expected number to be >=0', "  --group-size (num_generations): Too small: expected number to be >=2"].sort(),
+      ['  line 5: unknown field "max_step" (did you mean "max_steps"?)', '  line 6: field "temperature": Too small: expected number to be >=0', "  --group-size (num_generations): Too small: expected number to be >=2"].sort(),
     );
+    // one problem: the file's name and the field's line, as a compiler names them
+    fs.writeFileSync(file, JSON.stringify({ server: ["fixture:calculator"], rewards: { weights: { verifier: 1 } }, lora_rank: 8, beta: "high" }, null, 2));
+    const one = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--config", file], { encoding: "utf8" });
+    expect(one.status).toBe(2);
+    expect(one.stderr).toMatch(new RegExp(`^train-mcp: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:11: field "beta": `));
   });
 
   it("train plays a model as its folder's train_mcp.json says, as eval does, unless told otherwise", () => {

@@ -10,7 +10,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { TrainMcpError } from "../../src/errors.js";
 import { resolveTrainConfig } from "../../src/train/config.js";
-import { train } from "../../src/train/loop.js";
+import { summaryOfFailedRun, train } from "../../src/train/loop.js";
 import { startEverything, stdioTarget } from "../servers/launch.js";
 import { readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
@@ -117,6 +117,8 @@ describe("a server outage during training", () => {
     expect(summary).toMatchObject({ steps: 1, heldout_after: null, heldout_n: 3, report: path.join(out, "report.html") });
     expect(typeof summary.heldout_before).toBe("number");
     expect(String(summary.final_eval_error).startsWith(why)).toBe(true);
+    // the summary travels with the error too: `train --json` still ends with its line
+    expect(summaryOfFailedRun(e)).toEqual(summary);
     const html = fs.readFileSync(path.join(out, "report.html"), "utf8");
     const data = JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)![1]) as { notes: Array<{ message: string }>; metrics: unknown[] };
     expect(data.notes.map((n) => n.message)).toContain(summary.final_eval_error);

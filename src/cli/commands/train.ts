@@ -14,7 +14,7 @@ import { numberFlag } from "../number-flags.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
 import { addConnectOptions, parseEnvAndHeaders, type TargetFlags } from "../target-options.js";
 import type { ConnectOptions } from "../../mcp/options.js";
-import { readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
+import { fieldLines, readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
 import { DEMO_CONFIG } from "../../train/demo.js";
 import { runOfCheckpoint } from "../../train/run-dir.js";
 import type { TrainHooks, TrainSummary } from "../../train/loop.js";
@@ -293,7 +293,9 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
     const rewards = (base.rewards as Record<string, unknown> | undefined) ?? {};
     base.rewards = { ...rewards, dangerous: parseDangerousPatterns(f.dangerousTools) };
   }
-  const config: TrainConfig = resolveTrainConfig(flagCfg, base, f.config ?? (f.resume ? `${f.resume}/config.json` : "config"), flagNames(f));
+  // a field's line is looked up in the file the user wrote (--config), not in a run's saved config
+  const configName = f.config ?? (f.resume ? `${f.resume}/config.json` : "config");
+  const config: TrainConfig = resolveTrainConfig(flagCfg, base, configName, flagNames(f), f.config ? fieldLines(f.config) : undefined);
   // a run's config.json keeps URLs and command lines without their credentials: a resume needs
   // them given again
   if (f.resume) {
@@ -373,18 +375,33 @@ function printSummary(s: TrainSummary, f: TrainFlags): void {
   if (f.json) process.stdout.write(JSON.stringify(s) + "\n");
 }
 
+/** A run, then its summary; with --json a run whose final evaluation failed still ends its
+ *  output with its summary line (heldout_after null, final_eval_error set), then exits non-zero. */
+async function trainAndPrint(f: TrainFlags, preset?: Record<string, unknown>): Promise<void> {
+  let summary: TrainSummary;
+  try {
+    summary = await runTraining(f, preset);
+  } catch (e) {
+    const { summaryOfFailedRun } = await import("../../train/loop.js"); // loaded by the run already
+    const partial = summaryOfFailedRun(e);
+    if (partial && f.json) process.stdout.write(JSON.stringify(partial) + "\n");
+    throw e;
+  }
+  printSummary(summary, f);
+}
+
 export function register(program: Command): void {
   const trainCmd = addTrainOptions(
     program.command("train").description("train a model to use an MCP server's tools (GRPO with real tool calls)"),
     true,
   ).action(async (f: TrainFlags) => {
     if (!f.server?.length && !f.resume && !f.config) throw new TrainMcpError("ConfigInvalid", "train needs --server <target> (or --config / --resume)");
-    printSummary(await runTraining(f), f);
+    await trainAndPrint(f);
   });
   void trainCmd;
   addTrainOptions(program.command("demo").description("the offline demo: the built-in model learns the bundled fixture servers"), false).action(
     async (f: TrainFlags) => {
-      printSummary(await runTraining(f, DEMO_CONFIG as Record<string, unknown>), f);
+      await trainAndPrint(f, DEMO_CONFIG as Record<string, unknown>);
     },
   );
 }
