@@ -38,16 +38,18 @@ afterAll(async () => {
   await rm(template, { recursive: true, force: true });
 });
 
+// what each file of the template says: the answers a task may ask for
+const answers: Record<string, string[]> = {
+  "readme.txt": ["Dana Reyes", "12000", "Project Falcon"],
+  "config.json": ["falcon", "2.4.1", "8080"],
+  "docs/setup.md": ["Setup Guide"],
+  "docs/faq.md": ["Questions"],
+};
+
 describe("file recipes on server-filesystem", () => {
   it("read listed files and find one in a subfolder by its name, with answers from what the files say, replayed on a fresh copy", async () => {
     const { scenarios } = await generateVerified(tb, { n: 8, seed: 3 });
     expect(scenarios).toHaveLength(8);
-    const answers: Record<string, string[]> = {
-      "readme.txt": ["Dana Reyes", "12000", "Project Falcon"],
-      "config.json": ["falcon", "2.4.1", "8080"],
-      "docs/setup.md": ["Setup Guide"],
-      "docs/faq.md": ["Questions"],
-    };
     let finds = 0;
     for (const s of scenarios) {
       const calls = s.reference!.calls;
@@ -91,12 +93,6 @@ describe("file recipes on server-filesystem started on absolute folders elsewher
       // no writes: without --template-dir they would land in the real folders
       const { scenarios } = await generateVerified(abs, { n: 8, seed: 3, allowWrites: false });
       expect(scenarios).toHaveLength(8);
-      const answers: Record<string, string[]> = {
-        "readme.txt": ["Dana Reyes", "12000", "Project Falcon"],
-        "config.json": ["falcon", "2.4.1", "8080"],
-        "docs/setup.md": ["Setup Guide"],
-        "docs/faq.md": ["Questions"],
-      };
       let finds = 0;
       // the other tools' generic tasks are not this test's subject
       const files = scenarios.filter((s) => s.tags.some((t) => t.startsWith("template:generic.files.")));
