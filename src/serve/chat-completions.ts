@@ -43,8 +43,11 @@ interface Prepared {
   schema: SchemaNode | null;
   /** text around the constrained document (a required tool call), or null */
   frame: ConstraintFrame | null;
-  /** tool_choice auto with a strict tool: the call object calls are held to once opened, or null */
-  strictCalls: SchemaNode | null;
+  /** tool_choice auto: the call object a call is held to once opened (an offered name; a strict
+   *  tool's arguments per its schema), or null */
+  autoCalls: SchemaNode | null;
+  /** the offered tools' names: a call to any other is not returned as a tool call */
+  toolNames: ReadonlySet<string>;
   base: Omit<GenerateParams, "index" | "constraint" | "onToken" | "aborted">;
   includeUsage: boolean;
   reasoning: ReasoningOptions;
@@ -129,9 +132,13 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
     schema = toolCallNode(req.tools!, only);
     frame = { prefix: `${TOOL_CALL_OPEN}\n`, suffix: `\n${TOOL_CALL_CLOSE}` };
   }
-  // tool_choice auto with strict tools: their calls' arguments are held to their schemas once the
-  // model opens a call (it may still answer in text)
-  const strictCalls = toolsOn && schema === null && req.tools!.some((t) => t.function.strict === true) ? toolCallNode(req.tools!, null, true) : null;
+  // tool_choice auto with strict tools: once the model opens a call, its name is held to the
+  // offered tools and a strict tool's arguments to its schema; it may still answer in text.
+  // Without strict tools the model writes as it will, as vLLM's auto tool choice lets it: a
+  // --policy-url rollout must see the policy's own malformed or unknown calls (RL learns from
+  // them), and its logprobs stay the model's. A call to a tool not offered is then returned as
+  // text, never as a tool call (buildMessage).
+  const autoCalls = toolsOn && schema === null && req.tools!.some((t) => t.function.strict === true) ? toolCallNode(req.tools!, null, true) : null;
   const tools: OpenAiTool[] | undefined = toolsOffered
     ? req.tools!.map((t) => ({ type: "function", function: { name: t.function.name, description: t.function.description ?? "", parameters: (t.function.parameters ?? { type: "object", properties: {} }) as OpenAiTool["function"]["parameters"] } }))
     : undefined;
@@ -167,7 +174,8 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
     maxToolCalls: req.parallel_tool_calls === false ? 1 : Number.POSITIVE_INFINITY,
     schema,
     frame,
-    strictCalls,
+    autoCalls,
+    toolNames: new Set((req.tools ?? []).map((t) => t.function.name)),
     includeUsage: req.stream_options?.include_usage === true,
     reasoning: { parse: ctx.reasoningParser === true, opensThink },
     base: {
@@ -200,8 +208,8 @@ function runChoice(ctx: ChatContext, p: Prepared, index: number, extra: Partial<
   const eos = reg.tokenizer.eosTokenIds.length ? reg.tokenizer.eosTokenIds : reg.config.eosTokenIds;
   const constraint = p.schema
     ? new JsonConstraint(p.schema, reg.texts(), eos, p.frame ?? undefined)
-    : p.strictCalls
-      ? new ToolCallConstraint(p.strictCalls, reg.texts(), eos)
+    : p.autoCalls
+      ? new ToolCallConstraint(p.autoCalls, reg.texts(), eos, p.reasoning.parse && p.reasoning.opensThink)
       : undefined;
   // the engine is looked up when the batch forms: an adapter reloaded meanwhile serves the request
   return ctx.scheduler.generate(() => reg.get(p.model.name).engine, reg.tokenizer, { ...p.base, index, constraint, ...extra });
@@ -229,7 +237,7 @@ export async function completeChat(ctx: ChatContext, p: Prepared, aborted: () =>
     model: p.model.name,
     system_fingerprint: `train-mcp-${p.model.engine.kind}`,
     choices: results.map((r, index) => {
-      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls, p.reasoning);
+      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls, p.reasoning, p.toolNames);
       return { index, message, logprobs: r.logprobs ? { content: logprobEntries(r.logprobs, piece) } : null, finish_reason: finishReason };
     }),
     usage: usage(
@@ -305,7 +313,7 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
       completion += r.ids.length;
       cached = Math.max(cached, r.cachedTokens);
       if (closed) return;
-      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls, p.reasoning);
+      const { message, finishReason } = buildMessage(r.text, r.finish, p.parseTools, p.maxToolCalls, p.reasoning, p.toolNames);
       if (message.tool_calls) {
         // from the first call on everything was held back: the rest of the thought, then the text
         // the reply holds besides its calls
@@ -319,7 +327,8 @@ export async function streamChat(ctx: ChatContext, p: Prepared, res: http.Server
         const calls = message.tool_calls.map((c, i) => ({ index: i, ...c }));
         writeSse(res, chunk([{ index, delta: { tool_calls: calls }, logprobs: null, finish_reason: null }]));
       } else {
-        // a call cut off by max_tokens is not sent as text (the whole message leaves it out too)
+        // a call cut off by max_tokens before its name was whole is not sent as text (the whole
+        // message leaves it out too); one with its name is a tool_calls delta above
         const head = p.parseTools && r.finish === "length" ? beforeCutCall(r.text, p.reasoning) : null;
         send(head ?? r.text, null, true);
       }

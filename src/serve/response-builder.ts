@@ -49,49 +49,78 @@ export function newId(prefix: string): string {
   return `${prefix}${randomBytes(12).toString("hex")}`;
 }
 
-/** The assistant message for one choice; tool calls are parsed only when tools are enabled. */
+/** The assistant message for one choice; tool calls are parsed only when tools are enabled, and
+ *  only calls to `offered` tools (when given) are returned as tool calls. */
 export function buildMessage(
   text: string,
   finish: GenerateResult["finish"],
   parseTools: boolean,
   maxToolCalls = Number.POSITIVE_INFINITY,
   reasoning: ReasoningOptions = { parse: false, opensThink: false },
+  offered: ReadonlySet<string> | null = null,
 ): { message: ResponseMessage; finishReason: FinishReason } {
   const parts = reasoning.parse ? splitForParser(text, reasoning) : undefined;
-  const parsed = parseTools ? parseToolCalls(reasoningView(text, reasoning), { loneClose: !reasoning.parse }) : undefined;
   // the blocks' text joined as the stream sends it
   const thought = parts && parts.reasoning.trim() ? { reasoning: parts.reasoning.trim() } : {};
   const plain = parts ? parts.content.trim() : text;
-  if (!parseTools || !parsed || parsed.calls.length === 0) {
-    const head = parseTools && finish === "length" ? beforeCutCall(text, reasoning) : null;
-    if (head !== null) {
-      const before = (reasoning.parse ? splitForParser(head, reasoning).content : head).trim();
-      return { message: { role: "assistant", content: before === "" ? null : before, ...thought }, finishReason: "length" };
-    }
-    return { message: { role: "assistant", content: plain, ...thought }, finishReason: finish };
-  }
-  const tool_calls = parsed.calls.slice(0, maxToolCalls).map((c) => ({
-    id: newId("call_"),
-    type: "function" as const,
-    function: { name: c.name, arguments: JSON.stringify(c.arguments) },
-  }));
+  const asText = { message: { role: "assistant" as const, content: plain, ...thought }, finishReason: finish };
+  if (!parseTools) return asText;
+  // a call cut off by max_tokens is read apart from the whole calls before it
+  const head = finish === "length" ? beforeCutCall(text, reasoning) : null;
+  const before = head ?? text;
+  const parsed = parseToolCalls(reasoningView(before, reasoning), { loneClose: !reasoning.parse });
+  let cut = head === null ? [] : readCutCall(text.slice(head.length));
+  const known = (name: string) => offered === null || offered.has(name);
+  // a call to a tool that was not offered is no tool call (a constrained decoder never writes one;
+  // an unconstrained one may): the reply is the model's text, as it wrote it
+  cut = cut.every((c) => known(c.name)) ? cut : [];
+  const headOnly = () => {
+    const content = (reasoning.parse ? splitForParser(head!, reasoning).content : head!).trim();
+    return { message: { role: "assistant" as const, content: content === "" ? null : content, ...thought }, finishReason: "length" as const };
+  };
+  if (!parsed.calls.every((c) => known(c.name))) return head === null ? asText : headOnly();
+  const calls = [...parsed.calls.map((c) => ({ name: c.name, arguments: JSON.stringify(c.arguments) })), ...cut];
+  if (calls.length === 0) return head === null ? asText : headOnly();
+  const tool_calls = calls.slice(0, maxToolCalls).map((c) => ({ id: newId("call_"), type: "function" as const, function: c }));
   // beside calls: the text outside them (and, without a reasoning parser, the think blocks as written)
-  const content = reasoning.parse ? parsed.content : withoutToolCalls(text);
+  const content = reasoning.parse ? parsed.content : withoutToolCalls(before);
   return {
     message: { role: "assistant", content: content === "" ? null : content, ...thought, tool_calls },
     // a call cut off by max_tokens is not a complete call: "length" wins
-    finishReason: finish === "length" && parsed.errors.some((e) => e.kind === "unclosed") ? "length" : "tool_calls",
+    finishReason: finish === "length" && (head !== null || parsed.errors.some((e) => e.kind === "unclosed")) ? "length" : "tool_calls",
   };
 }
 
 /**
+ * The call in a `<tool_call>` block that max_tokens cut off (`block` starts at its tag): whole when
+ * its JSON is (only the closing tag missing); else, as OpenAI returns a call cut off by the limit,
+ * its name and the arguments as far as they were written (not JSON yet; "" when not begun); none
+ * when even the name was cut.
+ */
+function readCutCall(block: string): Array<{ name: string; arguments: string }> {
+  const whole = parseToolCalls(block, { loneClose: false }).calls;
+  if (whole.length > 0) return whole.map((c) => ({ name: c.name, arguments: JSON.stringify(c.arguments) }));
+  const m = /^\s*(?:```[a-zA-Z]*\s*)?\{\s*"name"\s*:\s*("(?:[^"\\]|\\.)*")\s*([\s\S]*)$/.exec(block.slice(TOOL_CALL_OPEN.length));
+  if (!m) return [];
+  let name: unknown;
+  try {
+    name = JSON.parse(m[1]);
+  } catch {
+    return [];
+  }
+  if (typeof name !== "string" || name.trim() === "") return [];
+  const args = /^,\s*"(?:arguments|parameters)"\s*:\s*([\s\S]*)$/.exec(m[2]);
+  return [{ name, arguments: args ? args[1] : "" }];
+}
+
+/**
  * The reply up to a `<tool_call>` that max_tokens cut off (the block runs to the end of the text,
- * unclosed), or null when there is none. Such a block is neither a call nor prose, so the message
- * holds the text before it, and no tool_calls entry when its JSON is not whole (finish_reason
- * "length"). OpenAI never returns Hermes markup as content; vLLM's hermes parser returns the raw
- * text when the call's JSON does not parse, which a client then shows or feeds back as if the model
- * had said it. A call that ends without its closing tag for another reason (EOS, a stop string)
- * is what the model wrote, and stays as written.
+ * unclosed), or null when there is none. Such a block is neither a whole call nor prose: the
+ * message holds the text before it as content, and the call (readCutCall) as a tool_calls entry
+ * when at least its name was written (finish_reason "length"). OpenAI never returns Hermes markup
+ * as content; vLLM's hermes parser returns the raw text when the call's JSON does not parse, which
+ * a client then shows or feeds back as if the model had said it. A call that ends without its
+ * closing tag for another reason (EOS, a stop string) is what the model wrote, and stays as written.
  */
 export function beforeCutCall(text: string, reasoning: ReasoningOptions = { parse: false, opensThink: false }): string | null {
   const view = reasoningView(text, reasoning);

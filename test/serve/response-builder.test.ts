@@ -63,24 +63,49 @@ describe("response builder", () => {
     expect(cut.finishReason).toBe("length");
   });
 
-  it("leaves a call cut off inside its JSON out of the content, with no tool_calls entry", () => {
+  it("returns a call cut off after its name as a partial tool call, and one cut inside its name as the text before it", () => {
+    // as OpenAI does: the name, the arguments as far as they were written, finish_reason length
     const half = 'Let me add.\n<tool_call>\n{"name": "add", "arguments": {"a": 1';
-    expect(buildMessage(half, "length", true)).toEqual({ message: { role: "assistant", content: "Let me add." }, finishReason: "length" });
-    // nothing before the call: no content at all
+    const partial = buildMessage(half, "length", true);
+    expect(partial.finishReason).toBe("length");
+    expect(partial.message.content).toBe("Let me add.");
+    expect(partial.message.tool_calls!.map((c) => c.function)).toEqual([{ name: "add", arguments: '{"a": 1' }]);
+    // the name whole, the arguments not begun: an empty arguments string
+    expect(buildMessage('<tool_call>\n{"name": "add", "argu', "length", true).message.tool_calls!.map((c) => c.function)).toEqual([{ name: "add", arguments: "" }]);
+    // cut inside the name: no content at all, no call
     expect(buildMessage('<tool_call>\n{"name": "ad', "length", true)).toEqual({ message: { role: "assistant", content: null }, finishReason: "length" });
     // a tag written inside the cut call's JSON string is part of that call
-    expect(buildMessage('Hi.\n<tool_call>\n{"name": "echo", "arguments": {"s": "<tool_call>', "length", true).message.content).toBe("Hi.");
-    // a whole call before the cut one is kept; the cut one is dropped
+    const inner = buildMessage('Hi.\n<tool_call>\n{"name": "echo", "arguments": {"s": "<tool_call>', "length", true);
+    expect(inner.message.content).toBe("Hi.");
+    expect(inner.message.tool_calls!.map((c) => c.function)).toEqual([{ name: "echo", arguments: '{"s": "<tool_call>' }]);
+    // a whole call before the cut one is kept; the cut one follows it when its name is whole
     const two = buildMessage('A.\n<tool_call>\n{"name": "add", "arguments": {}}\n</tool_call>\n<tool_call>\n{"name": "mu', "length", true);
     expect(two.message.content).toBe("A.");
     expect(two.message.tool_calls!.map((c) => c.function.name)).toEqual(["add"]);
     expect(two.finishReason).toBe("length");
+    const both = buildMessage('<tool_call>\n{"name": "add", "arguments": {}}\n</tool_call>\n<tool_call>\n{"name": "mul", "arguments": {"a"', "length", true);
+    expect(both.message.tool_calls!.map((c) => c.function)).toEqual([{ name: "add", arguments: "{}" }, { name: "mul", arguments: '{"a"' }]);
     // with the reasoning parser the thought still goes to `reasoning`
     const thought = buildMessage('<think>\nadd\n</think>\n\nOK.\n<tool_call>\n{"na', "length", true, Infinity, { parse: true, opensThink: false });
     expect(thought).toEqual({ message: { role: "assistant", content: "OK.", reasoning: "add" }, finishReason: "length" });
     // a broken call the model ended itself is what it wrote, as vLLM returns it; tools off: all text
     expect(buildMessage('<tool_call>\n{"name": "ad', "stop", true).message.content).toBe('<tool_call>\n{"name": "ad');
     expect(buildMessage(half, "length", false).message.content).toBe(half);
+  });
+
+  it("never returns a call to a tool that was not offered as a tool call", () => {
+    const offered = new Set(["add"]);
+    const stray = 'Hm.\n<tool_call>\n{"name": "percentage", "arguments": {"x": 1}}\n</tool_call>';
+    const r = buildMessage(stray, "stop", true, Infinity, undefined, offered);
+    expect(r.message.tool_calls).toBeUndefined();
+    expect(r.message.content).toBe(stray);
+    expect(r.finishReason).toBe("stop");
+    // nor beside an offered one, nor cut off by max_tokens
+    const mixed = '<tool_call>\n{"name": "add", "arguments": {}}\n</tool_call>\n' + stray;
+    expect(buildMessage(mixed, "stop", true, Infinity, undefined, offered).message.tool_calls).toBeUndefined();
+    expect(buildMessage('A.\n<tool_call>\n{"name": "percentage", "arguments": {"x', "length", true, Infinity, undefined, offered)).toEqual({ message: { role: "assistant", content: "A." }, finishReason: "length" });
+    // the offered one is still a call
+    expect(buildMessage(stray.replace("percentage", "add"), "stop", true, Infinity, undefined, offered).message.tool_calls!.map((c) => c.function.name)).toEqual(["add"]);
   });
 
   it("streams only text that cannot turn into a stop string or a tool call", () => {

@@ -121,32 +121,62 @@ describe("tool calls over HTTP", () => {
     expect(finish).toBe("tool_calls");
   });
 
-  it("a call cut off by max_tokens inside its JSON: finish_reason length, the text before it, no markup, whole and streamed", async () => {
+  it("a call cut off by max_tokens inside its arguments: the partial call (name, arguments so far), finish_reason length, whole and streamed", async () => {
     const tok = server.registry.tokenizer;
     const ids = tok.encode(REPLY);
     // the budget ends inside the arguments
-    const k = ids.findIndex((_, i) => tok.decode(ids.slice(0, i)).includes('"arguments"'));
+    const k = ids.findIndex((_, i) => tok.decode(ids.slice(0, i)).includes('"a": 2'));
     expect(k).toBeGreaterThan(0);
     const params = { model: "default", messages: [{ role: "user" as const, content: "add 2 and 3" }], tools: TOOLS, temperature: 0, max_tokens: k };
     const whole = await client.chat.completions.create(params);
     expect(whole.choices[0].finish_reason).toBe("length");
     expect(whole.choices[0].message.content).toBe("Sure.");
-    expect(whole.choices[0].message.tool_calls ?? []).toEqual([]);
+    const call = whole.choices[0].message.tool_calls?.[0] as OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
+    expect(call.function.name).toBe("add");
+    expect(call.function.arguments).toBe('{"a": 2');
     const stream = await client.chat.completions.create({ ...params, stream: true });
     let content = "";
-    let calls = 0;
+    const calls: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall[] = [];
     let finish: string | null = null;
     for await (const chunk of stream) {
       for (const ch of chunk.choices) {
         content += ch.delta.content ?? "";
-        calls += ch.delta.tool_calls?.length ?? 0;
+        calls.push(...(ch.delta.tool_calls ?? []));
         finish = ch.finish_reason ?? finish;
       }
     }
     expect(content.trim()).toBe("Sure.");
     expect(content).not.toContain("<tool");
-    expect(calls).toBe(0);
+    expect(calls.map((c) => c.function)).toEqual([{ name: "add", arguments: '{"a": 2' }]);
     expect(finish).toBe("length");
+    // cut inside the name: the text before the call, no call
+    const n = ids.findIndex((_, i) => tok.decode(ids.slice(0, i)).includes('"name": "a'));
+    const short = await client.chat.completions.create({ ...params, max_tokens: n });
+    expect(short.choices[0].finish_reason).toBe("length");
+    expect(short.choices[0].message.content).toBe("Sure.");
+    expect(short.choices[0].message.tool_calls ?? []).toEqual([]);
+  });
+
+  it("under tool_choice auto never returns a call to a tool that was not offered (it comes back as the text it is)", async () => {
+    const m = server.registry.get("default");
+    const tok = server.registry.tokenizer;
+    const before = m.engine;
+    // the scripted model calls `percentage`; only `add` is offered
+    const stray = REPLY.replace('"add"', '"percentage"');
+    m.engine = scripted(before, tok.encode(stray), tok.eosTokenIds[0]);
+    try {
+      const { message, calls, content } = await both(client, { max_tokens: 40 });
+      // not a tool call: the model's text, as vLLM returns a call its parser does not take
+      expect(message.tool_calls ?? []).toEqual([]);
+      expect(calls).toBe(0);
+      expect(message.content).toContain('"name": "percentage"');
+      expect(content.trim()).toBe(message.content);
+      // offered, the same call goes through
+      const offered = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "%" }], tools: [...TOOLS, { type: "function", function: { name: "percentage", parameters: { type: "object", properties: {} } } }], temperature: 0 });
+      expect((offered.choices[0].message.tool_calls?.[0] as OpenAI.Chat.ChatCompletionMessageFunctionToolCall).function.name).toBe("percentage");
+    } finally {
+      m.engine = before;
+    }
   });
 
   it("streams the text after a tool call too, as the non-streamed message holds it", async () => {
@@ -233,12 +263,14 @@ describe("tool calls over HTTP", () => {
       expect(strict.content).toBe("Sure.");
       expect(typeof strict.args?.a).toBe("number");
       // a call cut off by max_tokens (here inside its arguments) stays cut off, not closed early
-      // with made-up arguments
+      // with made-up arguments: its arguments are returned as far as the model wrote them
       m.engine = scripted(before, tok.encode(REPLY), tok.eosTokenIds[0]);
       const tools = TOOLS.map((x) => ({ ...x, function: { ...(x as OpenAI.Chat.ChatCompletionFunctionTool).function, strict: true } }));
       const cut = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add 2 and 3" }], tools, temperature: 0, max_tokens: 20 });
       expect(cut.choices[0].finish_reason).toBe("length");
-      expect(cut.choices[0].message.tool_calls ?? []).toEqual([]);
+      const partial = (cut.choices[0].message.tool_calls ?? []) as OpenAI.Chat.ChatCompletionMessageFunctionToolCall[];
+      expect(partial.map((c) => c.function.name)).toEqual(["add"]);
+      expect(() => JSON.parse(partial[0].function.arguments)).toThrow();
     } finally {
       m.engine = before;
     }
