@@ -40,7 +40,7 @@ export function addConnectOptions(cmd: Command): Command {
     .option("--cwd <dir>", "working directory of a stdio server")
     .option("-H, --header <'K: V'>", "extra HTTP header, e.g. 'Authorization: Bearer …' (repeatable)", collect)
     // read at parse time, for every command (train's too): a bad value stops before anything starts
-    .addOption(new Option("--timeout <duration>", "per-call and connect timeout: milliseconds, or with a unit (500ms, 30s, 2m); default 30000").argParser((v) => String(parseTimeoutMs(v))))
+    .addOption(new Option("--timeout <duration>", "per-call and connect timeout: milliseconds, or with a unit (500ms, 30s, 2m); default 30s (30000 ms)").argParser((v) => String(parseTimeoutMs(v))))
     .option("--template-dir <dir>", "stdio: copy this folder to a fresh temp dir for every server instance, run the server there, delete the copy after (the server's files stay untouched)")
     .option("--resource-tools", "offer the server's MCP resources to the model as two tools, list_resources and read_resource (when the server declares resources)")
     .option("--sampling-model <name>", "answer the server's sampling requests (a tool asking the client's model for a completion) with this model, and declare the capability")

@@ -47,8 +47,9 @@ const SECRET_WORD = String.raw`(?:token|authorization|(?:api|access|secret|licen
 // path) name no secret, and a negated flag (`--no-auth`) takes no value
 const SECRET_NAME = new RegExp(String.raw`(?:^|[-_.])${SECRET_WORD}$`, "i");
 const NEGATED = /^(?:no|disable|skip|without)[-_]/i;
-// NAME=value, NAME: value, "NAME": "value" (quotes escaped too, inside JSON text)
-const SECRET_SETTING = /\b([A-Za-z_][A-Za-z0-9_.-]*)(\\?"?\s*[=:]\s*\\?"?)([^\s"'\\,;}]{6,})/g;
+// NAME=value, NAME: value, "NAME": "value" (quotes escaped too, inside JSON text); a value ends
+// at a quote or backtick too (a command line quoted in a message: `srv --api-key=…`)
+const SECRET_SETTING = /\b([A-Za-z_][A-Za-z0-9_.-]*)(\\?"?\s*[=:]\s*\\?"?)([^\s"'`\\,;}]{6,})/g;
 // any other `…-key` / `…_KEY` (`--openai-key`, `BRAVE_KEY`) is a secret when its value looks like
 // a random one: 16+ characters mixing upper case, lower case and digits, or 24+ with 6+ digits
 // (hex, UUIDs); names and paths stay (`--tls-key ./key.pem`, `--partition-key customer_id_2024`)

@@ -177,7 +177,10 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
       // a server that printed something else on stdout (a banner, logs, a REPL) is the usual story
       const junk = transport.junkLines > 0 ? `; it wrote ${transport.junkLines} line${transport.junkLines === 1 ? "" : "s"} of other text on stdout, see ${spec.logPath}` : "";
-      throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: no reply to initialize within ${timeoutMs} ms (is it an MCP server on stdio?)${junk}`, true, { cause: e });
+      // under ~2 s most servers (a Node or Python start-up alone) cannot answer yet: that, not
+      // the server, is the likely story when it printed nothing else
+      const why = !junk && timeoutMs < 2000 ? `the timeout may be too short for a server to start: try --timeout 30s, the default` : "is it an MCP server on stdio?";
+      throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: no reply to initialize within ${timeoutMs} ms (${why})${junk}`, true, { cause: e });
     }
     // the exit status / spawn error says more than the SDK's "Connection closed"
     const why = transport.describeFailure();

@@ -200,6 +200,11 @@ describe.concurrent("train-mcp CLI", () => {
     expect(chatty.code).toBe(2);
     oneCleanLine(chatty.stderr);
     expect(chatty.stderr).toMatch(/no reply to initialize within 1500 ms \(is it an MCP server on stdio\?\); it wrote \d+ lines? of other text on stdout, see \S+\.log/);
+    // a silent server under a timeout too short for most servers to start: the timeout is named
+    const silent = await cli("tools", "--timeout", "300", "-s", `${process.execPath} -e "setInterval(() => {}, 1000)"`);
+    expect(silent.code).toBe(2);
+    oneCleanLine(silent.stderr);
+    expect(silent.stderr).toContain("no reply to initialize within 300 ms (the timeout may be too short for a server to start: try --timeout 30s, the default)");
     // Node's own error for a missing script: its "Error: …" line, not the properties printed after it
     const noScript = await cli("tools", "-s", `${process.execPath} /no/such/server.mjs`);
     expect(noScript.code).toBe(2);

@@ -122,6 +122,9 @@ describe("redactTargetCredentials", () => {
 describe("what tools print, as a run writes it down", () => {
   it("blanks the values of secret-named settings in text and JSON text, not other settings", () => {
     expect(redactSecretValues("GITHUB_TOKEN=ghp_qaSECRET456 PATH=/usr/bin")).toBe("GITHUB_TOKEN=[redacted] PATH=/usr/bin");
+    // a command line quoted in a message keeps its closing backtick, blanked once or twice
+    expect(redactSecretValues("cannot start MCP server `srv --api-key=qaSECRET456`: exited")).toBe("cannot start MCP server `srv --api-key=[redacted]`: exited");
+    expect(redactSecretValues("cannot start MCP server `srv --api-key=[redacted]`: exited")).toBe("cannot start MCP server `srv --api-key=[redacted]`: exited");
     const dumped = JSON.stringify({ text: '{"OPENAI_API_KEY": "sk-qa-SECRET123", "max_tokens": 512, "tokenizer": "qwen"}' });
     expect(redactSecretValues(dumped)).toBe(JSON.stringify({ text: '{"OPENAI_API_KEY": "[redacted]", "max_tokens": 512, "tokenizer": "qwen"}' }));
     expect(redactSecretValues("password: hunter22\nauth: none\nmax_tokens: 51200\nOwner: Dana Reyes")).toBe("password: [redacted]\nauth: none\nmax_tokens: 51200\nOwner: Dana Reyes");
