@@ -203,7 +203,9 @@ function renderCurves(container, metrics, charts) {
 function renderEvalChart(container, evals, charts) {
   if (evals.length === 0) return;
   var sorted = evals.slice().sort(function (a, b) { return a.step - b.step; });
-  var c = chartCard("Held-out success over steps", "(" + sorted.length + " evaluations)");
+  // the probe before the warm start and the "before" evaluation share step 0: one x, two points
+  var steps = sorted.map(function (e) { return e.step; }).filter(function (s, i, all) { return all.indexOf(s) === i; }).length;
+  var c = chartCard("Held-out success over steps", "(" + sorted.length + " evaluation" + (sorted.length === 1 ? "" : "s") + (steps < sorted.length ? " at " + steps + " step" + (steps === 1 ? "" : "s") : "") + ")");
   c.card.dataset.chart = "evalSuccess";
   container.appendChild(el("div", { class: "chart-grid chart-grid-1" }, c.card));
   var datasets = [
