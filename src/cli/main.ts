@@ -3,8 +3,10 @@
  * Every command module exports `register(program)`. Errors the user can fix (TrainMcpError with
  * usage=true, or commander's own usage errors) print one line and exit with code 2.
  */
-import { Command, CommanderError } from "commander";
-import { isTrainMcpError } from "../errors.js";
+import { Command, CommanderError, type Help, type Option } from "commander";
+import { closestName } from "../closest-name.js";
+import { isTrainMcpError, TrainMcpError } from "../errors.js";
+import { bareDefaults } from "./help-defaults.js";
 import { redactSecretValues } from "../mcp/command-credentials.js";
 import { commands } from "./commands/index.js";
 
@@ -14,9 +16,24 @@ export function buildProgram(): Command {
     .version("0.1.0")
     .exitOverride()
     // commander's usage errors on one line, as ours: "train-mcp: unknown option '--stepz' (Did you mean --steps?)"
-    .configureOutput({ outputError: (str, write) => write(`train-mcp: ${str.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")}\n`) });
+    .configureOutput({ outputError: (str, write) => write(`train-mcp: ${str.replace(/^error: /, "").trim().replace(/\s*\n\s*/g, " ")}\n`) })
+    // `(default: 1)`, not `(default: "1")`; set before the commands are added, which inherit it
+    .configureHelp({
+      optionDescription(this: Help, option: Option) {
+        return bareDefaults(this, option);
+      },
+    });
   for (const register of commands) register(program);
   return program;
+}
+
+/** `help NAME` for a command that does not exist: commander would print the whole help instead. */
+function checkHelpTopic(program: Command, argv: string[]): void {
+  if (argv[0] !== "help" || argv.length < 2 || argv[1].startsWith("-")) return;
+  const names = program.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+  if (names.includes(argv[1]) || argv[1] === "help") return;
+  const near = closestName(argv[1], names);
+  throw new TrainMcpError("ConfigInvalid", `unknown command ${argv[1]} (${near ? `did you mean ${near}?` : `the commands: ${names.join(", ")}`})`);
 }
 
 const ROOT_FLAGS = new Set(["-h", "--help", "-V", "--version"]);
@@ -37,6 +54,7 @@ export function routeArgs(argv: string[]): string[] {
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
+    checkHelpTopic(program, argv);
     await program.parseAsync(routeArgs(argv), { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (caught) {

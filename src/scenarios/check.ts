@@ -54,7 +54,9 @@ export function checkAnswer(check: AnswerCheck, text: string): CheckResult {
       const hit = numbers.find((n) => withinTolerance(n, check.value, tol, rel));
       if (hit !== undefined) return { pass: true, detail: `found ${hit} ≈ ${check.value}` };
       const found = numbers.length === 0 ? "no number" : `numbers ${numbers.slice(0, 6).join(", ")}${numbers.length > 6 ? ", …" : ""}`;
-      return { pass: false, detail: `expected ${check.value} (±${Math.max(tol, rel * Math.abs(check.value))}), found ${found}` };
+      // 10% of 81.5 is 8.150000000000001 in floating point: six significant digits say it
+      const shownTol = Number(Math.max(tol, rel * Math.abs(check.value)).toPrecision(6));
+      return { pass: false, detail: `expected ${check.value} (±${shownTol}), found ${found}` };
     }
     case "contains": {
       const cs = check.caseSensitive ?? false;

@@ -17,10 +17,34 @@ import { ELICITATION_MODES } from "../mcp/elicitation.js";
 import { TimeoutMsSchema } from "../mcp/timeout.js";
 import { closestName } from "../closest-name.js";
 
+/** learning_rate when none is given: TRL's for full fine-tuning; LoRA adapters start at zero and
+ *  barely move at that, so a LoRA run takes ART's MCP notebook's rate (GRPO.md), the README's
+ *  LoRA example's too */
+export const DEFAULT_LEARNING_RATE = 1e-6;
+export const DEFAULT_LORA_LEARNING_RATE = 1e-5;
+
+/**
+ * The warning for a LoRA run at a full-fine-tuning learning rate, where the adapters (zero at the
+ * start) barely move; only for a rate the user chose (`chosen`): unset, a LoRA run has its own
+ * default. undefined when there is nothing to say.
+ */
+export function loraLearningRateWarning(cfg: { lora_rank: number; learning_rate: number }, chosen: boolean): string | undefined {
+  if (!chosen || cfg.lora_rank === 0 || cfg.learning_rate > DEFAULT_LEARNING_RATE) return undefined;
+  return (
+    `warning: learning_rate ${cfg.learning_rate} with LoRA (rank ${cfg.lora_rank}): the adapters start at zero and barely move at a full-fine-tuning rate; ` +
+    `LoRA runs use about 1e-5 to 1e-4 (--lr; unset, a LoRA run's default is ${DEFAULT_LORA_LEARNING_RATE.toExponential()})`
+  );
+}
+
 /** The run config's fields (before the cross-field checks). */
 const LINEAR_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] as const;
 
 const TrainConfigFields = GrpoConfigSchema.extend({
+  // unset: chosen by lora_rank once the fields are read (TrainConfigSchema)
+  learning_rate: GrpoConfigSchema.shape.learning_rate
+    .unwrap()
+    .optional()
+    .describe(`AdamW learning rate; default ${DEFAULT_LEARNING_RATE.toExponential()} (TRL's, full fine-tuning), ${DEFAULT_LORA_LEARNING_RATE.toExponential()} with lora_rank > 0`),
   server: z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(z.string().trim().min(1, "empty target (expected a URL, stdio:<command>, fixture:<name> or a command line)")).min(1, "no server given")).describe("MCP targets (URL, command line, stdio:..., fixture:NAME); several train together; one may be given as a string"),
   out: z.string().optional().describe("run directory; default runs/<date>-<time>"),
   model: z.string().default("default").describe('"default" (the built-in tiny model) or a Hugging Face model folder'),
@@ -112,6 +136,10 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .array(z.string())
     .optional()
     .describe("names of the --env variables the stdio servers were given (never their values): a resume without one of them warns"),
+  server_header_names: z
+    .array(z.string())
+    .optional()
+    .describe("names of the -H headers the HTTP servers were given (never their values): a resume without one of them warns"),
   system_prompt: z.string().optional(),
   policy_url: z
     .string()
@@ -141,7 +169,7 @@ export const TrainConfigSchema = TrainConfigFields.superRefine((cfg, ctx) => {
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["policy_url"], message: "training with a remote policy needs lora_rank > 0: the server loads the trainer's LoRA adapters after each update" });
   if (cfg.server_elicitation === "model" && !cfg.server_sampling)
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["server_elicitation"], message: "\"model\" fills forms in with the client's model: set server_sampling (--sampling-model, --sampling-base-url) too" });
-});
+}).transform((cfg) => ({ ...cfg, learning_rate: cfg.learning_rate ?? (cfg.lora_rank > 0 ? DEFAULT_LORA_LEARNING_RATE : DEFAULT_LEARNING_RATE) }));
 export type TrainConfig = z.infer<typeof TrainConfigSchema>;
 export type TrainConfigInput = z.input<typeof TrainConfigSchema>;
 
@@ -160,10 +188,9 @@ export function readConfigFile(file: string): Record<string, unknown> {
     throw new TrainMcpError("ConfigInvalid", `${file}: cannot read: ${(e as Error).message}`);
   }
   if (/\.ya?ml$/i.test(file)) throw new TrainMcpError("ConfigInvalid", `${file}: config files are JSON here (YAML is not read): write the same fields as a JSON object`);
+  let v: unknown;
   try {
-    const v: unknown = JSON.parse(text);
-    if (!v || typeof v !== "object" || Array.isArray(v)) throw new Error("expected a JSON object");
-    return v as Record<string, unknown>;
+    v = JSON.parse(text);
   } catch (e) {
     // "… at position 63": a person looks for a line
     const msg = (e as Error).message;
@@ -172,6 +199,10 @@ export function readConfigFile(file: string): Record<string, unknown> {
     // (Node quotes the text around the fault, newlines and all: one line for the terminal)
     throw new TrainMcpError("ConfigInvalid", `${file}${where}: invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/s, "").replace(/\s+/g, " ")}`);
   }
+  // valid JSON of the wrong shape ([1, 2], "x") is no syntax error: say what the file holds
+  if (!v || typeof v !== "object" || Array.isArray(v))
+    throw new TrainMcpError("ConfigInvalid", `${file}: expected a JSON object of config fields ({"server": …, "max_steps": …}), got ${Array.isArray(v) ? "an array" : v === null ? "null" : `a ${typeof v}`}`);
+  return v as Record<string, unknown>;
 }
 
 /** The line (1-based) where a field is written in a JSON config file, found key by key along
@@ -214,12 +245,17 @@ export function resolveTrainConfig(flags: Record<string, unknown>, file?: Record
     // (one problem per field: "Invalid URL" and "expects an http(s) URL" say the same thing twice)
     const seen = new Set<string>();
     const firstPerField = parsed.error.issues.filter((i) => i.code === "unrecognized_keys" || (!seen.has(i.path.join(".")) && !!seen.add(i.path.join("."))));
-    const problems = firstPerField.map((issue) => {
+    // each unknown key is a problem of its own, on its own line (one issue lists all of an object's)
+    const perKey = firstPerField.flatMap((issue): z.core.$ZodIssue[] => (issue.code === "unrecognized_keys" ? issue.keys.map((k) => ({ ...issue, keys: [k] })) : [issue]));
+    const problems = perKey.map((issue) => {
       const p = describeIssue(issue, flagNames);
       // an unknown field's line is its own key's; a bad value's, its field's
       const line = p.byFlag ? undefined : lines(issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]] : issue.path);
       return { ...p, line };
     });
+    // in the file's order, as a compiler lists them; flags' problems (no line) first, then unlocated ones
+    const rank = (p: { byFlag: boolean; line?: number }) => (p.byFlag ? -1 : (p.line ?? Number.MAX_SAFE_INTEGER));
+    problems.sort((a, b) => rank(a) - rank(b));
     const single = problems.length === 1 ? problems[0] : undefined;
     if (single) throw new TrainMcpError("ConfigInvalid", single.byFlag ? single.text : `${where}${single.line ? `:${single.line}` : ""}: ${single.text}`);
     throw new TrainMcpError("ConfigInvalid", `${where === "config" ? "the run config" : where}: ${problems.length} problems:\n${problems.map((p) => `  ${p.line ? `line ${p.line}: ` : ""}${p.text}`).join("\n")}`);
@@ -233,10 +269,10 @@ function describeIssue(issue: z.core.$ZodIssue, flagNames: Record<string, string
   if (issue.code === "unrecognized_keys") {
     const prefix = issue.path.length ? `${issue.path.join(".")}.` : "";
     const unknown = issue.keys.map((k) => {
-      // nearest names are offered for top-level fields, the ones a typo usually hits
+      // other trainers' names are top-level fields; a typo is matched against its own object's keys
       const other = prefix ? undefined : OTHER_NAMES[k];
       if (other !== undefined && !/^[a-z_]+$/.test(other)) return `"${k}" (${other})`;
-      const near = prefix ? undefined : (other ?? closestName(k, Object.keys(TrainConfigFields.shape)));
+      const near = other ?? closestName(k, knownKeysAt(issue.path));
       return `"${prefix}${k}"${near ? ` (did you mean "${near}"?)` : ""}`;
     });
     return { text: `unknown field ${unknown.join(", ")}`, byFlag: false };
@@ -244,6 +280,29 @@ function describeIssue(issue: z.core.$ZodIssue, flagNames: Record<string, string
   const field = issue.path.join(".");
   const flag = flagNames[String(issue.path[0])];
   return flag ? { text: `${flag} (${field}): ${issue.message}`, byFlag: true } : { text: `field "${field || "(top level)"}": ${issue.message}`, byFlag: false };
+}
+
+/** The field names the config object at `fieldPath` takes ([] = top level; rewards.weights' own). */
+function knownKeysAt(fieldPath: readonly PropertyKey[]): string[] {
+  // through .default(), .optional(), z.preprocess and arrays to the object schema itself
+  const unwrap = (s: unknown): unknown => {
+    for (;;) {
+      const def = (s as { _zod?: { def?: { type: string; innerType?: unknown; out?: unknown; element?: unknown } } } | undefined)?._zod?.def;
+      if (!def) return s;
+      if (def.innerType !== undefined) s = def.innerType;
+      else if (def.type === "pipe") s = def.out;
+      else if (def.type === "array") s = def.element;
+      else return s;
+    }
+  };
+  let schema: unknown = TrainConfigFields;
+  for (const key of fieldPath) {
+    if (typeof key !== "string") continue;
+    const shape = (unwrap(schema) as { shape?: Record<string, unknown> } | undefined)?.shape;
+    if (!shape) return [];
+    schema = shape[key];
+  }
+  return Object.keys((unwrap(schema) as { shape?: Record<string, unknown> } | undefined)?.shape ?? {});
 }
 
 /** Names other trainers' configs use (TRL, PEFT, transformers' TrainingArguments) for a field
@@ -257,6 +316,7 @@ const OTHER_NAMES: Record<string, string> = {
   model_name_or_path: "model",
   num_train_steps: "max_steps",
   num_train_epochs: "max_steps",
+  steps: "max_steps",
   per_device_train_batch_size: BATCH,
   gradient_accumulation_steps: BATCH,
   generation_batch_size: BATCH,

@@ -26,7 +26,7 @@ import type { Trajectory } from "../rollout/trajectory.js";
 import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
 import { redactSecretValues } from "../mcp/command-credentials.js";
-import { anchorPaths, scrubSecrets, type TrainConfig } from "./config.js";
+import { anchorPaths, loraLearningRateWarning, scrubSecrets, type TrainConfig } from "./config.js";
 import { isTrainMcpError, TrainMcpError } from "../errors.js";
 import { scheduledLr, warmupStepsOf } from "../rl/lr-schedule.js";
 import { EvaluationFailed, evaluate, faultText, isServerFault, metServerOutage, wasSent, type EvalResult } from "./evaluate.js";
@@ -36,8 +36,10 @@ import { RemoteLearner } from "./remote-learner.js";
 import { resolveModelDir, setupPolicy, type PolicySetup } from "./policy-setup.js";
 import { readScenarioFileLines } from "../scenarios/io.js";
 import { heldSecrets, RunDir, type EvalRecord } from "./run-dir.js";
-import { loadScenarios, takeAcrossServers } from "./scenario-source.js";
-import { ServerSet } from "./servers.js";
+import { BUNDLED_SCENARIOS_DIR, loadScenarios, takeAcrossServers } from "./scenario-source.js";
+import { keepScenarioRecord, scenarioRecord } from "./scenario-record.js";
+import { RUN_FILES } from "../report/run-files.js";
+import { ServerSet, stderrNote } from "./servers.js";
 import { collectDemonstrations, sftStep } from "./sft.js";
 
 export interface TrainHooks {
@@ -66,6 +68,9 @@ export interface TrainSummary {
   heldout_before: number | null;
   heldout_after: number | null;
   heldout_n: number;
+  /** success on sft auto's warm-start probe (whether the model calls tools yet), when that probe
+   *  was the held-out set itself; the probe plays at least 32 scenarios, so with a smaller
+   *  --eval-n it is not recorded here */
   heldout_base?: number;
   /** success before and after RL per scenario template (tag "template:..."), with its count */
   heldout_by_template?: Record<string, { n: number; before: number; after: number }>;
@@ -140,8 +145,15 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   const t0 = performance.now();
   // paths as absolute ones, so that a resume from another directory finds them
   const envNames = Object.keys(o.connect?.env ?? {});
+  const headerNames = Object.keys(o.connect?.headers ?? {});
+  const namesOnly = (given: string[], kept: string[] | undefined) => (o.resume ? kept : given.length > 0 ? given : undefined);
   const cfg = anchorPaths(
-    { ...o.config, server_cwd: o.config.server_cwd ?? o.connect?.cwd, server_env_names: o.resume ? o.config.server_env_names : envNames.length > 0 ? envNames : undefined },
+    {
+      ...o.config,
+      server_cwd: o.config.server_cwd ?? o.connect?.cwd,
+      server_env_names: namesOnly(envNames, o.config.server_env_names),
+      server_header_names: namesOnly(headerNames, o.config.server_header_names),
+    },
     process.cwd(),
   );
   // log lines name server targets: a URL's credentials stay out of them
@@ -159,6 +171,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   const savedEnv = Array.isArray(saved?.server_env_names) ? (saved.server_env_names as string[]) : [];
   const missingEnv = savedEnv.filter((n) => !envNames.includes(n));
   if (missingEnv.length > 0) log(`warning: the run's servers were given --env ${missingEnv.join(", ")}, which this resume does not give (values are never saved): they start without ${missingEnv.length === 1 ? "it" : "them"}; pass --env ${missingEnv[0]}=… again`);
+  // -H values (an Authorization header) are never saved either
+  const missingHeaders = (saved?.server_header_names as string[] | undefined)?.filter((n) => !headerNames.some((h) => h.toLowerCase() === n.toLowerCase())) ?? [];
+  if (missingHeaders.length > 0) log(`warning: the run's servers were given -H ${missingHeaders.join(", ")}, which this resume does not give (values are never saved): requests go without ${missingHeaders.length === 1 ? "it" : "them"}; pass -H '${missingHeaders[0]}: …' again`);
 
   // stdio servers' stderr, kept with the run unless --server-log put it elsewhere: copied at
   // every checkpoint, so a run killed by -9 has it up to its last one
@@ -198,8 +213,12 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   };
   let setup: PolicySetup | undefined;
   try {
-    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios, signal: o.signal });
+    // a resume reads the sets generated for the run when it started, never generates them again
+    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios, signal: o.signal, generatedIn: o.resume ? runDir.dir : undefined });
     const heldout = cfg.eval_n > 0 ? takeAcrossServers(data.test, cfg.eval_n) : data.test;
+    // the sets are recorded at the start; a resume on other ones (a scenario file rewritten) is refused
+    const scenarioNote = keepScenarioRecord(runDir.dir, scenarioRecord(data.sources, data.train, heldout), { resume: !!o.resume, hasCheckpoint: o.resume === true && latestCheckpoint(runDir.path("checkpoints")) !== null, bundledDir: BUNDLED_SCENARIOS_DIR });
+    if (scenarioNote) log(scenarioNote);
     log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
     if (heldout.length === 0) log(`warning: no held-out scenarios (split "test") in ${data.sources.join(", ")}: success before and after RL cannot be measured`);
     const resourceNote = unusedResourceToolsNote(servers, data.train);
@@ -252,9 +271,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     // every reward 0, or every rollout of a group the same: nothing for GRPO to learn from
     if (components.every((c) => c.weight === 0))
       throw new TrainMcpError("ConfigInvalid", `every reward component of this run has weight 0 (rewards.weights: ${components.map((c) => c.name).join(", ")}), so every reward is 0 and nothing is learned`);
-    // TRL's default lr suits full fine-tuning; adapters that start at zero barely move at it
-    if (cfg.lora_rank > 0 && cfg.learning_rate <= 1e-6)
-      log(`warning: learning_rate ${cfg.learning_rate} with LoRA (rank ${cfg.lora_rank}): the adapters start at zero and barely move at TRL's full-fine-tuning default; LoRA runs use about 1e-5 to 1e-4 (--lr)`);
+    // a resume says it again only when it changes the rate (the run's start said it already)
+    const lrWarning = loraLearningRateWarning(cfg, !o.resume || changed.some((c) => c.startsWith("learning_rate ")));
+    if (lrWarning) log(lrWarning);
     if (cfg.temperature === 0 && cfg.num_generations > 1)
       log(`warning: temperature 0 plays the ${cfg.num_generations} rollouts of a group alike, so their rewards do not differ and GRPO learns nothing from them`);
 
@@ -272,7 +291,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         if (ck.state.step >= cfg.max_steps && ck.state.sftDone && finished && !finished.interrupted && !finished.final_eval_error && finished.steps === ck.state.step) {
           // nothing to do: measuring "after" again would only change the record
           log(`the run is finished (${ck.state.step}/${cfg.max_steps} steps): nothing to resume; pass --steps N (more than ${ck.state.step}) to go on training it`);
-          return finished;
+          return finishedHere(runDir, finished);
         }
         await restoreWeights(latest, model, ck.state.lora, cfg.seed);
         trainable.loadOptimizerState(ck.optimizer);
@@ -338,7 +357,11 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       runDir.append("eval.jsonl", [rec]);
       runDir.appendTrajectories(r.trajectories, { step, phase: "eval", label });
       evals.push(rec);
-      log(`${rec.split === "test" ? "held-out" : "probe (held-out + training)"} ${label}: success ${(r.success_rate * 100).toFixed(1)}% of ${r.n} (mean reward ${r.mean_reward.toFixed(3)}, ${((performance.now() - te) / 1000).toFixed(1)} s)`);
+      const took = `mean reward ${r.mean_reward.toFixed(3)}, ${((performance.now() - te) / 1000).toFixed(1)} s`;
+      // "base" is sft auto's probe, sized on its own (MIN_PROBE): not the held-out "before" measure
+      if (label === "base")
+        log(`warm-start probe: success ${(r.success_rate * 100).toFixed(1)}% of ${r.n} ${rec.split === "test" ? "held-out" : "held-out and training"} scenarios (${took}): does the model call tools yet?`);
+      else log(`${rec.split === "test" ? "held-out" : "probe (held-out + training)"} ${label}: success ${(r.success_rate * 100).toFixed(1)}% of ${r.n} (${took})`);
       return r;
     };
     const checkpoint = () => {
@@ -458,7 +481,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       // start keeps its own in the checkpoint, for the resume that goes on with it)
       if (!o.signal?.aborted) trainable.loadOptimizerState({ step: 0, m: new Map(), v: new Map() });
       trainable.optimizer.lr = lr;
-      log(`warm start: ${done} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`);
+      log(`warm start: ${done} step${done === 1 ? "" : "s"} in ${((performance.now() - ts) / 1000).toFixed(1)} s`);
       return done;
     }
 
@@ -565,7 +588,6 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       };
       runDir.append("metrics.jsonl", [record]);
       runDir.appendTrajectories(trajectories, { phase: "grpo" });
-      const logHint = runDir.path("server.log");
       if (outage) {
         const first = callsAllFailed ? faultText(realCalls[0].result) : (failedRollouts[0].error ?? "no message");
         log(
@@ -577,7 +599,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
           // the weights are those of the last step that trained; its checkpoint is kept
           throw new TrainMcpError(
             "ServerUnreachable",
-            `the MCP server failed every tool call for ${outageSteps} steps in a row, so the run stopped (the first failure: ${first}); those steps trained nothing and the checkpoints are kept: resume with --resume ${runDir.dir} once the server works (its stderr: ${logHint})`,
+            `the MCP server failed every tool call for ${outageSteps} steps in a row, so the run stopped (the first failure: ${first}); those steps trained nothing and the checkpoints are kept: resume with --resume ${runDir.dir} once the server works${stderrNote(servers.entries.map((e) => e.target), serverLogFrom !== undefined ? runDir.path("server.log") : o.connect?.serverLog)}`,
           );
         }
       } else if (realCalls.length >= 4 && realCalls.every((c) => c.isError && !c.error)) {
@@ -587,7 +609,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       } else if (failedRollouts.length > 0) {
         log(`warning: step ${step}: ${failedRollouts.length} of ${groups.flat().length} rollouts failed, the first with: ${failedRollouts[0].error ?? "no message"}`);
       } else if (lostServer.length > 0) {
-        log(`warning: step ${step}: ${lostServer.length} rollouts lost the server mid-rollout; their groups are left out of the update (server stderr: ${logHint})`);
+        log(`warning: step ${step}: ${lostServer.length} rollouts lost the server mid-rollout; their groups are left out of the update${stderrNote(servers.entries.map((e) => e.target), serverLogFrom !== undefined ? runDir.path("server.log") : o.connect?.serverLog)}`);
       } else if (realCalls.length === 0) {
         // no call reached a server, so none could fail: is anyone still there?
         for (const e of servers.entries) {
@@ -672,6 +694,16 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     if (started || o.resume) syncServerLog(true);
     runDir.unlock();
   }
+}
+
+/** A finished run's summary with the paths of the directory resumed: a copied run directory
+ *  keeps the summary of the one it was copied from (rewritten then, so the copy names itself). */
+function finishedHere(runDir: RunDir, finished: TrainSummary): TrainSummary {
+  const report = runDir.path(RUN_FILES.report);
+  const { report: _old, ...rest } = finished;
+  const here: TrainSummary = { ...rest, run_dir: runDir.dir, ...(fs.existsSync(report) ? { report } : {}) };
+  if (here.run_dir !== finished.run_dir || here.report !== finished.report) runDir.writeJson("summary.json", here);
+  return here;
 }
 
 // the summary a run wrote before its final evaluation failed, by the error it threw (for --json)

@@ -3,7 +3,9 @@
  * these). config.json (secrets removed), metrics.jsonl (one line per step), eval.jsonl (one line
  * per evaluation), trajectories.jsonl (every rollout, with rewards and judge explanations),
  * checkpoints/, summary.json, report.html. Lines are appended with one write each, so a run
- * killed mid-write loses at most its last line.
+ * killed mid-write loses at most its last line. A run goes into a new or empty folder only: a
+ * folder is known as a run by the files only a run writes (`inspectRunDir`), never by a
+ * config.json alone, which a model folder has too.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,12 +15,118 @@ import { writeFileAtomic } from "../policy/safetensors.js";
 import type { EvalLine } from "../report/run-files.js";
 import type { Trajectory } from "../rollout/trajectory.js";
 import { redactHeldSecrets, secretEnvValues } from "../mcp/command-credentials.js";
+import { SCENARIO_RECORD_FILE } from "./scenario-record.js";
 
 /** One eval.jsonl line; the report reads the same schema. */
 export type EvalRecord = EvalLine;
 
-/** Files whose presence means a directory holds a run (an empty checkpoints/ alone does not). */
-const RUN_FILES = ["config.json", "metrics.jsonl", "eval.jsonl", "trajectories.jsonl", "summary.json", "checkpoints/latest.json"];
+/** Files only a run writes: any one of them means a directory holds a run. config.json is not
+ *  among them: a Hugging Face model folder has one too (a run's is told apart by its fields). */
+const RUN_MARKERS = ["metrics.jsonl", "eval.jsonl", "trajectories.jsonl", "summary.json", "checkpoints/latest.json", "run.lock"];
+
+/** Files that make a folder a model (or a checkpoint of one), never a run. */
+const MODEL_FILES = ["model.safetensors", "model.safetensors.index.json", "adapter_config.json", "tokenizer.json"];
+
+/** What a folder named as a run directory (--out, --resume) holds. */
+export type RunDirContents =
+  | { kind: "free" } // not there, or empty (an empty checkpoints/ counts as empty: a failed start leaves none, but a user may make one)
+  | { kind: "run"; evidence: string[] }
+  | { kind: "model"; evidence: string }
+  | { kind: "other"; entries: string[] }
+  | { kind: "file" };
+
+/** config.json's fields, when it is a JSON object (else undefined). */
+function readConfigObject(file: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(fs.readFileSync(file, "utf8"));
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Tells a run directory from a model folder and from a folder of the user's own files. A run is
+ * known by a file only a run writes (metrics.jsonl, checkpoints/latest.json, run.lock…), or by a
+ * config.json with a run's fields (`server`); a config.json with `model_type` or `architectures`,
+ * or weights, make a model folder, whatever else is there.
+ */
+export function inspectRunDir(dir: string): RunDirContents {
+  if (!fs.existsSync(dir)) return { kind: "free" };
+  if (!fs.statSync(dir).isDirectory()) return { kind: "file" };
+  const entries = fs.readdirSync(dir).filter((e) => !(e === "checkpoints" && isEmptyDir(path.join(dir, e))));
+  if (entries.length === 0) return { kind: "free" };
+  const config = fs.existsSync(path.join(dir, "config.json")) ? readConfigObject(path.join(dir, "config.json")) : undefined;
+  const modelFile = MODEL_FILES.find((f) => fs.existsSync(path.join(dir, f)));
+  if (config && ("model_type" in config || "architectures" in config))
+    return { kind: "model", evidence: `config.json with ${"model_type" in config ? `model_type ${JSON.stringify(config.model_type)}` : "architectures"}` };
+  if (modelFile) return { kind: "model", evidence: modelFile };
+  const markers = RUN_MARKERS.filter((f) => fs.existsSync(path.join(dir, f)));
+  const stepDirs = fs.existsSync(path.join(dir, "checkpoints")) && fs.statSync(path.join(dir, "checkpoints")).isDirectory() && fs.readdirSync(path.join(dir, "checkpoints")).some((f) => /^step-\d+$/.test(f));
+  const runConfig = config !== undefined && "server" in config;
+  if (markers.length > 0 || stepDirs || runConfig) {
+    const evidence = [...(fs.existsSync(path.join(dir, "config.json")) ? ["config.json"] : []), ...markers];
+    if (stepDirs && !markers.includes("checkpoints/latest.json")) evidence.push("checkpoints/");
+    return { kind: "run", evidence };
+  }
+  return { kind: "other", entries: entries.sort().map((e) => (isDir(path.join(dir, e)) ? `${e}/` : e)) };
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false; // a dangling link
+  }
+}
+
+function isEmptyDir(p: string): boolean {
+  return isDir(p) && fs.readdirSync(p).length === 0;
+}
+
+/** "a, b, c and 4 more" */
+function someOf(names: readonly string[], shown = 4): string {
+  return names.length <= shown ? names.join(", ") : `${names.slice(0, shown).join(", ")} and ${names.length - shown} more`;
+}
+
+/** A folder under `dir` no one has taken yet, to offer as a new --out. */
+function freshInside(dir: string): string {
+  let p = path.join(dir, "run");
+  for (let i = 2; fs.existsSync(p); i++) p = path.join(dir, `run-${i}`);
+  return p;
+}
+
+/** A folder beside `dir` no one has taken yet (`<dir>-run`). */
+function freshBeside(dir: string): string {
+  let p = `${dir.replace(/[\\/]+$/, "")}-run`;
+  for (let i = 2; fs.existsSync(p); i++) p = `${dir.replace(/[\\/]+$/, "")}-run-${i}`;
+  return p;
+}
+
+/**
+ * Why `dir` cannot be run into, for a new run (`resume` false) or a resumed one; undefined when
+ * it can. A folder of the user's own files is refused either way: a run writes config.json,
+ * checkpoints/, report.html… into its folder, among (and over) what is there.
+ */
+export function runDirRefusal(dir: string, resume: boolean): string | undefined {
+  const c = inspectRunDir(dir);
+  switch (c.kind) {
+    case "free":
+      return undefined;
+    case "file":
+      return `${dir} is a file, not a folder: a run directory is a new or empty folder`;
+    case "run":
+      return resume ? undefined : `${dir} already holds a run (${c.evidence.join(", ")}): pass --resume ${dir} to continue it, or choose another --out`;
+    case "model":
+      return resume
+        ? `${dir} is a model folder (${c.evidence}), not a run directory: --resume takes the folder a run wrote (its --out); a model is given with --model`
+        : `${dir} is a model folder (${c.evidence}), not a run directory: --out names a new or empty folder for the run (e.g. --out ${freshBeside(dir)}); a model is given with --model`;
+    case "other":
+      return resume
+        ? `${dir} holds no train-mcp run (it has ${someOf(c.entries)}): --resume takes the folder a run wrote (its --out)`
+        : `${dir} is not empty (${someOf(c.entries)}) and holds no train-mcp run: a run writes config.json, checkpoints/, metrics.jsonl, report.html… into its folder, so --out names a new or empty one, e.g. --out ${freshInside(dir)}`;
+  }
+}
 
 const LOCK_FILE = "run.lock";
 
@@ -57,10 +165,8 @@ export class RunDir {
 
   /** Throws unless `dir` is free for a new run (or `resume` continues the run in it); writes nothing. */
   static refuseOccupied(dir: string, o: { resume?: boolean } = {}): void {
-    const held = RUN_FILES.filter((f) => fs.existsSync(path.join(dir, f)));
-    if (!o.resume && held.length > 0) {
-      throw new TrainMcpError("ConfigInvalid", `${dir} already holds a run (${held.join(", ")}): pass --resume ${dir} to continue it, or choose another --out`);
-    }
+    const why = runDirRefusal(dir, !!o.resume);
+    if (why) throw new TrainMcpError("ConfigInvalid", why);
   }
 
   /**
@@ -96,7 +202,7 @@ export class RunDir {
 
   /**
    * Undoes a run that failed before its first rollout: the whole directory when this run created
-   * it, else only what it wrote there (config.json, generated scenarios, an empty checkpoints/),
+   * it, else only what it wrote there (config.json, generated scenarios and their record, an empty checkpoints/),
    * so that the same command can be run again.
    */
   discard(createdHere: boolean): void {
@@ -113,7 +219,7 @@ export class RunDir {
       }
       return;
     }
-    for (const f of fs.readdirSync(this.dir)) if (f === "config.json" || /^scenarios-.*\.jsonl$/.test(f)) fs.rmSync(this.path(f), { force: true });
+    for (const f of fs.readdirSync(this.dir)) if (f === "config.json" || f === SCENARIO_RECORD_FILE || /^scenarios-.*\.jsonl$/.test(f)) fs.rmSync(this.path(f), { force: true });
     const ck = this.path("checkpoints");
     if (fs.existsSync(ck) && fs.readdirSync(ck).length === 0) fs.rmdirSync(ck);
   }

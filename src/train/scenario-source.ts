@@ -42,7 +42,8 @@ export async function loadScenarios(
     requireTrain?: boolean;
     /** Ctrl-C: generation stops at once */
     signal?: AbortSignal;
-    /** a run directory whose generated sets (`scenarios-N.jsonl`) stand for "auto" on non-fixture servers (eval of that run's checkpoint) */
+    /** a run directory whose generated sets (`scenarios-N.jsonl`, and `scenarios-train-N.jsonl` for
+     *  generateTrain) are read instead of generated again: eval of that run's checkpoint, or its --resume */
     generatedIn?: string;
   },
 ): Promise<ScenarioSplit> {
@@ -135,11 +136,18 @@ function checkAgainstTools(playable: Scenario[], origin: Map<Scenario, { file: s
 async function generateTraining(
   existing: Scenario[],
   servers: ServerSet,
-  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[]; signal?: AbortSignal },
+  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[]; signal?: AbortSignal; generatedIn?: string },
 ): Promise<Scenario[]> {
   const guard = new HeldOutGuard(existing.filter((s) => s.split === "test"));
   const out: Scenario[] = [];
   for (const [i, entry] of servers.entries.entries()) {
+    // a resumed run trains on the set it generated when it started (saved beside its checkpoints)
+    const saved = o.generatedIn ? path.join(o.generatedIn, `scenarios-train-${i}.jsonl`) : undefined;
+    if (saved && fs.existsSync(saved)) {
+      out.push(...readScenarioFile(saved));
+      o.sources.push(saved);
+      continue;
+    }
     o.log(`generating ${o.n} execution-verified training scenarios for ${redactTargetCredentials(entry.target)} ...`);
     // each extra task helps; a server that offers fewer (or none) leaves the others' and the run's own
     let scenarios: Scenario[];

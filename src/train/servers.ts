@@ -79,6 +79,16 @@ export class ServerSet {
   }
 }
 
+/**
+ * " (its stderr: FILE)", to end a message about a server that failed: where the run's stdio
+ * servers (fixtures too) write their stderr, the run's server.log or --server-log's file; "" when
+ * none is a stdio server (an HTTP server's output stays on its own host) or the file is unknown.
+ */
+export function stderrNote(targets: readonly string[], file: string | undefined): string {
+  if (!file || targets.every((t) => parseTarget(t).kind === "http")) return "";
+  return targets.length === 1 ? ` (its stderr: ${file})` : ` (the stdio servers' stderr: ${file})`;
+}
+
 /** The model calls a server's state-changing tools for real: say where those writes land. */
 export function writesWarning(target: string, writers: readonly string[], caller = "the model"): string {
   const stdio = parseTarget(target).kind === "stdio";

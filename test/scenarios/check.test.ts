@@ -45,6 +45,8 @@ describe("checkAnswer", () => {
     expect(miss.pass).toBe(false);
     expect(miss.detail).toBe("expected 392 (±0.000001), found numbers 17, 23, 391");
     expect(checkAnswer(numeric(5), "five").detail).toContain("no number");
+    // a relative tolerance is shown without floating-point noise (0.008150000000000001)
+    expect(checkAnswer(numeric(81.5, 1e-6, 1e-4), "80.5").detail).toBe("expected 81.5 (±0.00815), found numbers 80.5");
   });
 
   it("exact: trimmed, case-insensitive by default, a final full stop ignored", () => {

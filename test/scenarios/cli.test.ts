@@ -39,7 +39,7 @@ describe("train-mcp scenarios", () => {
 
     const c = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
     expect(c.code).toBe(0);
-    expect(c.out).toContain("12 valid scenarios (train 9, test 3)");
+    expect(c.out).toContain("12 well-formed scenarios (train 9, test 3)");
     expect(c.out).toContain("12 scenarios: 12 ok, 0 failing (0 replay, 0 tool mismatch); 12 reference solutions replayed\n");
 
     const s = await run(["scenarios", "show", file]);
@@ -75,13 +75,13 @@ describe("train-mcp scenarios", () => {
     // what the scenarios expect is what the untouched server answers
     expect((await run(["scenarios", "check", file, "--server", todo, "--cwd", data])).out).toContain("4 ok, 0 failing (0 replay, 0 tool mismatch)");
     // --allow-writes against --template-dir: each server instance works on its own copy of the data
-    const w = await run(["scenarios", "generate", "--server", todo, "--template-dir", data, "--allow-writes", "--n", "3", "--seed", "2", "--out", file]);
+    const w = await run(["scenarios", "generate", "--server", todo, "--template-dir", data, "--allow-writes", "--n", "3", "--seed", "2", "--out", file, "--force"]);
     expect(w.err).not.toContain("not calling");
     expect(w.err).not.toContain("has tools that change state");
     expect(readFileSync(join(data, "todos.json"), "utf8")).toBe(before);
     // --allow-writes on the real data: said before the first write
     const live = mkdtempSync(join(tmpdir(), "todo-live-"));
-    const l = await run(["scenarios", "generate", "--server", todo, "--cwd", live, "--allow-writes", "--n", "2", "--seed", "2", "--out", file]);
+    const l = await run(["scenarios", "generate", "--server", todo, "--cwd", live, "--allow-writes", "--n", "2", "--seed", "2", "--out", file, "--force"]);
     expect(l.err).toMatch(/warning: .*todo-file.* has tools that change state \(.*add_todo.*\), and the generator \(--allow-writes\) calls them for real/);
   });
 
@@ -101,7 +101,7 @@ describe("train-mcp scenarios", () => {
     expect(r.err).toContain(`${file}:2: field "difficulty": expected number ≤ 5, got 6`);
     expect(r.err).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: invalid JSON`));
     expect(r.err).toContain(`${file}:4: field "id": duplicate id "a" (first on line 1)`);
-    expect(r.err).toContain("3 problems (1 valid scenarios)");
+    expect(r.err).toContain("3 problems in 3 lines (1 well-formed scenario)");
   });
 
   it("check refuses a reference answer its own checks fail, and warns of a held-out question asked in training", async () => {
@@ -139,6 +139,8 @@ describe("train-mcp scenarios", () => {
     const r = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/:1: w: no replayed result reproduces it: expected 5/);
+    // the calculator has no tool that changes state: no earlier scenario can have left any
+    expect(r.err).not.toContain("--fresh");
   });
 
   it("check --server names scenarios that call or check a tool the server does not have, or with arguments it refuses (exit 2, file:line: field)", async () => {
@@ -162,7 +164,44 @@ describe("train-mcp scenarios", () => {
     // one summary counts both kinds of failure; a tool mismatch still decides the exit code
     expect(r.out).toContain("5 scenarios: 2 ok, 3 failing (1 replay, 2 tool mismatch); 2 reference solutions replayed, 1 without a reference solution to replay\n");
     expect(r.err).toMatch(/:4: wrong: no replayed result reproduces it: expected 7/);
-    expect(r.err).toContain(`${file}: 2 scenarios name a tool the server does not have, or arguments it refuses`);
+    // the exit line counts the failing scenarios as the summary does
+    expect(r.err).toContain(`${file}: 3 of 5 scenarios failing: 2 naming a tool the server does not have, or arguments it refuses; 1 not reproduced by replaying its reference solution`);
+  });
+
+  it("check --server with bad lines in the file still checks the well-formed ones against the server: every problem in one pass", async () => {
+    const file = join(dir, "mixed.jsonl");
+    const line = (o: Record<string, unknown>) => JSON.stringify({ difficulty: 1, split: "train", ...o });
+    writeFileSync(
+      file,
+      [
+        line({ id: "ok", task: "What is 2 + 2?", expected: [{ kind: "numeric", value: 4 }], reference: { calls: [{ name: "calculate", arguments: { expression: "2 + 2" } }], answer: "4" } }),
+        "not json",
+        line({ id: "self", task: "How many?", expected: [{ kind: "numeric", value: 3 }], reference: { calls: [], answer: "five" } }),
+        line({ id: "nt", task: "What is 1 + 1?", expected: [{ kind: "numeric", value: 2 }], reference: { calls: [{ name: "nosuch", arguments: {} }], answer: "2" } }),
+        line({ id: "wrong", task: "What is 3 + 3?", expected: [{ kind: "numeric", value: 7 }], reference: { calls: [{ name: "calculate", arguments: { expression: "3 + 3" } }], answer: "7" } }),
+      ].join("\n") + "\n",
+    );
+    const r = await run(["scenarios", "check", file, "--server", "fixture:calculator"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/:2: invalid JSON/);
+    expect(r.err).toContain(`${file}:3: field "reference.answer": fails its own check expected[0]: `);
+    expect(r.err).toContain(`${file}:4: field "reference.calls[0].name": the server has no tool "nosuch"`);
+    expect(r.err).toMatch(/:5: wrong: no replayed result reproduces it: expected 7/);
+    expect(r.out).toContain(`${file}: 3 well-formed scenarios (train 3, test 0), 2 lines with problems\n`);
+    expect(r.out).toContain("5 scenarios: 1 ok, 4 failing (1 replay, 1 tool mismatch, 2 invalid in the file); 2 reference solutions replayed\n");
+    expect(r.err).toContain(`${file}: 4 of 5 scenarios failing: 2 invalid in the file; 1 naming a tool the server does not have, or arguments it refuses; 1 not reproduced by replaying its reference solution`);
+  });
+
+  it("generate refuses to replace an existing --out unless --force", async () => {
+    const file = join(dir, "kept.jsonl");
+    writeFileSync(file, "hand-written\n");
+    const r = await run(["scenarios", "generate", "--server", "fixture:calculator", "--n", "2", "--out", file]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`--out ${file} already exists: pass --force to replace it`);
+    expect(readFileSync(file, "utf8")).toBe("hand-written\n");
+    const f = await run(["scenarios", "generate", "--server", "fixture:calculator", "--n", "2", "--out", file, "--force"]);
+    expect(f.code, f.err).toBe(0);
+    expect(readScenarioFile(file)).toHaveLength(2);
   });
 
   it("check --server: a call or state check marked error: true must come back as the tool's error; a derived answer is checked on the reference alone", async () => {

@@ -4,7 +4,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { readConfigFile, resolveTrainConfig, scrubSecrets } from "../../src/train/config.js";
+import { DEFAULT_LORA_LEARNING_RATE, loraLearningRateWarning, readConfigFile, resolveTrainConfig, scrubSecrets } from "../../src/train/config.js";
+import { DEMO_CONFIG } from "../../src/train/demo.js";
 
 const server = ["fixture:calculator"];
 
@@ -12,6 +13,30 @@ describe("resolveTrainConfig", () => {
   it("rejects a KL coefficient without LoRA, naming the field and the source", () => {
     expect(() => resolveTrainConfig({ beta: 0.04 }, { server }, "train.json")).toThrow(/train\.json: field "beta": beta = 0\.04 needs a reference model: set lora_rank > 0/);
     expect(resolveTrainConfig({ beta: 0.04, lora_rank: 8 }, { server }).beta).toBe(0.04);
+  });
+
+  it("gives a LoRA run a LoRA learning rate when none is set, and warns only about a rate the user chose", () => {
+    expect(DEFAULT_LORA_LEARNING_RATE).toBe(1e-5);
+    expect(resolveTrainConfig({}, { server }).learning_rate).toBe(1e-6);
+    const lora = resolveTrainConfig({ lora_rank: 4 }, { server });
+    expect(lora.learning_rate).toBe(1e-5);
+    expect(loraLearningRateWarning(lora, true)).toBeUndefined();
+    // chosen, by flag or file: kept, and a full-fine-tuning rate with LoRA is warned about
+    expect(resolveTrainConfig({ lora_rank: 4, learning_rate: 3e-4 }, { server }).learning_rate).toBe(3e-4);
+    const low = resolveTrainConfig({ lora_rank: 4 }, { server, learning_rate: 1e-6 });
+    expect(low.learning_rate).toBe(1e-6);
+    expect(loraLearningRateWarning(low, true)).toBe(
+      "warning: learning_rate 0.000001 with LoRA (rank 4): the adapters start at zero and barely move at a full-fine-tuning rate; LoRA runs use about 1e-5 to 1e-4 (--lr; unset, a LoRA run's default is 1e-5)",
+    );
+    // a resume that does not change the rate (a finished run, say) does not say it again
+    expect(loraLearningRateWarning(low, false)).toBeUndefined();
+    expect(loraLearningRateWarning({ lora_rank: 0, learning_rate: 1e-6 }, true)).toBeUndefined();
+    // the demo's preset is full fine-tuning at its own rate, as before
+    const demo = resolveTrainConfig({}, DEMO_CONFIG as Record<string, unknown>);
+    expect([demo.lora_rank, demo.learning_rate]).toEqual([0, 5e-5]);
+    // the flag's help says both defaults
+    const help = spawnSync(process.execPath, ["bin/train-mcp.mjs", "train", "--help"], { encoding: "utf8", env: { ...process.env, COLUMNS: "400" } });
+    expect(help.stdout.replace(/\s+/g, " ")).toMatch(/--lr <x> learning rate .*default: 1e-6, TRL's for full fine-tuning; 1e-5 with --lora-rank\)/);
   });
 
   it("leaves max_completion_length unset unless one is given (the turn limits stand for it)", () => {
@@ -40,6 +65,10 @@ describe("resolveTrainConfig", () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cfg-")), "train.json");
     fs.writeFileSync(file, '{\n  "server": ["fixture:calculator"],\n  max_steps: 3\n}\n');
     expect(() => readConfigFile(file)).toThrow(new RegExp(`^${file.replace(/[.]/g, "\\.")}:3:3: invalid JSON: Expected double-quoted property name$`));
+    // valid JSON that is not an object is no syntax error
+    fs.writeFileSync(file, "[1, 2]\n");
+    expect(() => readConfigFile(file)).toThrow(`${file}: expected a JSON object of config fields ({"server": …, "max_steps": …}), got an array`);
+    expect(() => readConfigFile(file)).not.toThrow(/invalid JSON/);
     expect(() => resolveTrainConfig({}, { server: ["fixture:calculator"], learning_rate: 1e10 }, "train.json")).toThrow(/train\.json: field "learning_rate": a learning rate above 1 makes every update diverge/);
   });
 
@@ -78,11 +107,16 @@ describe("resolveTrainConfig", () => {
   it("names an unknown field with the nearest known one, and a bad value by the flag that set it", () => {
     expect(() => resolveTrainConfig({}, { server, max_step: 3 }, "train.json")).toThrow('train.json: unknown field "max_step" (did you mean "max_steps"?)');
     // other trainers' names for our fields
-    expect(() => resolveTrainConfig({}, { server, output_dir: "runs/x", lora_r: 8 }, "train.json")).toThrow('train.json: unknown field "output_dir" (did you mean "out"?), "lora_r" (did you mean "lora_rank"?)');
+    expect(() => resolveTrainConfig({}, { server, output_dir: "runs/x", lora_r: 8 }, "train.json")).toThrow('train.json: 2 problems:\n  unknown field "output_dir" (did you mean "out"?)\n  unknown field "lora_r" (did you mean "lora_rank"?)');
+    expect(() => resolveTrainConfig({}, { server, steps: 3 }, "train.json")).toThrow('train.json: unknown field "steps" (did you mean "max_steps"?)');
+    // a typo inside an object is matched against that object's own fields
+    expect(() => resolveTrainConfig({}, { server, rewards: { weights: { verifer: 2 }, normalise: true } }, "train.json")).toThrow(
+      'train.json: 2 problems:\n  unknown field "rewards.weights.verifer" (did you mean "verifier"?)\n  unknown field "rewards.normalise" (did you mean "normalize"?)',
+    );
     expect(() => resolveTrainConfig({}, { server, colour: "red" }, "train.json")).toThrow(/^train\.json: unknown field "colour"$/);
     // a TRL user's names: what stands for them here
     expect(() => resolveTrainConfig({}, { server, per_device_train_batch_size: 8, reward_weights: [1, 2] }, "train.json")).toThrow(
-      'train.json: unknown field "per_device_train_batch_size" (a step here plays groups_per_step × num_generations rollouts; micro_batch_size / micro_batch_tokens bound the memory of its update), "reward_weights" (here: "rewards": {"weights": {"verifier": 4, "format": 0.5, …}}, see the README\'s rewards section)',
+      'train.json: 2 problems:\n  unknown field "per_device_train_batch_size" (a step here plays groups_per_step × num_generations rollouts; micro_batch_size / micro_batch_tokens bound the memory of its update)\n  unknown field "reward_weights" (here: "rewards": {"weights": {"verifier": 4, "format": 0.5, …}}, see the README\'s rewards section)',
     );
     expect(() => resolveTrainConfig({}, { server, rewards: { sucess: 1 } }, "train.json")).toThrow(/^train\.json: unknown field "rewards\.sucess"$/);
     expect(() => resolveTrainConfig({ max_steps: -1 }, { server }, "train.json", { max_steps: "--steps" })).toThrow(/^--steps \(max_steps\): Too small/);
@@ -177,9 +211,12 @@ describe("resolveTrainConfig", () => {
     const many = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--config", file, "--group-size", "1"], { encoding: "utf8" });
     expect(many.status).toBe(2);
     expect(many.stderr.split("\n").slice(0, 1)).toEqual([`train-mcp: ${file}: 3 problems:`]);
-    expect(many.stderr.split("\n").slice(1, -1).sort()).toEqual(
-      ['  line 5: unknown field "max_step" (did you mean "max_steps"?)', '  line 6: field "temperature": Too small: expected number to be >=0', "  --group-size (num_generations): Too small: expected number to be >=2"].sort(),
-    );
+    // the flag's problem first, then the file's in line order
+    expect(many.stderr.split("\n").slice(1, -1)).toEqual(["  --group-size (num_generations): Too small: expected number to be >=2", '  line 5: unknown field "max_step" (did you mean "max_steps"?)', '  line 6: field "temperature": Too small: expected number to be >=0']);
+    // several unknown fields of one object: each on its own line, all sorted by line
+    fs.writeFileSync(file, JSON.stringify({ server: ["fixture:calculator"], temperature: -1, foo: 1, max_steps: 2, bar: 2 }, null, 2));
+    const keys = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--config", file], { encoding: "utf8" });
+    expect(keys.stderr.split("\n").slice(1, -1)).toEqual(['  line 5: field "temperature": Too small: expected number to be >=0', '  line 6: unknown field "foo"', '  line 8: unknown field "bar"']);
     // one problem: the file's name and the field's line, as a compiler names them
     fs.writeFileSync(file, JSON.stringify({ server: ["fixture:calculator"], rewards: { weights: { verifier: 1 } }, lora_rank: 8, beta: "high" }, null, 2));
     const one = spawnSync(process.execPath, ["bin/train-mcp.mjs", "--config", file], { encoding: "utf8" });

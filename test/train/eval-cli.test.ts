@@ -62,6 +62,35 @@ describe("train-mcp eval", () => {
     expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toMatchObject({ n: 2 });
   });
 
+  it("without --scenarios, checkpoints of runs with different scenario sets are refused (exit 2); runs with the same set are scored on it", async () => {
+    const target = stdioTarget("everything");
+    const row = (id: string, split: string) => JSON.stringify({ id, task: `Echo the word ${id}.`, difficulty: 1, split, tags: [], expected: [{ kind: "contains", value: id }] });
+    const makeRun = (name: string, rows: string[]) => {
+      const run = path.join(tempDir("eval-runs"), name);
+      const ck = path.join(run, "checkpoints", "step-000001");
+      fs.mkdirSync(path.dirname(ck), { recursive: true });
+      fs.cpSync(a, ck, { recursive: true });
+      fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: [target], scenarios: ["auto"] }));
+      fs.writeFileSync(path.join(run, "scenarios-0.jsonl"), rows.join("\n") + "\n");
+      return { run, ck };
+    };
+    // rA holds out what rB trained on
+    const rA = makeRun("rA", [row("alpha", "train"), row("beta", "test")]);
+    const rB = makeRun("rB", [row("beta", "train"), row("alpha", "test")]);
+    for (const order of [[rA, rB], [rB, rA]]) {
+      const r = await cli(["eval", "--model", order[0].ck, "--model", order[1].ck, "--server", target, "--max-turns", "1", "--max-tokens-per-turn", "4", "--engine", "tfjs", "--json"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("the models come from runs with different scenario sets");
+      expect(r.stderr).toContain("pass --scenarios FILE");
+      expect(r.stdout).toBe("");
+    }
+    const rC = makeRun("rC", [row("alpha", "train"), row("beta", "test")]);
+    const same = await cli(["eval", "--model", rA.ck, "--model", rC.ck, "--server", target, "--max-turns", "1", "--max-tokens-per-turn", "4", "--engine", "tfjs", "--json"]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).toContain(`scenarios: those of ${rA.run} and ${rC.run} (auto), the same set in each run`);
+    expect(same.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { n: number }).n)).toEqual([1, 1]);
+  });
+
   it("scores a LoRA checkpoint on onnxruntime, its adapters folded in without tfjs, as the model tfjs merges", async () => {
     // an adapter folder (non-zero A and B, seeded) and, as the reference, the model tfjs merges
     await initBackend({ device: "wasm" });

@@ -108,12 +108,14 @@ describe("faults and bad input", () => {
     const out = path.join(tempDir(sig), "run");
     const metrics = path.join(out, "metrics.jsonl");
     const args = tinyRun(model, scenarios, out, 30).map((a, i, all) => (all[i - 1] === "--save-steps" ? "100" : a));
-    const stopped = await cli(args, { signal: sig, killWhen: () => fs.existsSync(metrics) && readJsonl(metrics).length >= 1 });
+    // (not --quiet: what it says on stopping is checked too)
+    const stopped = await cli(args.filter((a) => a !== "--quiet"), { signal: sig, killWhen: () => fs.existsSync(metrics) && readJsonl(metrics).length >= 1 });
     expect(stopped.signal).toBeNull();
     expect(stopped.code).toBe(code);
     const summary = JSON.parse(stopped.stdout.trim().split("\n").pop()!);
     expect(summary.interrupted).toBe(true);
     const n = summary.steps as number;
+    expect(stopped.stderr).toContain(`stopped after step ${n} (checkpointed): continue with: train-mcp train --resume ${out}\n`);
     expect(n).toBeGreaterThanOrEqual(1);
     expect(n).toBeLessThan(30);
     expect(readJsonl(metrics).map((m) => m.step)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
@@ -318,7 +320,7 @@ describe("faults and bad input", () => {
     expect(JSON.parse(fs.readFileSync(path.join(out, "summary.json"), "utf8")).steps).toBe(1);
   });
 
-  it("exits 2 when --out already holds a run (without --resume), and leaves that run as it was", async () => {
+  it("exits 2 when --out already holds a run (without --resume), or is a non-empty folder or a model folder, and leaves it as it was", async () => {
     const out = path.join(tempDir("taken"), "run");
     fs.mkdirSync(path.join(out, "checkpoints"), { recursive: true });
     fs.writeFileSync(path.join(out, "config.json"), '{"seed": 1}\n');
@@ -328,6 +330,21 @@ describe("faults and bad input", () => {
     expect(r.stderr).toContain(`${out} already holds a run (config.json, metrics.jsonl): pass --resume ${out}`);
     expect(fs.readFileSync(path.join(out, "config.json"), "utf8")).toBe('{"seed": 1}\n');
     expect(fs.readFileSync(path.join(out, "metrics.jsonl"), "utf8")).toBe('{"step": 1}\n');
+    // a folder of the user's own files is no run: refused, not written among
+    const mine = tempDir("mine");
+    fs.writeFileSync(path.join(mine, "thesis.tex"), "mine\n");
+    const r2 = await cli(tinyRun(model, scenarios, mine, 1));
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toBe(`train-mcp: ${mine} is not empty (thesis.tex) and holds no train-mcp run: a run writes config.json, checkpoints/, metrics.jsonl, report.html… into its folder, so --out names a new or empty one, e.g. --out ${path.join(mine, "run")}\n`);
+    expect(fs.readdirSync(mine)).toEqual(["thesis.tex"]);
+    // a model folder has a config.json too: neither a run to --out into nor one to --resume
+    const asOut = await cli(tinyRun(model, scenarios, model, 1));
+    expect(asOut.code).toBe(2);
+    expect(asOut.stderr).toMatch(new RegExp(`^train-mcp: ${model.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is a model folder \\(config\\.json with model_type "\\w+"\\), not a run directory: --out names a new or empty folder`));
+    expect(asOut.stderr).not.toContain("--resume");
+    const asResume = await cli(["train", "--resume", model]);
+    expect(asResume.code).toBe(2);
+    expect(asResume.stderr).toMatch(new RegExp(`^train-mcp: --resume ${model.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is a model folder \\(config\\.json with model_type "\\w+"\\), not a run directory: --resume takes the folder a run wrote \\(its --out\\); a model is given with --model\n$`));
   });
 
   it("exits 2 before loading the weights of a model the wasm backend cannot train, naming the memory it needs", async () => {

@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveTrainConfig } from "../../src/train/config.js";
 import { train } from "../../src/train/loop.js";
-import { stdioTarget } from "../servers/launch.js";
+import { startEverything, stdioTarget } from "../servers/launch.js";
 import { tempDir, tinyModelDir } from "./helpers.js";
 
 const CMDLINE_KEY = "sk-cmdline-0123456789abcdef";
@@ -52,4 +52,31 @@ describe("server.log of a run", () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`${out}/config.json keeps ${saved.server[0]} without its credentials: pass --server with them again to resume`);
   });
+
+  it("keeps the names of -H headers, never their values, and a resume without one warns", async () => {
+    const http = await startEverything("http");
+    try {
+      const scenarios = path.join(tempDir("header-scenarios"), "echo.jsonl");
+      const task = (id: string, split: string) => JSON.stringify({ id, task: `Echo the word ${id}.`, difficulty: 1, split, tags: [], expected: [{ kind: "contains", value: id }] });
+      fs.writeFileSync(scenarios, [task("alpha", "train"), task("beta", "train"), task("gamma", "test")].join("\n") + "\n");
+      const out = path.join(tempDir("header-run"), "run");
+      const config = resolveTrainConfig({
+        server: [http.url], model: tinyModelDir(), scenarios: [scenarios], out, seed: 1, sft: "off",
+        max_steps: 1, groups_per_step: 1, num_generations: 2, max_turns: 1, max_tokens_per_turn: 8, engine: "tfjs",
+      });
+      await train({ config, connect: { headers: { Authorization: `Bearer ${CMDLINE_KEY}` } }, hooks: { log: () => undefined } });
+      const text = fs.readFileSync(path.join(out, "config.json"), "utf8");
+      expect(text).not.toContain(CMDLINE_KEY);
+      expect((JSON.parse(text) as { server_header_names?: string[] }).server_header_names).toEqual(["Authorization"]);
+      const again: string[] = [];
+      await train({ config: { ...config, max_steps: 2 }, resume: true, hooks: { log: (l) => again.push(l) } });
+      expect(again).toContain("warning: the run's servers were given -H Authorization, which this resume does not give (values are never saved): requests go without it; pass -H 'Authorization: …' again");
+      // given again (in any case): no warning
+      const third: string[] = [];
+      await train({ config: { ...config, max_steps: 3 }, resume: true, connect: { headers: { authorization: `Bearer ${CMDLINE_KEY}` } }, hooks: { log: (l) => third.push(l) } });
+      expect(third.filter((l) => l.includes("-H"))).toEqual([]);
+    } finally {
+      await http.close();
+    }
+  }, 180_000);
 });

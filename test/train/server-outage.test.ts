@@ -38,6 +38,8 @@ describe("a server outage during training", () => {
     expect(e).toBeInstanceOf(TrainMcpError);
     expect(e!.usage).toBe(true);
     expect(e!.message).toMatch(/^the MCP server failed every tool call for 3 steps in a row, so the run stopped \(the first failure: connection to the server lost during \w+: .*outage: crashing on purpose.*\); those steps trained nothing .*resume with --resume /);
+    // a stdio server's stderr is kept with the run (an HTTP server's would not be named)
+    expect(e!.message.endsWith(`once the server works (its stderr: ${path.join(out, "server.log")})`)).toBe(true);
     const outageSteps = logs.flatMap((l) => /^warning: step (\d+): every tool call \(\d+\) failed on the server's side, so nothing was trained/.exec(l)?.[1] ?? []).map(Number);
     const metrics = readJsonl(path.join(out, "metrics.jsonl")).filter((m) => m.phase === "grpo");
     const last = metrics[metrics.length - 1].step as number;
@@ -147,11 +149,13 @@ describe("a server outage during training", () => {
     const config = resolveTrainConfig({
       server: [stdioTarget("crash-calc", "--tool-error")], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
       max_steps: 1, groups_per_step: 2, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64, max_completion_length: 1000, loss_type: "dapo", temperature: 0, lora_rank: 2,
+      // chosen, so warned about (unset, a LoRA run gets 1e-5)
+      learning_rate: 1e-6,
     });
     const logs: string[] = [];
     await train({ config, hooks: { log: (l) => logs.push(l) } });
     expect(logs).toContainEqual(expect.stringMatching(/^warning: step 1: every tool call \(\d+\) came back as the tool's error, the first: database is locked$/));
-    expect(logs).toContain("warning: learning_rate 0.000001 with LoRA (rank 2): the adapters start at zero and barely move at TRL's full-fine-tuning default; LoRA runs use about 1e-5 to 1e-4 (--lr)");
+    expect(logs).toContain("warning: learning_rate 0.000001 with LoRA (rank 2): the adapters start at zero and barely move at a full-fine-tuning rate; LoRA runs use about 1e-5 to 1e-4 (--lr; unset, a LoRA run's default is 1e-5)");
     expect(logs).toContain("warning: temperature 0 plays the 4 rollouts of a group alike, so their rewards do not differ and GRPO learns nothing from them");
     // a TRL user's max_completion_length above what the turn caps allow: said to change nothing
     expect(logs).toContain("warning: max_completion_length 1000 is more than a rollout can generate (max_turns 2 × max_tokens_per_turn 64 = 128): with loss_type dapo it has no effect");

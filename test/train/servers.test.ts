@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fixtureCommand } from "../../src/mcp/fixtures.js";
-import { ServerSet } from "../../src/train/servers.js";
+import { ServerSet, stderrNote } from "../../src/train/servers.js";
 import { redactTargetCredentials } from "../../src/mcp/target.js";
 import { stdioTarget } from "../servers/launch.js";
 import { loadScenarios } from "../../src/train/scenario-source.js";
@@ -136,5 +136,15 @@ describe("ServerSet isolation", () => {
     } finally {
       await set.close();
     }
+  });
+});
+
+describe("stderrNote", () => {
+  it("names the stderr file of stdio servers only: an HTTP server has none here", () => {
+    expect(stderrNote(["http://127.0.0.1:8000/mcp"], "/r/server.log")).toBe("");
+    expect(stderrNote(["fixture:calculator"], "/r/server.log")).toBe(" (its stderr: /r/server.log)");
+    expect(stderrNote(["node calc.mjs"], "/r/server.log")).toBe(" (its stderr: /r/server.log)");
+    expect(stderrNote(["http://127.0.0.1:8000/mcp", "fixture:shop"], "/r/server.log")).toBe(" (the stdio servers' stderr: /r/server.log)");
+    expect(stderrNote(["fixture:calculator"], undefined)).toBe("");
   });
 });

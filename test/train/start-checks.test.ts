@@ -20,13 +20,13 @@ function snapshot(dir: string): Record<string, number> {
   return out;
 }
 
-/** An --out the user made beforehand: an empty checkpoints/ and a note, all dated a day back. */
+/** An --out the user made beforehand, empty but for an empty checkpoints/, all dated a day back
+ *  (a folder with the user's own files in it is refused outright: test/train/run-dir.test.ts). */
 function existingOut(): string {
   const dir = tempDir("existing-out");
   fs.mkdirSync(path.join(dir, "checkpoints"));
-  fs.writeFileSync(path.join(dir, "notes.txt"), "mine\n");
   const past = new Date(Date.now() - 86_400_000);
-  for (const p of [path.join(dir, "checkpoints"), path.join(dir, "notes.txt"), dir]) fs.utimesSync(p, past, past);
+  for (const p of [path.join(dir, "checkpoints"), dir]) fs.utimesSync(p, past, past);
   return dir;
 }
 

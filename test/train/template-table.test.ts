@@ -1,6 +1,6 @@
 /** The per-template lines the training summary prints under "held-out success". */
 import { describe, expect, it } from "vitest";
-import { templateTable } from "../../src/cli/commands/train.js";
+import { summaryText, templateTable } from "../../src/cli/commands/train.js";
 
 describe("templateTable", () => {
   it("one aligned row per template, the most common first, ties by name", () => {
@@ -19,5 +19,14 @@ describe("templateTable", () => {
   it("prints nothing for a single template (the headline already says it all)", () => {
     expect(templateTable({ "calculator.compound": { n: 3, before: 0, after: 1 } })).toBe("");
     expect(templateTable({})).toBe("");
+  });
+});
+
+describe("summaryText", () => {
+  it("counts steps and scenarios in the singular and the plural", () => {
+    const s = { run_dir: "/r", heldout_before: 0.5, heldout_after: 0.75, heldout_n: 4, steps: 1, sft_steps: 1, wall_s: 8.3, engine: "ort", interrupted: false, report: "/r/report.html" };
+    expect(summaryText(s)).toBe("\nheld-out success (4 scenarios): before RL 50.0% → after RL 75.0%  (1 GRPO step, 1 warm-start step, 8.3 s)\nreport: /r/report.html\nrun directory: /r\n");
+    expect(summaryText({ ...s, steps: 2, sft_steps: 0 })).toContain("(2 GRPO steps, 8.3 s)");
+    expect(summaryText({ ...s, heldout_n: 1 })).toContain("held-out success (1 scenario): ");
   });
 });

@@ -33,16 +33,21 @@ describe("the supervised warm start on auto", () => {
     const summary = await train({ config: resolveTrainConfig({ ...common, model: tinyModelDir(), out, engine: "tfjs" }), hooks: { log: (l) => logs.push(l) } });
     expect(summary.sft_steps).toBe(2);
     expect(logs.some((l) => l.includes("supervised warm start first"))).toBe(true);
+    // the probe says what it is: 8 held-out scenarios topped up with training ones, not "held-out base"
+    expect(logs).toContainEqual(expect.stringMatching(/^warm-start probe: success \d+\.\d% of 16 held-out and training scenarios \(mean reward [\d.]+, [\d.]+ s\): does the model call tools yet\?$/));
     expect(readJsonl(path.join(out, "eval.jsonl")).map((e) => e.label)).toEqual(["base", "before", "after"]);
   });
 
   it("with no warm-start steps allowed, the base measurement is the 'before' (not measured twice)", async () => {
     const out = path.join(tempDir("ws"), "run");
     // a held-out set of 32, the least the probe plays: the probe is the held-out set itself
+    const logs: string[] = [];
     const summary = await train({
       config: resolveTrainConfig({ ...common, scenarios: [calculatorScenarios(8, 32)], max_tokens_per_turn: 16, sft_steps: 0, model: tinyModelDir(2), out, engine: "tfjs" }),
-      hooks: { log: () => undefined },
+      hooks: { log: (l) => logs.push(l) },
     });
+    expect(logs).toContainEqual(expect.stringMatching(/^warm-start probe: success \d+\.\d% of 32 held-out scenarios \(mean reward [\d.]+, [\d.]+ s\): does the model call tools yet\?$/));
+    expect(summary.heldout_base).toBeCloseTo(readJsonl(path.join(out, "eval.jsonl"))[0].success_rate as number, 3);
     expect(summary.sft_steps).toBe(0);
     const evals = readJsonl(path.join(out, "eval.jsonl"));
     expect(evals.map((e) => e.label)).toEqual(["base", "before", "after"]);

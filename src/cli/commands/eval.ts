@@ -1,7 +1,8 @@
 /**
  * `train-mcp eval --model <checkpoint> [--model <other>] --server <target> --scenarios FILE [--k N]`:
  * held-out success rate, mean reward, mean turns and pass@k of one or more checkpoints on the
- * same scenarios, side by side.
+ * same scenarios, side by side. Without --scenarios, checkpoints of a run are scored on that
+ * run's own set (its held-out split); checkpoints of runs with different sets are refused.
  */
 import path from "node:path";
 import { Option, type Command } from "commander";
@@ -9,6 +10,7 @@ import { TrainMcpError } from "../../errors.js";
 import { intFlag, numberFlag } from "../number-flags.js";
 import { addConnectOptions, connectArgs, type TargetFlags } from "../target-options.js";
 import { redactHeldSecrets } from "../../mcp/command-credentials.js";
+import type { Scenario } from "../../scenarios/schema.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -39,7 +41,7 @@ export function register(program: Command): void {
     .option("--scenarios <file>", "scenario file (repeatable; default: the bundled set of each fixture)", collect)
     .addOption(new Option("--split <split>", "which scenarios").choices(["test", "train", "all"]).default("test"))
     .option("--k <n>", "samples per scenario for pass@k (1 = greedy)", "1")
-    .option("--n <n>", "scenarios at most")
+    .option("--n <n>", "scenarios at most (default: all of the split)")
     .option("--temperature <x>", "sampling temperature when k > 1", "1")
     .option("--max-turns <n>", "assistant turns per rollout (default: as trained, else 4)")
     .option("--max-tokens-per-turn <n>", "tokens per assistant turn (default: as trained, else 96)")
@@ -73,9 +75,25 @@ export function register(program: Command): void {
         const os = await import("node:os");
         // without --scenarios, a checkpoint of a run against the same servers is measured on that
         // run's scenarios (its held-out split), not on a set generated afresh
-        const trainedOn = f.scenarios?.length ? undefined : await runScenarios(f.model, f.server);
-        if (trainedOn) logLine(`scenarios: those of ${trainedOn.run} (${trainedOn.specs.map((s) => (s === "auto" ? "auto" : path.relative(process.cwd(), s))).join(", ")})`);
-        const data = await loadScenarios(f.scenarios?.length ? f.scenarios : (trainedOn?.specs ?? ["auto"]), servers, { seed, runDir: os.tmpdir(), log: logLine, requireTrain: false, generatedIn: trainedOn?.run });
+        const load = (specs: string[], generatedIn?: string) => loadScenarios(specs, servers, { seed, runDir: os.tmpdir(), log: logLine, requireTrain: false, generatedIn });
+        const runs = f.scenarios?.length ? [] : await runScenarios(f.model, f.server);
+        const showSpecs = (r: { specs: string[] }) => r.specs.map((s) => (s === "auto" ? "auto" : path.relative(process.cwd(), s))).join(", ");
+        let data: Awaited<ReturnType<typeof load>>;
+        if (runs.length === 0) data = await load(f.scenarios?.length ? f.scenarios : ["auto"]);
+        else {
+          // checkpoints of different runs are compared on one set only when their runs' sets are
+          // the same: else one model's training tasks could be another's held-out ones
+          const sets: Array<typeof data> = [];
+          for (const r of runs) sets.push(await load(r.specs, r.run));
+          const differ = sets.findIndex((d) => scenarioSetKey(d) !== scenarioSetKey(sets[0]));
+          if (differ > 0)
+            throw new TrainMcpError(
+              "ConfigInvalid",
+              `the models come from runs with different scenario sets (${runs[0].run}: ${showSpecs(runs[0])}; ${runs[differ].run}: ${showSpecs(runs[differ])}): one model's training tasks may be another's held-out ones; pass --scenarios FILE to score them all on the same set`,
+            );
+          logLine(`scenarios: those of ${runs.map((r) => r.run).join(" and ")} (${showSpecs(runs[0])})${runs.length > 1 ? ", the same set in each run" : ""}`);
+          data = sets[0];
+        }
         let scenarios = f.split === "train" ? data.train : f.split === "all" ? [...data.train, ...data.test] : data.test;
         if (n !== undefined) scenarios = takeAcrossServers(scenarios, n);
         if (scenarios.length === 0) throw new TrainMcpError("ScenarioInvalid", `no scenarios in split "${f.split}" of ${data.sources.join(", ")}; try --split all`);
@@ -150,15 +168,22 @@ export function register(program: Command): void {
     });
 }
 
-/** The scenario files of the run the first checkpoint among `models` belongs to, when that run
- *  trained on the same servers; "auto" stands for its generated sets (scenarios-N.jsonl). */
-async function runScenarios(models: readonly string[], servers: readonly string[]): Promise<{ run: string; specs: string[] } | undefined> {
+/** Which scenarios a loaded set holds, in which split, asking what: equal for the same set. */
+function scenarioSetKey(d: { train: readonly Scenario[]; test: readonly Scenario[] }): string {
+  const rows = [...d.train, ...d.test].map((s) => JSON.stringify([s.split, s.id, s.task, s.expected ?? null]));
+  return JSON.stringify(rows.sort());
+}
+
+/** The scenario files of each run the checkpoints among `models` belong to (once per run), where
+ *  that run trained on the same servers; "auto" stands for its generated sets (scenarios-N.jsonl). */
+async function runScenarios(models: readonly string[], servers: readonly string[]): Promise<Array<{ run: string; specs: string[] }>> {
   const { runOfCheckpoint } = await import("../../train/run-dir.js");
   const { sameTarget } = await import("../../mcp/target.js");
   const { existsSync, readFileSync } = await import("node:fs");
+  const found: Array<{ run: string; specs: string[] }> = [];
   for (const model of models) {
     const run = runOfCheckpoint(model);
-    if (!run) continue;
+    if (!run || found.some((r) => r.run === run)) continue;
     let saved: { server?: unknown; scenarios?: unknown };
     try {
       saved = JSON.parse(readFileSync(path.join(run, "config.json"), "utf8")) as typeof saved;
@@ -169,7 +194,7 @@ async function runScenarios(models: readonly string[], servers: readonly string[
     const specs = Array.isArray(saved.scenarios) ? saved.scenarios.map(String) : [];
     if (ranOn.length !== servers.length || !ranOn.every((t, i) => sameTarget(t, servers[i]))) continue;
     if (specs.length === 0 || !specs.every((s) => s === "auto" || existsSync(s))) continue;
-    return { run, specs };
+    found.push({ run, specs });
   }
-  return undefined;
+  return found;
 }

@@ -3,7 +3,8 @@
  *
  *   generate --server T --generator verified|llm --n 200 --out FILE [--seed S] [--test-fraction F]
  *   check FILE [--server T]   every bad line listed (exit 2); with --server, every reference
- *                             solution is replayed on a fresh server (exit 1 if one fails), and
+ *                             solution of the well-formed lines is replayed on a fresh server
+ *                             (exit 1 if one fails, 2 if a line is bad or names a missing tool), and
  *                             one line sums up: N scenarios, M ok, K failing (by reason)
  *   show FILE                 counts per split, difficulty and tool
  * The OpenAI key is read here from OPENAI_API_KEY (never from a flag, never logged) and passed
@@ -28,7 +29,7 @@ import { redactTargetCredentials } from "../../mcp/target.js";
 import { ArgumentValidator } from "../../mcp/validate.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
 import { detectStateful, generateVerified } from "../../scenarios/verified/generate.js";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { addConnectOptions, addTargetOptions, connectArgs, type TargetFlags } from "../target-options.js";
 
 interface GenerateFlags extends TargetFlags {
@@ -45,6 +46,7 @@ interface GenerateFlags extends TargetFlags {
   stateful?: boolean;
   allowWrites?: boolean;
   idPrefix?: string;
+  force?: boolean;
 }
 
 function progressBar(label: string): { update: (done: number, total: number) => void; stop: () => void } {
@@ -68,15 +70,40 @@ function progressBar(label: string): { update: (done: number, total: number) => 
 
 /**
  * The one line `scenarios check --server` ends with: every scenario counted once, as ok or as
- * failing for one reason (a scenario refused against the tools is not replayed, so the two
- * reasons never overlap), then what the replay covered.
+ * failing for one reason (a line with a problem in the file is not checked further, and one
+ * refused against the tools is not replayed, so the reasons never overlap), then what the
+ * replay covered.
  */
-export function checkSummary(c: { total: number; replayed: number; failed: number; unconfirmed: number; badAgainstTools: number }): string {
-  const failing = c.failed + c.badAgainstTools;
-  const unreplayed = c.total - c.replayed - c.badAgainstTools;
+export function checkSummary(c: CheckCounts): string {
+  const bad = c.badInFile ?? 0;
+  const failing = c.failed + c.badAgainstTools + bad;
+  const unreplayed = c.total - c.replayed - c.badAgainstTools - bad;
   const derived = c.unconfirmed ? ` (${c.unconfirmed} derived, checked on the reference answer only)` : "";
   const without = unreplayed ? `, ${unreplayed} without a reference solution to replay` : "";
-  return `${c.total} scenarios: ${c.total - failing} ok, ${failing} failing (${c.failed} replay, ${c.badAgainstTools} tool mismatch); ${c.replayed} reference solutions replayed${derived}${without}`;
+  const inFile = bad ? `, ${bad} invalid in the file` : "";
+  return `${c.total} scenarios: ${c.total - failing} ok, ${failing} failing (${c.failed} replay, ${c.badAgainstTools} tool mismatch${inFile}); ${c.replayed} reference solutions replayed${derived}${without}`;
+}
+
+interface CheckCounts {
+  total: number;
+  replayed: number;
+  failed: number;
+  unconfirmed: number;
+  badAgainstTools: number;
+  /** lines of the file with a problem of their own (never replayed); default 0 */
+  badInFile?: number;
+}
+
+/** The error line `check --server` exits 2 with: the same failing count as the summary, by reason. */
+export function failingLine(c: CheckCounts): string {
+  const bad = c.badInFile ?? 0;
+  const failing = c.failed + c.badAgainstTools + bad;
+  const reasons = [
+    bad ? `${bad} invalid in the file` : "",
+    c.badAgainstTools ? `${c.badAgainstTools} naming a tool the server does not have, or arguments it refuses` : "",
+    c.failed ? `${c.failed} not reproduced by replaying ${c.failed === 1 ? "its" : "their"} reference solution` : "",
+  ].filter(Boolean);
+  return `${failing} of ${c.total} scenarios failing: ${reasons.join("; ")}`;
 }
 
 export function register(program: Command): void {
@@ -85,7 +112,8 @@ export function register(program: Command): void {
   addTargetOptions(scenarios.command("generate").description("write N verified or LLM-written scenarios for a server's tools"))
     .addOption(new Option("-g, --generator <kind>", "verified: offline, execution-checked; llm: written by an OpenAI-compatible model").choices(["verified", "llm"]).default("verified"))
     .option("-n, --n <count>", "number of scenarios", "200")
-    .requiredOption("-o, --out <file>", "scenario file to write (JSONL; written atomically, only on success)")
+    .requiredOption("-o, --out <file>", "scenario file to write (JSONL; written atomically, only on success; an existing file only with --force)")
+    .option("--force", "replace --out when it already exists")
     .option("--seed <s>", "random seed (verified: same seed, server and --concurrency, same file; llm: a whole number, sent as the request seed)", "1")
     .option("--test-fraction <f>", "share of held-out test scenarios", "0.25")
     .option("--id-prefix <p>", "scenario id prefix (default: the fixture name, or s / llm)")
@@ -100,6 +128,8 @@ export function register(program: Command): void {
     .action(async (flags: GenerateFlags) => {
       const n = intFlag("--n", flags.n, 1);
       const testFraction = numberFlag("--test-fraction", flags.testFraction, 0, 1);
+      // a hand-edited or long-generated file is not replaced by a mistyped --out: asked before any tool runs
+      if (existsSync(flags.out) && !flags.force) throw new TrainMcpError("ConfigInvalid", `--out ${flags.out} already exists: pass --force to replace it, or choose another file`);
       const { target, options } = connectArgs(flags);
       const fixture = /^fixture:(.+)$/.exec(target.trim())?.[1];
       const toolbox = await connect(target, options);
@@ -183,13 +213,17 @@ export function register(program: Command): void {
         throw new TrainMcpError("IoFailed", `cannot read ${file}: ${(e as Error).message}`);
       }
       const { scenarios: list, problems, lines } = parseScenarioText(text);
-      if (problems.length > 0) {
-        for (const p of problems) process.stderr.write(`${formatProblem(file, p)}\n`);
-        throw new TrainMcpError("ScenarioInvalid", `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"} (${list.length} valid scenarios)`);
-      }
+      // lines with a problem are listed first; with --server the well-formed ones are still
+      // checked against the server, so one run shows every problem there is to fix
+      for (const p of problems) process.stderr.write(`${formatProblem(file, p)}\n`);
+      const badLines = new Set(problems.map((p) => p.line)).size;
+      const fileProblems = `${problems.length} problem${problems.length === 1 ? "" : "s"} in ${badLines} line${badLines === 1 ? "" : "s"}`;
+      if (problems.length > 0 && (!flags.server || list.length === 0))
+        throw new TrainMcpError("ScenarioInvalid", `${file}: ${fileProblems} (${list.length} well-formed scenario${list.length === 1 ? "" : "s"})`);
       if (list.length === 0) throw new TrainMcpError("ScenarioInvalid", `${file}: no scenarios`);
       const c = countScenarios(list);
-      process.stdout.write(`${file}: ${list.length} valid scenarios (train ${c.split.train ?? 0}, test ${c.split.test ?? 0})\n`);
+      // "well-formed", not "valid": the replay below may still find some failing
+      process.stdout.write(`${file}: ${list.length} well-formed scenario${list.length === 1 ? "" : "s"} (train ${c.split.train ?? 0}, test ${c.split.test ?? 0})${problems.length ? `, ${badLines} line${badLines === 1 ? "" : "s"} with problems` : ""}\n`);
       const leak = sameTaskWarning(sameTaskAcrossSplits(list));
       if (leak) process.stderr.write(`${leak}\n`);
       if (!flags.server) {
@@ -229,7 +263,9 @@ export function register(program: Command): void {
             replayed++;
             if (!r.pass) {
               failed++;
-              const carried = !flags.fresh && !mutates && /no replayed result reproduces it/.test(r.detail) ? " (or state left by an earlier scenario: try --fresh)" : "";
+              // only a server with a tool that changes state (by annotation or name) is likely to
+              // carry state between scenarios; a calculator is not told to try --fresh
+              const carried = !flags.fresh && !mutates && stateful && /no replayed result reproduces it/.test(r.detail) ? " (or state left by an earlier scenario: try --fresh)" : "";
               process.stderr.write(`\n${where}: ${r.detail}${carried}\n`);
             } else if (r.unconfirmed) {
               unconfirmed++;
@@ -244,9 +280,10 @@ export function register(program: Command): void {
         bar.stop();
         await toolbox.close();
       }
-      process.stdout.write(`${checkSummary({ total: list.length, replayed, failed, unconfirmed, badAgainstTools })}\n`);
-      if (badAgainstTools > 0)
-        throw new TrainMcpError("ScenarioInvalid", `${file}: ${badAgainstTools} scenario${badAgainstTools === 1 ? " names" : "s name"} a tool the server does not have, or arguments it refuses`);
+      const counts = { total: list.length + badLines, replayed, failed, unconfirmed, badAgainstTools, badInFile: badLines };
+      process.stdout.write(`${checkSummary(counts)}\n`);
+      // file problems and tool mismatches are the user's to fix (exit 2); the message counts as the summary does
+      if (badAgainstTools > 0 || badLines > 0) throw new TrainMcpError("ScenarioInvalid", `${file}: ${failingLine(counts)}`);
       if (failed > 0) process.exitCode = 1;
     });
   void check;

@@ -11,12 +11,13 @@ import cliProgress from "cli-progress";
 import { TrainMcpError } from "../../errors.js";
 import { isRedactedTarget } from "../../mcp/target.js";
 import { numberFlag } from "../number-flags.js";
+import { fieldDefault, formatValue, helpDefault } from "../help-defaults.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
 import { addConnectOptions, parseEnvAndHeaders, type TargetFlags } from "../target-options.js";
 import type { ConnectOptions } from "../../mcp/options.js";
-import { fieldLines, readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
+import { DEFAULT_LEARNING_RATE, DEFAULT_LORA_LEARNING_RATE, fieldLines, readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
 import { DEMO_CONFIG } from "../../train/demo.js";
-import { runOfCheckpoint } from "../../train/run-dir.js";
+import { runDirRefusal, runOfCheckpoint } from "../../train/run-dir.js";
 import type { TrainHooks, TrainSummary } from "../../train/loop.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -74,47 +75,47 @@ const num = (flag: string, v: string | undefined): number | undefined => (v === 
 
 function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
   const server = "-s, --server <target>";
-  const serverHelp = "MCP server (URL, command line, stdio:..., fixture:NAME); repeat to train on several";
+  const serverHelp = `MCP server (URL, command line, stdio:..., fixture:NAME); repeat to train on several${cmd.name() === "demo" ? helpDefault(cmd, "server") : ""}`;
   (serverRequired ? cmd.option(server, serverHelp, collect) : cmd.option(server, serverHelp, collect))
     .option("--config <file>", "JSON run config (TRL GRPOConfig names); flags override it")
     .option("-o, --out <dir>", "run directory (default runs/<date>-<time>)")
-    .option("--model <dir|default>", 'a Hugging Face model folder, or "default" (the built-in tiny model)')
-    .option("--scenarios <file|auto>", "scenario file (.jsonl), repeatable; auto: bundled or generated", collect)
-    .option("--generate-train-scenarios <n>", "also train on N execution-verified scenarios generated per server (none equal to a held-out one)")
-    .option("--steps <n>", "GRPO steps (max_steps)")
+    .option("--model <dir|default>", `a Hugging Face model folder, or "default" (the built-in tiny model)${helpDefault(cmd, "model")}`)
+    .option("--scenarios <file|auto>", `scenario file (.jsonl), repeatable; auto: bundled or generated${helpDefault(cmd, "scenarios")}`, collect)
+    .option("--generate-train-scenarios <n>", `also train on N execution-verified scenarios generated per server (none equal to a held-out one)${helpDefault(cmd, "generate_train_scenarios")}`)
+    .option("--steps <n>", `GRPO steps (max_steps; TRL's --max-steps is the same flag)${helpDefault(cmd, "max_steps")}`)
     // TRL's spellings, as aliases
     .addOption(new Option("--max-steps <n>").hideHelp())
     .addOption(new Option("--num-generations <n>").hideHelp())
     .addOption(new Option("--learning-rate <x>").hideHelp())
-    .option("--groups-per-step <n>", "scenarios per step (B)")
-    .option("--group-size <n>", "rollouts per scenario (G, num_generations)")
-    .option("--lr <x>", "learning rate")
-    .addOption(new Option("--loss-type <t>", "loss aggregation").choices(["grpo", "bnpo", "dr_grpo", "dapo"]))
-    .option("--epsilon <x>", "lower clip range")
-    .option("--epsilon-high <x>", "upper clip range (DAPO clip-higher)")
-    .option("--beta <x>", "KL coefficient (needs LoRA: the reference is the base model)")
-    .option("--rft-coef <x>", "weight of imitating each group's best successful rollout (RAFT/STaR; 0 = off)")
-    .option("--max-turns <n>", "assistant turns per rollout")
-    .option("--max-tokens-per-turn <n>", "tokens per assistant turn")
+    .option("--groups-per-step <n>", `scenarios per step (B)${helpDefault(cmd, "groups_per_step")}`)
+    .option("--group-size <n>", `rollouts per scenario (G; TRL's --num-generations is the same flag)${helpDefault(cmd, "num_generations")}`)
+    .option("--lr <x>", `learning rate (TRL's --learning-rate is the same flag) (${cmd.name() === "demo" ? `demo: ${formatValue(fieldDefault("learning_rate", true))}` : `default: ${DEFAULT_LEARNING_RATE.toExponential()}, TRL's for full fine-tuning; ${DEFAULT_LORA_LEARNING_RATE.toExponential()} with --lora-rank`})`)
+    .addOption(new Option("--loss-type <t>", `loss aggregation${helpDefault(cmd, "loss_type")}`).choices(["grpo", "bnpo", "dr_grpo", "dapo"]))
+    .option("--epsilon <x>", `lower clip range${helpDefault(cmd, "epsilon")}`)
+    .option("--epsilon-high <x>", `upper clip range (DAPO clip-higher)${cmd.name() === "demo" ? helpDefault(cmd, "epsilon_high") : " (default: --epsilon's)"}`)
+    .option("--beta <x>", `KL coefficient (needs LoRA: the reference is the base model)${helpDefault(cmd, "beta")}`)
+    .option("--rft-coef <x>", `weight of imitating each group's best successful rollout (RAFT/STaR; 0 = off)${helpDefault(cmd, "rft_coef")}`)
+    .option("--max-turns <n>", `assistant turns per rollout${helpDefault(cmd, "max_turns")}`)
+    .option("--max-tokens-per-turn <n>", `tokens per assistant turn${helpDefault(cmd, "max_tokens_per_turn")}`)
     .option("--max-completion-length <n>", "generated tokens per rollout, all turns together (TRL max_completion_length; default: no cap beyond the turn limits)")
-    .option("--system-prompt <text>", "system prompt of every rollout (default: the model folder's train_mcp.json, else a generic tool-use prompt)")
+    .option("--system-prompt <text>", `system prompt of every rollout ${cmd.name() === "demo" ? `(demo: ${JSON.stringify(fieldDefault("system_prompt", true))})` : "(default: the model folder's train_mcp.json, else a generic tool-use prompt)"}`)
     .addOption(
-      new Option("--isolate <mode>", "a fresh server instance per rollout: auto = for servers whose tools change state").choices(["auto", "on", "off"]),
+      new Option("--isolate <mode>", `a fresh server instance per rollout: auto = for servers whose tools change state${helpDefault(cmd, "isolate")}`).choices(["auto", "on", "off"]),
     )
-    .option("--temperature <x>", "rollout sampling temperature")
-    .option("--lora-rank <n>", "train LoRA adapters of this rank (0 = full fine-tuning)")
-    .option("--seed <n>", "random seed")
-    .addOption(new Option("--engine <e>", "rollout engine").choices(["auto", "ort", "tfjs"]))
-    .addOption(new Option("--device <d>", "training device").choices(["auto", "cpu", "gpu", "wasm"]))
+    .option("--temperature <x>", `rollout sampling temperature${helpDefault(cmd, "temperature")}`)
+    .option("--lora-rank <n>", `train LoRA adapters of this rank (0 = full fine-tuning)${helpDefault(cmd, "lora_rank")}`)
+    .option("--seed <n>", `random seed${helpDefault(cmd, "seed")}`)
+    .addOption(new Option("--engine <e>", `rollout engine${helpDefault(cmd, "engine")}`).choices(["auto", "ort", "tfjs"]))
+    .addOption(new Option("--device <d>", `training device${helpDefault(cmd, "device")}`).choices(["auto", "cpu", "gpu", "wasm"]))
     .addOption(
-      new Option("--gradient-checkpointing <mode>", "recompute activations in the backward pass: less memory, ~1/3 more compute (auto = when the wasm heap needs it)").choices(["auto", "on", "off"]),
+      new Option("--gradient-checkpointing <mode>", `recompute activations in the backward pass: less memory, ~1/3 more compute (auto = when the wasm heap needs it)${helpDefault(cmd, "gradient_checkpointing")}`).choices(["auto", "on", "off"]),
     )
-    .option("--threads <n>", "tfjs wasm threads for training (default 1; 2 is faster on an idle 2-core machine)")
-    .addOption(new Option("--sft <mode>", "supervised warm start").choices(["auto", "on", "off"]))
-    .option("--sft-steps <n>", "warm-start steps at most")
-    .option("--eval-steps <n>", "held-out evaluation every N steps")
-    .option("--eval-n <n>", "held-out scenarios per evaluation (0 = all)")
-    .option("--save-steps <n>", "checkpoint every N steps")
+    .option("--threads <n>", `tfjs wasm threads for training (2 is faster on an idle 2-core machine)${helpDefault(cmd, "wasm_threads")}`)
+    .addOption(new Option("--sft <mode>", `supervised warm start (auto: when the model does not call tools yet)${helpDefault(cmd, "sft")}`).choices(["auto", "on", "off"]))
+    .option("--sft-steps <n>", `warm-start steps at most${helpDefault(cmd, "sft_steps")}`)
+    .option("--eval-steps <n>", `held-out evaluation every N steps (0 = before and after only)${helpDefault(cmd, "eval_steps")}`)
+    .option("--eval-n <n>", `held-out scenarios per evaluation (0 = all)${helpDefault(cmd, "eval_n")}`)
+    .option("--save-steps <n>", `checkpoint every N steps (0 = only at the end)${helpDefault(cmd, "save_steps")}`)
     .option("--judge-model <name>", "RULER judge model (OpenAI-compatible; key from $OPENAI_API_KEY)")
     .option("--judge-base-url <url>", "RULER judge endpoint")
     .option("--dangerous-tools <pattern>", "tool-name glob or argument regex to penalize (repeatable)", collect)
@@ -262,6 +263,9 @@ function checkResumeDir(dir: string): void {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ConfigInvalid", `--resume ${dir}: no such run directory`);
   const run = runOfCheckpoint(dir);
   if (run) throw new TrainMcpError("ConfigInvalid", `--resume ${dir} is a checkpoint: resume its run directory, ${run} (it continues from the newest checkpoint)`);
+  // a model folder has a config.json too: read as a run's, its fields would be a wall of unknown ones
+  const refused = runDirRefusal(dir, true);
+  if (refused) throw new TrainMcpError("ConfigInvalid", `--resume ${refused}`);
   if (!fs.existsSync(path.join(dir, "config.json"))) throw new TrainMcpError("ConfigInvalid", `--resume ${dir}: not a run directory (no config.json in it)`);
 }
 
@@ -343,7 +347,7 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
     });
     if (summary.interrupted) {
       process.exitCode = stopSignal === "SIGTERM" ? 143 : 130;
-      h.log(`stopped after step ${summary.steps} (checkpointed): continue with  train-mcp train --resume ${summary.run_dir}`);
+      h.log(`stopped after step ${summary.steps} (checkpointed): continue with: train-mcp train --resume ${summary.run_dir}`);
     }
     return summary;
   } finally {
@@ -352,6 +356,9 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
     process.off("SIGTERM", onSignal);
   }
 }
+
+/** "1 GRPO step", "2 GRPO steps" */
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 const pct = (x: number | null) => (x !== null && Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "n/a");
 
@@ -364,14 +371,16 @@ export function templateTable(byTemplate: NonNullable<TrainSummary["heldout_by_t
   return line("template", "n", "before", "after") + rows.map(([name, r]) => line(name, String(r.n), pct(r.before), pct(r.after))).join("");
 }
 
+/** What a run prints at its end (stderr): held-out success before and after, and where its files are. */
+export function summaryText(s: TrainSummary): string {
+  const text =
+    `\nheld-out success (${count(s.heldout_n, "scenario")}): before RL ${pct(s.heldout_before)} → after RL ${pct(s.heldout_after)}` +
+    `  (${count(s.steps, "GRPO step")}${s.sft_steps ? `, ${count(s.sft_steps, "warm-start step")}` : ""}, ${s.wall_s} s)\n`;
+  return text + templateTable(s.heldout_by_template ?? {}) + `report: ${s.report ?? "(not built)"}\nrun directory: ${s.run_dir}\n`;
+}
+
 function printSummary(s: TrainSummary, f: TrainFlags): void {
-  if (!f.quiet) {
-    let text =
-      `\nheld-out success (${s.heldout_n} scenarios): before RL ${pct(s.heldout_before)} → after RL ${pct(s.heldout_after)}` +
-      `  (${s.steps} GRPO steps${s.sft_steps ? `, ${s.sft_steps} warm-start steps` : ""}, ${s.wall_s} s)\n`;
-    text += templateTable(s.heldout_by_template ?? {});
-    process.stderr.write(text + `report: ${s.report ?? "(not built)"}\nrun directory: ${s.run_dir}\n`);
-  }
+  if (!f.quiet) process.stderr.write(summaryText(s));
   if (f.json) process.stdout.write(JSON.stringify(s) + "\n");
 }
 
