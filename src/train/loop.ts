@@ -588,6 +588,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       };
       runDir.append("metrics.jsonl", [record]);
       runDir.appendTrajectories(trajectories, { phase: "grpo" });
+      // where the stdio servers' stderr is kept (nothing for HTTP servers: they print elsewhere)
+      const serverStderr = stderrNote(servers.entries.map((e) => e.target), serverLogFrom !== undefined ? runDir.path("server.log") : o.connect?.serverLog);
       if (outage) {
         const first = callsAllFailed ? faultText(realCalls[0].result) : (failedRollouts[0].error ?? "no message");
         log(
@@ -599,7 +601,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
           // the weights are those of the last step that trained; its checkpoint is kept
           throw new TrainMcpError(
             "ServerUnreachable",
-            `the MCP server failed every tool call for ${outageSteps} steps in a row, so the run stopped (the first failure: ${first}); those steps trained nothing and the checkpoints are kept: resume with --resume ${runDir.dir} once the server works${stderrNote(servers.entries.map((e) => e.target), serverLogFrom !== undefined ? runDir.path("server.log") : o.connect?.serverLog)}`,
+            `the MCP server failed every tool call for ${outageSteps} steps in a row, so the run stopped (the first failure: ${first}); those steps trained nothing and the checkpoints are kept: resume with --resume ${runDir.dir} once the server works${serverStderr}`,
           );
         }
       } else if (realCalls.length >= 4 && realCalls.every((c) => c.isError && !c.error)) {
@@ -609,7 +611,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       } else if (failedRollouts.length > 0) {
         log(`warning: step ${step}: ${failedRollouts.length} of ${groups.flat().length} rollouts failed, the first with: ${failedRollouts[0].error ?? "no message"}`);
       } else if (lostServer.length > 0) {
-        log(`warning: step ${step}: ${lostServer.length} rollouts lost the server mid-rollout; their groups are left out of the update${stderrNote(servers.entries.map((e) => e.target), serverLogFrom !== undefined ? runDir.path("server.log") : o.connect?.serverLog)}`);
+        log(`warning: step ${step}: ${lostServer.length} rollouts lost the server mid-rollout; their groups are left out of the update${serverStderr}`);
       } else if (realCalls.length === 0) {
         // no call reached a server, so none could fail: is anyone still there?
         for (const e of servers.entries) {

@@ -19,6 +19,21 @@ const REPLY = 'Sure.\n<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}
 const THOUGHT = "<think>\nadd them\n</think>\n\n";
 
 /** The same request whole and streamed: the message, and the stream's content, reasoning and calls. */
+/** A stream's content, tool-call deltas and finish reason, as a client puts them together. */
+async function collect(stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>) {
+  let content = "";
+  const calls: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall[] = [];
+  let finish: string | null = null;
+  for await (const chunk of stream) {
+    for (const ch of chunk.choices) {
+      content += ch.delta.content ?? "";
+      calls.push(...(ch.delta.tool_calls ?? []));
+      finish = ch.finish_reason ?? finish;
+    }
+  }
+  return { content, calls, finish };
+}
+
 async function both(c: OpenAI, extra: Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming> = {}) {
   const params = { model: "default", messages: [{ role: "user" as const, content: "add 2 and 3" }], tools: TOOLS, temperature: 0, ...extra };
   const whole = await c.chat.completions.create(params);
@@ -103,16 +118,7 @@ describe("tool calls over HTTP", () => {
 
   it("streams the content, then the tool call as one delta", async () => {
     const stream = await client.chat.completions.create({ model: "default", messages: [{ role: "user", content: "add 2 and 3" }], tools: TOOLS, temperature: 0, stream: true });
-    let content = "";
-    const calls: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall[] = [];
-    let finish: string | null = null;
-    for await (const chunk of stream) {
-      for (const ch of chunk.choices) {
-        content += ch.delta.content ?? "";
-        calls.push(...(ch.delta.tool_calls ?? []));
-        finish = ch.finish_reason ?? finish;
-      }
-    }
+    const { content, calls, finish } = await collect(stream);
     expect(content.trim()).toBe("Sure.");
     expect(content).not.toContain("<tool");
     expect(calls).toHaveLength(1);
@@ -135,16 +141,7 @@ describe("tool calls over HTTP", () => {
     expect(call.function.name).toBe("add");
     expect(call.function.arguments).toBe('{"a": 2');
     const stream = await client.chat.completions.create({ ...params, stream: true });
-    let content = "";
-    const calls: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall[] = [];
-    let finish: string | null = null;
-    for await (const chunk of stream) {
-      for (const ch of chunk.choices) {
-        content += ch.delta.content ?? "";
-        calls.push(...(ch.delta.tool_calls ?? []));
-        finish = ch.finish_reason ?? finish;
-      }
-    }
+    const { content, calls, finish } = await collect(stream);
     expect(content.trim()).toBe("Sure.");
     expect(content).not.toContain("<tool");
     expect(calls.map((c) => c.function)).toEqual([{ name: "add", arguments: '{"a": 2' }]);
