@@ -112,19 +112,24 @@ export class ModelRegistry {
   }
 
   /** Loads a PEFT adapter folder under `name`; a name in use is an error unless `replace`
-   *  (then the old engine closes once the new one is ready, e.g. fresh weights after a step). */
-  async loadAdapter(name: string, dir: string, replace = false): Promise<ServedModel> {
+   *  (then the old engine closes once the new one is ready, e.g. fresh weights after a step).
+   *  `from`: "api" (load_lora_adapter: messages name its fields) or "flag" (serve --adapter). */
+  async loadAdapter(name: string, dir: string, replace = false, from: "api" | "flag" = "api"): Promise<ServedModel> {
+    const pathField = from === "flag" ? "--adapter" : "lora_path";
+    const where = from === "flag" ? `--adapter ${dir}` : `lora_path "${dir}"`;
+    const nameField = from === "flag" ? "--adapter" : "lora_name";
     const old = this.models.get(name);
-    if (old && old.parent === null) throw new ApiError(400, `lora_name "${name}" is the base model's name`, "invalid_request_error", "lora_name");
-    if (old && !replace) throw new ApiError(400, `lora_name "${name}" is already loaded; unload it first or pass load_inplace: true`, "invalid_request_error", "lora_name");
+    if (old && old.parent === null) throw new ApiError(400, `${nameField} "${name}" is the base model's name${from === "flag" ? " (name the adapter with NAME=DIR)" : ""}`, "invalid_request_error", "lora_name");
+    if (old && !replace)
+      throw new ApiError(400, `${nameField} "${name}" is already loaded; ${from === "flag" ? "give each --adapter its own name (NAME=DIR)" : "unload it first or pass load_inplace: true"}`, "invalid_request_error", "lora_name");
     if (!fs.existsSync(path.join(dir, "adapter_config.json"))) {
       // a LoRA run's directory: name the checkpoint that holds the adapter, as --model does
       try {
-        refuseRunDirectory(dir, "lora_path");
+        refuseRunDirectory(dir, pathField);
       } catch (e) {
         throw new ApiError(400, (e as Error).message, "invalid_request_error", "lora_path");
       }
-      throw new ApiError(400, `lora_path "${dir}": no adapter_config.json (expected a PEFT adapter folder)`, "invalid_request_error", "lora_path");
+      throw new ApiError(400, `${where}: no adapter_config.json (expected a PEFT adapter folder)`, "invalid_request_error", "lora_path");
     }
     // an adapter was trained on the plain base, not on the base with another adapter folded in
     if (this.foldedOnto)
@@ -142,7 +147,7 @@ export class ModelRegistry {
       const why = otherBase
         ? `the adapter was trained on base model "${recorded}" (adapter_config.json base_model_name_or_path), but this server's base model is ${served}, and the adapter does not fit it: ${msg}`
         : `${msg} (adapter_config.json records base model ${recorded === null ? "none" : `"${recorded}"`}; this server's base model is ${served})`;
-      throw new ApiError(400, `lora_path "${dir}": ${why}`, "invalid_request_error", "lora_path");
+      throw new ApiError(400, `${where}: ${why}`, "invalid_request_error", "lora_path");
     }
     const warning = otherBase
       ? `LoRA adapter "${name}" (${dir}) was trained on base model "${recorded}" (adapter_config.json base_model_name_or_path), but this server's base model is ${served}; the shapes fit, so it is loaded, but unless that is the same model its output is not what was trained`

@@ -187,11 +187,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       prefixCacheBytes: options.prefixCacheBytes,
       warn: log,
     });
-    for (const a of options.adapters ?? []) await registry.loadAdapter(a.name, path.resolve(a.path));
+    // at start the adapters come from --adapter: the messages name the flag, not the API's fields
+    for (const a of options.adapters ?? []) await registry.loadAdapter(a.name, path.resolve(a.path), false, "flag");
   } catch (e) {
     await closeHttp();
     await registry?.close();
-    if (e instanceof ApiError) throw new TrainMcpError("ModelInvalid", `--adapter: ${e.message}`);
+    if (e instanceof ApiError) throw new TrainMcpError("ModelInvalid", e.message);
     throw e;
   }
   const reg: ModelRegistry = registry;
@@ -203,7 +204,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // web pages: a foreign Host (DNS rebinding) or Origin is refused; an allowed origin gets CORS
     if (guardOrigin(req, res, { bindHost: host, allowOrigins: options.allowOrigins ?? [] })) return;
     if (p === "/health") return sendText(res, 200, "ok");
-    if (options.apiKey !== undefined && !keyMatches(req.headers.authorization, options.apiKey)) {
+    // the key guards the API (/v1), as vLLM's does: any other path is a plain 404 either way
+    const isApi = p === "/v1" || p.startsWith("/v1/");
+    if (isApi && options.apiKey !== undefined && !keyMatches(req.headers.authorization, options.apiKey)) {
       throw new ApiError(401, "Incorrect API key provided (expected `Authorization: Bearer <key>`)", "authentication_error", null, "invalid_api_key");
     }
     const method = req.method ?? "GET";

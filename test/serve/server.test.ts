@@ -447,6 +447,14 @@ describe("serve options", () => {
       const ok = new OpenAI({ baseURL: s.url, apiKey: "sekret", maxRetries: 0 });
       // the scheme's name is case-insensitive
       expect((await fetch(`${s.url}/models`, { headers: { authorization: "bearer sekret" } })).status).toBe(200);
+      // the key guards /v1 only: another path is a 404 with or without it, /health stays open
+      const root = s.url.replace(/\/v1$/, "");
+      for (const p of ["/", "/nope", "/v2/models"]) {
+        expect((await fetch(`${root}${p}`)).status, p).toBe(404);
+        expect((await fetch(`${root}${p}`, { headers: { authorization: "Bearer sekret" } })).status, p).toBe(404);
+      }
+      expect((await fetch(`${root}/health`)).status).toBe(200);
+      expect((await fetch(`${root}/v1/nope`)).status).toBe(401);
       const r = await ok.chat.completions.create({
         model: "tiny",
         messages: user("score"),
@@ -464,6 +472,22 @@ describe("serve options", () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe("serve --adapter at start", () => {
+  it("names the --adapter flag, not the API's lora_path, when an adapter folder does not load", async () => {
+    const missing = path.join(os.tmpdir(), "serve-no-such-adapter");
+    const err = await startServer({ model: "default", port: 0, engine: "tfjs", adapters: [{ name: "mine", path: missing }] }).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err?.message).toBe(`--adapter ${missing}: no adapter_config.json (expected a PEFT adapter folder)`);
+    const twice = await startServer({ model: "default", port: 0, engine: "tfjs", adapters: [{ name: "mine", path: adapterDir }, { name: "mine", path: adapterDir }] }).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(twice?.message).toBe(`--adapter "mine" is already loaded; give each --adapter its own name (NAME=DIR)`);
   });
 });
 
