@@ -62,6 +62,8 @@ export interface RewardStats {
   missing: Record<string, number>;
   /** groups in which a judge component had no score and the others carried the reward */
   judgeFallbacks: number;
+  /** a judge component was among those scoring the group (else judgeFallbacks means nothing) */
+  judged: boolean;
   /** counters reported by components, e.g. `ruler/retries` */
   counters: Record<string, number>;
   /** wall time per component over the whole group, in ms */
@@ -164,7 +166,7 @@ export async function scoreGroup(
   checkNames(components);
   const normalize = options.normalize ?? true;
   const ctx: RewardContext = { scenario, group, stateTarget: options.stateTarget, signal: options.signal, log: options.log };
-  const stats: RewardStats = { failures: {}, missing: {}, judgeFallbacks: 0, counters: {}, ms: {}, errors: [] };
+  const stats: RewardStats = { failures: {}, missing: {}, judgeFallbacks: 0, judged: components.some((c) => c.judge === true), counters: {}, ms: {}, errors: [] };
 
   // All components run concurrently: a slow judge overlaps the state checks.
   const slots = await Promise.all(
@@ -259,7 +261,8 @@ export async function scoreGroup(
 /**
  * Step metrics over scored groups, with namespaced keys (STYLE §9): `reward/total`,
  * `reward/total_std`, `reward/<name>` and `reward/<name>_std` (over trajectories that have the
- * component), `reward/success_rate`, `reward/judge_fallbacks`, `reward/failures/<name>`,
+ * component), `reward/success_rate`, `reward/judge_fallbacks` (only where a judge scored: a run
+ * without one has no fallbacks to count), `reward/failures/<name>`,
  * `reward/missing/<name>`, `time/reward/<name>` (summed ms) and the components' counters as
  * `reward/<counter>` (e.g. `reward/ruler/retries`).
  */
@@ -275,7 +278,7 @@ export function rewardMetrics(scored: readonly ScoredGroup[]): Record<string, nu
       values.total.push(t.reward);
       for (const [k, v] of Object.entries(t.rewards)) (values[k] ??= []).push(v);
     }
-    out["reward/judge_fallbacks"] = (out["reward/judge_fallbacks"] ?? 0) + s.stats.judgeFallbacks;
+    if (s.stats.judged) out["reward/judge_fallbacks"] = (out["reward/judge_fallbacks"] ?? 0) + s.stats.judgeFallbacks;
     for (const [k, v] of Object.entries(s.stats.failures)) out[`reward/failures/${k}`] = (out[`reward/failures/${k}`] ?? 0) + v;
     for (const [k, v] of Object.entries(s.stats.missing)) out[`reward/missing/${k}`] = (out[`reward/missing/${k}`] ?? 0) + v;
     // seconds, as every time/ metric
@@ -290,7 +293,6 @@ export function rewardMetrics(scored: readonly ScoredGroup[]): Record<string, nu
     out[`reward/${k}_std`] = Math.sqrt(variance);
   }
   out["reward/success_rate"] = count > 0 ? successes / count : 0;
-  out["reward/judge_fallbacks"] ??= 0;
   return out;
 }
 

@@ -47,6 +47,8 @@ export interface TrainHooks {
   /** one record per step (metrics line), for JSON-lines output */
   onMetrics?(record: Record<string, unknown>): void;
   progress?(label: string, done: number, total: number): void;
+  /** a checkpoint was saved (complete on disk): what a second Ctrl-C can say was kept */
+  onCheckpoint?(step: number, runDir: string): void;
 }
 
 export interface TrainOptions {
@@ -125,6 +127,14 @@ const MIN_TOOL_CALLER_SHARE = 0.2;
 /** steps in a row with every tool call failing on the server's side before the run stops */
 const MAX_OUTAGE_STEPS = 3;
 
+/** "1 rollout", "2 rollouts" */
+const countOf = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** A step's warning when some rollouts lost their server (their groups are not trained on). */
+export function lostServerWarning(step: number, lost: number, serverStderr: string): string {
+  return `warning: step ${step}: ${countOf(lost, "rollout")} lost the server mid-rollout; ${lost === 1 ? "its group is" : "their groups are"} left out of the update${serverStderr}`;
+}
+
 /** a warm start is checkpointed at least this often (and every 25 steps): a kill loses less */
 const SFT_CHECKPOINT_MS = 5 * 60_000;
 
@@ -196,7 +206,6 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   runDir.heldSecrets = heldSecrets([o.judgeApiKey, o.policyApiKey, o.samplingApiKey], o.connect?.env);
   if (!saved) runDir.writeJson("config.json", scrubSecrets(cfg));
   log(`run directory: ${runDir.dir}`);
-  if (changed.length > 0) log(`resumed with changes (saved in config.json once the run goes on): ${changed.join(", ")}`);
   const syncServerLog = (final = false) => {
     // (each stdio transport already blanks its server's secrets in what it writes there)
     if (serverLogFrom !== undefined) serverLogFrom = keepServerLog(runDir.path("server.log"), serverLogFrom, final);
@@ -327,8 +336,12 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       toolTimeoutMs: cfg.tool_timeout_ms,
     };
     started = true;
-    // a resume that failed to start leaves the saved config as it was
-    if (changed.length > 0) runDir.writeJson("config.json", scrubSecrets(cfg));
+    // a resume that failed to start leaves the saved config as it was, and says nothing of the
+    // changes (a refused one, e.g. on other scenario sets, would seem to have taken them)
+    if (changed.length > 0) {
+      runDir.writeJson("config.json", scrubSecrets(cfg));
+      log(`resumed with changes (saved in config.json once the run goes on): ${changed.join(", ")}`);
+    }
     const evals: EvalRecord[] = readEvals(runDir);
     // evaluation is judged by the checks alone: a judge ranks groups, and costs calls
     const evalComponents = components.filter((c) => !c.judge);
@@ -376,6 +389,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       });
       pruneCheckpoints(ckDir, cfg.save_total_limit ?? Number.POSITIVE_INFINITY, state.bestStep);
       syncServerLog();
+      o.hooks.onCheckpoint?.(state.step, runDir.dir);
     };
 
     // 1. supervised warm start, when the model cannot call tools yet
@@ -418,7 +432,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     async function warmStart(trainSet: Scenario[], from: number): Promise<number> {
       const ts = performance.now();
       const { demos, rejected } = await collectDemonstrations(trainSet, tokenizer, servers, { ...rollout, components: evalComponents, seed: cfg.seed });
-      log(`warm start: ${demos.length} demonstrations from reference solutions${rejected ? ` (${rejected} did not verify and were dropped)` : ""}`);
+      log(`warm start: ${countOf(demos.length, "demonstration")} from reference solutions${rejected ? ` (${rejected} did not verify and ${rejected === 1 ? "was" : "were"} dropped)` : ""}`);
       if (demos.length === 0) return from;
       const lr = trainable.optimizer.lr;
       trainable.optimizer.lr = cfg.sft_learning_rate;
@@ -539,7 +553,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       // a remote policy's rollouts are tokenized afterwards; one the template cannot render is not trained on
       const untokenized = groups.flat().filter((t) => t.error?.startsWith("tokenize:"));
       if (untokenized.length) {
-        log(`step ${step}: ${untokenized.length} rollouts could not be tokenized (${untokenized[0].error})`);
+        log(`step ${step}: ${countOf(untokenized.length, "rollout")} could not be tokenized (${untokenized[0].error})`);
         if (untokenized.length === groups.flat().length) {
           runDir.appendTrajectories(groups.flat(), { phase: "grpo" }); // kept for the diagnosis
           throw new Error(`remote policy: no rollout of step ${step} could be tokenized with the trainer's chat template: ${untokenized[0].error}`);
@@ -611,7 +625,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       } else if (failedRollouts.length > 0) {
         log(`warning: step ${step}: ${failedRollouts.length} of ${groups.flat().length} rollouts failed, the first with: ${failedRollouts[0].error ?? "no message"}`);
       } else if (lostServer.length > 0) {
-        log(`warning: step ${step}: ${lostServer.length} rollouts lost the server mid-rollout; their groups are left out of the update${serverStderr}`);
+        log(lostServerWarning(step, lostServer.length, serverStderr));
       } else if (realCalls.length === 0) {
         // no call reached a server, so none could fail: is anyone still there?
         for (const e of servers.entries) {

@@ -132,4 +132,10 @@ describe("scoreGroup", () => {
     expect(typeof m["time/reward/v"]).toBe("number");
     expect(m["reward/judge/retries"]).toBe(2);
   });
+
+  it("step metrics of a run without a judge have no judge_fallbacks (there is nothing to fall back from)", async () => {
+    const m = rewardMetrics([await scoreGroup(g3(), scenario(), [constant("v", 1, [1, 0, 1])])]);
+    expect(m).not.toHaveProperty("reward/judge_fallbacks");
+    expect(m["reward/v"]).toBeCloseTo(2 / 3);
+  });
 });

@@ -2,7 +2,8 @@
  * `train-mcp scenarios generate|check|show` through the real CLI entry (main), on the real
  * calculator and shop fixtures: exit codes, every bad line listed, replay with --server.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -256,6 +257,22 @@ describe("train-mcp scenarios", () => {
     expect(without.code).not.toBe(0);
     expect(without.err).toMatch(/e1/);
   });
+
+  it("generate stopped by Ctrl-C says so, and that nothing was written (exit 130)", async () => {
+    const file = join(dir, "interrupted.jsonl");
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS"));
+    const child = spawn(process.execPath, ["bin/train-mcp.mjs", "scenarios", "generate", "--server", "fixture:calculator", "--n", "5000", "--out", file], { stdio: ["ignore", "pipe", "pipe"], env });
+    let stderr = "";
+    // once generation is under way (its handler is in place by then)
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.includes("building 5000 verified scenarios")) child.kill("SIGINT");
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code, stderr).toBe(130);
+    expect(stderr.trim().split("\n").pop()).toBe(`interrupted (SIGINT): nothing written (${file} is written only once every scenario is built)`);
+    expect(existsSync(file)).toBe(false);
+  }, 60_000);
 
   it("usage errors exit 2 with one line; nothing is written", async () => {
     const file = join(dir, "never.jsonl");

@@ -35,6 +35,8 @@ describe("train-mcp eval", () => {
       expect(Object.keys(perTag).some((k) => k.startsWith("template:calculator."))).toBe(true);
       expect(Object.keys(perTag).some((k) => k.startsWith("tool:"))).toBe(true);
       for (const v of Object.values(perTag)) expect(v).toBeGreaterThanOrEqual(0);
+      // rounded to 4 significant digits: no float noise such as 0.5999999999999999
+      for (const v of [...["success_rate", "mean_reward", "mean_turns", "pass@2"].map((k) => row[k] as number), ...Object.values(perTag)]) expect(Number(v.toPrecision(4))).toBe(v);
     }
     // every rollout (5 scenarios x k=2, per model), each a whole trajectory with its model and template
     const rollouts = readJsonl(dump);
@@ -89,6 +91,35 @@ describe("train-mcp eval", () => {
     expect(same.code, same.stderr).toBe(0);
     expect(same.stderr).toContain(`scenarios: those of ${rA.run} and ${rC.run} (auto), the same set in each run`);
     expect(same.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { n: number }).n)).toEqual([1, 1]);
+  });
+
+  it("warns naming a model whose run lost its scenario files; a run saved with the default rewards is not 'different settings'; the table has one format per column", async () => {
+    const target = stdioTarget("everything");
+    const row = (id: string, split: string) => JSON.stringify({ id, task: `Echo the word ${id}.`, difficulty: 1, split, tags: [], expected: [{ kind: "contains", value: id }] });
+    const makeRun = (name: string, specs: string[]) => {
+      const run = path.join(tempDir("eval-lost"), name);
+      const ck = path.join(run, "checkpoints", "step-000001");
+      fs.mkdirSync(path.dirname(ck), { recursive: true });
+      fs.cpSync(a, ck, { recursive: true });
+      fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: [target], scenarios: specs }));
+      return { run, ck };
+    };
+    const kept = makeRun("kept", ["auto"]);
+    fs.writeFileSync(path.join(kept.run, "scenarios-0.jsonl"), [row("alpha", "train"), row("beta", "test")].join("\n") + "\n");
+    // what train saves for a run on the default rewards
+    fs.writeFileSync(path.join(kept.ck, "train_mcp.json"), JSON.stringify({ max_turns: 1, max_tokens_per_turn: 4, rewards: { weights: {}, normalize: true, verifierMode: "all", rubric: true, dangerous: { tools: [], args: [] } } }));
+    const lostFile = path.join(tempDir("eval-lost-file"), "gone.jsonl");
+    const lost = makeRun("lost", [lostFile]);
+    const r = await cli(["eval", "--model", kept.ck, "--model", lost.ck, "--server", target, "--max-turns", "1", "--max-tokens-per-turn", "4", "--engine", "tfjs"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`warning: ${lost.ck}: its run ${lost.run} lists scenario files that are gone (${lostFile})`);
+    expect(r.stderr).not.toContain("different settings");
+    const [header, ...lines] = r.stdout.trim().split("\n").map((l) => l.trim().split(/\s+/));
+    expect(lines).toHaveLength(2);
+    for (const cells of lines) {
+      expect(cells[header.indexOf("n")]).toBe("1");
+      for (const k of ["success_rate", "mean_reward", "mean_turns"]) expect(cells[header.indexOf(k)], k).toMatch(/^\d+\.\d{3}$/);
+    }
   });
 
   it("scores a LoRA checkpoint on onnxruntime, its adapters folded in without tfjs, as the model tfjs merges", async () => {

@@ -294,7 +294,14 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(readCheckpointState(path.join(out, "checkpoints", "step-000001")).state.step).toBe(1);
     const t0 = performance.now();
     const logs: string[] = [];
-    const resumed = await train({ config: small(out, scenarios, { sft: "off", max_steps: 2, learning_rate: 4e-7 }), resume: true, hooks: { log: (l) => logs.push(l) } });
+    // each checkpoint, once complete, is told (what a second Ctrl-C says was kept)
+    const checkpoints: Array<[number, string]> = [];
+    const resumed = await train({
+      config: small(out, scenarios, { sft: "off", max_steps: 2, learning_rate: 4e-7 }),
+      resume: true,
+      hooks: { log: (l) => logs.push(l), onCheckpoint: (step, dir) => checkpoints.push([step, dir]) },
+    });
+    expect(checkpoints.at(-1)).toEqual([2, path.resolve(out)]);
     const thisProcess = (performance.now() - t0) / 1000;
     expect(resumed.steps).toBe(2);
     // other settings may change: named in the log, and config.json says what the run now uses

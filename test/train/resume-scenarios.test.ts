@@ -62,10 +62,16 @@ describe("resume and the run's scenarios", () => {
     );
     // nothing of the run was touched
     expect(readScenarioRecord(out)).toEqual(record);
+    // the changes a refused resume asked for are not said to be taken
+    const loud = await cli(["train", "--resume", out, "--steps", "2", "--json"]);
+    expect(loud.code).toBe(2);
+    expect(loud.stderr).toContain("the run's scenarios changed since it started");
+    expect(loud.stderr).not.toContain("resumed with changes");
 
     fs.writeFileSync(file, original);
-    const restored = await cli(["train", "--resume", out, "--steps", "2", "--quiet", "--json"]);
+    const restored = await cli(["train", "--resume", out, "--steps", "2", "--json"]);
     expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stderr).toContain("resumed with changes (saved in config.json once the run goes on): max_steps 1 → 2\n");
     expect(lastJson(restored.stdout)).toMatchObject({ steps: 2, heldout_n: 2 });
   });
 

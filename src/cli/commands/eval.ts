@@ -67,16 +67,27 @@ export function register(program: Command): void {
       const { loadInferencePolicy } = await import("../../train/policy-setup.js");
       const { evaluate } = await import("../../train/evaluate.js");
       const { LocalPolicy } = await import("../../rollout/local-policy.js");
-      const { defaultRewards, rewardsFromConfig } = await import("../../rewards/defaults.js");
+      const { defaultRewards, rewardsFromConfig, RewardConfigSchema } = await import("../../rewards/defaults.js");
       const { templateTag } = await import("../../scenarios/schema.js");
       const connectOptions = connectArgs({ ...f, server: f.server[0] }).options;
-      const servers = await ServerSet.connect(f.server, "auto", connectOptions, logLine);
+      // Ctrl-C says what was finished before the process ends by it (the servers with it)
+      const onSignal = (sig: NodeJS.Signals) => {
+        process.stderr.write(`${evalInterruptText(sig, f)}\n`);
+        process.exit(sig === "SIGTERM" ? 143 : 130);
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      const servers = await ServerSet.connect(f.server, "auto", connectOptions, logLine).catch((e: unknown) => {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+        throw e;
+      });
       try {
         const os = await import("node:os");
         // without --scenarios, a checkpoint of a run against the same servers is measured on that
         // run's scenarios (its held-out split), not on a set generated afresh
         const load = (specs: string[], generatedIn?: string) => loadScenarios(specs, servers, { seed, runDir: os.tmpdir(), log: logLine, requireTrain: false, generatedIn });
-        const runs = f.scenarios?.length ? [] : await runScenarios(f.model, f.server);
+        const runs = f.scenarios?.length ? [] : await runScenarios(f.model, f.server, logLine);
         const showSpecs = (r: { specs: string[] }) => r.specs.map((s) => (s === "auto" ? "auto" : path.relative(process.cwd(), s))).join(", ");
         let data: Awaited<ReturnType<typeof load>>;
         if (runs.length === 0) data = await load(f.scenarios?.length ? f.scenarios : ["auto"]);
@@ -115,6 +126,8 @@ export function register(program: Command): void {
         const unchecked = scenarios.filter((s) => !s.expected?.length).length;
         if (unchecked > 0) logLine(`warning: ${unchecked} of ${scenarios.length} scenarios have no "expected" checks: eval cannot tell their success, so they count as failures`);
         const settingsOf: string[] = [];
+        // a run saved with the default rewards is scored as the defaults are: the same settings
+        const defaultSettings = JSON.stringify(RewardConfigSchema.omit({ judge: true }).parse({}));
         for (const spec of f.model) {
           const p = await loadInferencePolicy(spec, { engine: f.engine, log: logLine });
           const trained = readRolloutSettings(p.dir);
@@ -142,10 +155,10 @@ export function register(program: Command): void {
               normalizeRewards: trained?.rewards?.normalize,
             });
             // mean rewards of rows scored with different settings do not compare: say which
-            const row = { model: spec, n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, reward_settings: trained?.rewards ? "run" : "default", mean_turns: r.mean_turns, ...(r.pass_at_k !== undefined ? { [`pass@${r.k}`]: r.pass_at_k } : {}) };
+            const row = { model: spec, n: r.n, success_rate: round(r.success_rate), mean_reward: round(r.mean_reward), reward_settings: trained?.rewards ? "run" : "default", mean_turns: round(r.mean_turns), ...(r.pass_at_k !== undefined ? { [`pass@${r.k}`]: round(r.pass_at_k) } : {}) };
             rows.push(row);
-            settingsOf.push(JSON.stringify(trained?.rewards ?? "default"));
-            if (f.json) process.stdout.write(JSON.stringify({ ...row, per_tag: r.per_tag }) + "\n");
+            settingsOf.push(trained?.rewards ? JSON.stringify(trained.rewards) : defaultSettings);
+            if (f.json) process.stdout.write(JSON.stringify({ ...row, per_tag: Object.fromEntries(Object.entries(r.per_tag).map(([t, v]) => [t, round(v)])) }) + "\n");
             if (trajectoryFile !== undefined)
               for (const t of r.trajectories) writeSync(trajectoryFile, redactHeldSecrets(JSON.stringify({ model: spec, template: templateOf.get(t.scenarioId), ...t }), heldSecrets) + "\n");
           } finally {
@@ -157,15 +170,33 @@ export function register(program: Command): void {
           logLine(`warning: the models' rewards were scored with different settings (reward_settings: each run's own, or the defaults): compare their success_rate, not their mean_reward`);
         if (!f.json) {
           const keys = Object.keys(rows[0] ?? {});
-          const fmt = (v: unknown) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : String(v));
-          const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => fmt(r[k]).length)));
+          // one format per column: n is a count, the other numbers are rates and means (1 is 1.000)
+          const fmt = (k: string, v: unknown) => (typeof v === "number" && k !== "n" ? v.toFixed(3) : String(v));
+          const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => fmt(k, r[k]).length)));
           process.stdout.write(keys.map((k, i) => k.padEnd(width[i])).join("  ") + "\n");
-          for (const r of rows) process.stdout.write(keys.map((k, i) => fmt(r[k]).padEnd(width[i])).join("  ") + "\n");
+          for (const r of rows) process.stdout.write(keys.map((k, i) => fmt(k, r[k]).padEnd(width[i])).join("  ") + "\n");
         }
       } finally {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
         await servers.close();
       }
     });
+}
+
+/**
+ * What `eval` says when a signal stops it: its table is printed once every model is scored, while
+ * --json prints and --trajectories writes each model as it is done.
+ */
+export function evalInterruptText(sig: NodeJS.Signals, opts: { json?: boolean; trajectories?: string }): string {
+  const shown = opts.json ? "each model scored so far has its row above; the others were not evaluated" : "no results printed (the table comes once every model is scored; --json prints each model as it is done)";
+  return `interrupted (${sig}): eval stopped: ${shown}${opts.trajectories ? `; ${opts.trajectories} holds the rollouts of the models scored so far` : ""}`;
+}
+
+
+/** 4 significant digits: 0.6 rather than 0.5999999999999999 (float noise of the means). */
+function round(x: number): number {
+  return Number(x.toPrecision(4));
 }
 
 /** Which scenarios a loaded set holds, in which split, asking what: equal for the same set. */
@@ -176,7 +207,7 @@ function scenarioSetKey(d: { train: readonly Scenario[]; test: readonly Scenario
 
 /** The scenario files of each run the checkpoints among `models` belong to (once per run), where
  *  that run trained on the same servers; "auto" stands for its generated sets (scenarios-N.jsonl). */
-async function runScenarios(models: readonly string[], servers: readonly string[]): Promise<Array<{ run: string; specs: string[] }>> {
+async function runScenarios(models: readonly string[], servers: readonly string[], log: (line: string) => void): Promise<Array<{ run: string; specs: string[] }>> {
   const { runOfCheckpoint } = await import("../../train/run-dir.js");
   const { sameTarget } = await import("../../mcp/target.js");
   const { existsSync, readFileSync } = await import("node:fs");
@@ -193,7 +224,13 @@ async function runScenarios(models: readonly string[], servers: readonly string[
     const ranOn = Array.isArray(saved.server) ? saved.server.map(String) : [];
     const specs = Array.isArray(saved.scenarios) ? saved.scenarios.map(String) : [];
     if (ranOn.length !== servers.length || !ranOn.every((t, i) => sameTarget(t, servers[i]))) continue;
-    if (specs.length === 0 || !specs.every((s) => s === "auto" || existsSync(s))) continue;
+    if (specs.length === 0) continue;
+    const gone = specs.filter((s) => s !== "auto" && !existsSync(s));
+    if (gone.length > 0) {
+      // not silently: this model's training set is unknown, so it cannot be told apart from the held-out one
+      log(`warning: ${model}: its run ${run} lists scenario files that are gone (${gone.join(", ")}): that run's set is not used nor compared with the other models' (this model may be scored on tasks it trained on); pass --scenarios FILE to choose the set`);
+      continue;
+    }
     found.push({ run, specs });
   }
   return found;

@@ -132,69 +132,84 @@ export function register(program: Command): void {
       if (existsSync(flags.out) && !flags.force) throw new TrainMcpError("ConfigInvalid", `--out ${flags.out} already exists: pass --force to replace it, or choose another file`);
       const { target, options } = connectArgs(flags);
       const fixture = /^fixture:(.+)$/.exec(target.trim())?.[1];
-      const toolbox = await connect(target, options);
-      // --allow-writes on the server's real data: say so before the first write
-      const writers = toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
-      if (!fixture && flags.allowWrites && !options.templateDir && writers.length > 0) process.stderr.write(`${writesWarning(target, writers, "the generator (--allow-writes)")}\n`);
-      const bar = progressBar(`scenarios (${flags.generator})`);
+      // Ctrl-C quits at once, saying so (the servers end with the process); --out is written in
+      // one piece at the end, so before that nothing was
+      let written = false;
+      const onSignal = (sig: NodeJS.Signals) => {
+        process.stderr.write(`${generateInterruptText(sig, flags.out, written)}\n`);
+        process.exit(sig === "SIGTERM" ? 143 : 130);
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
       try {
-        let result;
-        if (flags.generator === "llm") {
-          if (!flags.llmBaseUrl || !flags.llmModel) throw new TrainMcpError("ConfigInvalid", "--generator llm needs --llm-base-url and --llm-model");
-          const seed = intFlag("--seed", flags.seed, 0);
-          const r = await generateWithLlm(toolbox.tools, {
-            baseUrl: flags.llmBaseUrl,
-            model: flags.llmModel,
-            apiKey: process.env.OPENAI_API_KEY,
-            maxRequests: flags.llmMaxRequests ? intFlag("--llm-max-requests", flags.llmMaxRequests, 1) : undefined,
-            n,
-            seed,
-            testFraction,
-            server: target,
-            idPrefix: flags.idPrefix ?? (fixture ? `${fixture}-llm` : "llm"),
-            onProgress: bar.update,
-            // a line of its own, also when a progress bar is drawn on the terminal
-            log: (line) => process.stderr.write(`${process.stderr.isTTY ? "\n" : ""}${line}\n`),
-          });
-          // the model's answers, checked by replaying its solution calls on the server
-          const checked = await checkLlmScenarios(r.scenarios, r.solutions, toolbox, { allowWrites: fixture !== undefined || flags.allowWrites === true, timeoutMs: options.timeoutMs });
-          const kept = checked.scenarios.length;
-          process.stderr.write(
-            `checked on the server: ${checked.confirmed} of ${r.scenarios.length} tasks confirmed by replaying their solution calls (tag verified:replay); ` +
-              `${checked.dropped.length} dropped (no result states their expected answer${checked.dropped.length ? `: ${checked.dropped[0].id}, ${checked.dropped[0].detail}` : ""}); ` +
-              `${kept - checked.confirmed} kept unverified${checked.unreplayed.length ? ` (${checked.unreplayed.length} with a solution that could not be replayed, e.g. ${checked.unreplayed[0].id}: ${checked.unreplayed[0].why})` : ""}\n`,
-          );
-          if (kept === 0) throw new TrainMcpError("ScenarioInvalid", `every task the model wrote was contradicted by the server's results; nothing written to ${flags.out}`);
-          result = checked.scenarios;
-        } else {
-          // the generator calls the tools for real, and can take minutes: say so before it does
-          process.stderr.write(`building ${n} verified scenarios by calling the tools of ${redactTargetCredentials(target)} ...\n`);
-          const r = await generateVerified(toolbox, {
-            n,
-            seed: flags.seed,
-            testFraction,
-            server: target,
-            idPrefix: flags.idPrefix ?? fixture ?? "s",
-            concurrency: flags.concurrency ? intFlag("--concurrency", flags.concurrency, 1) : undefined,
-            verify: flags.verify,
-            stateful: flags.stateful,
-            allowWrites: fixture !== undefined || flags.allowWrites === true,
-            onProgress: bar.update,
-            onNote: (line) => process.stderr.write(`note: ${line}\n`),
-          });
-          result = r.scenarios;
+        const toolbox = await connect(target, options);
+        // --allow-writes on the server's real data: say so before the first write
+        const writers = toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
+        if (!fixture && flags.allowWrites && !options.templateDir && writers.length > 0) process.stderr.write(`${writesWarning(target, writers, "the generator (--allow-writes)")}\n`);
+        const bar = progressBar(`scenarios (${flags.generator})`);
+        try {
+          let result;
+          if (flags.generator === "llm") {
+            if (!flags.llmBaseUrl || !flags.llmModel) throw new TrainMcpError("ConfigInvalid", "--generator llm needs --llm-base-url and --llm-model");
+            const seed = intFlag("--seed", flags.seed, 0);
+            const r = await generateWithLlm(toolbox.tools, {
+              baseUrl: flags.llmBaseUrl,
+              model: flags.llmModel,
+              apiKey: process.env.OPENAI_API_KEY,
+              maxRequests: flags.llmMaxRequests ? intFlag("--llm-max-requests", flags.llmMaxRequests, 1) : undefined,
+              n,
+              seed,
+              testFraction,
+              server: target,
+              idPrefix: flags.idPrefix ?? (fixture ? `${fixture}-llm` : "llm"),
+              onProgress: bar.update,
+              // a line of its own, also when a progress bar is drawn on the terminal
+              log: (line) => process.stderr.write(`${process.stderr.isTTY ? "\n" : ""}${line}\n`),
+            });
+            // the model's answers, checked by replaying its solution calls on the server
+            const checked = await checkLlmScenarios(r.scenarios, r.solutions, toolbox, { allowWrites: fixture !== undefined || flags.allowWrites === true, timeoutMs: options.timeoutMs });
+            const kept = checked.scenarios.length;
+            process.stderr.write(
+              `checked on the server: ${checked.confirmed} of ${r.scenarios.length} tasks confirmed by replaying their solution calls (tag verified:replay); ` +
+                `${checked.dropped.length} dropped (no result states their expected answer${checked.dropped.length ? `: ${checked.dropped[0].id}, ${checked.dropped[0].detail}` : ""}); ` +
+                `${kept - checked.confirmed} kept unverified${checked.unreplayed.length ? ` (${checked.unreplayed.length} with a solution that could not be replayed, e.g. ${checked.unreplayed[0].id}: ${checked.unreplayed[0].why})` : ""}\n`,
+            );
+            if (kept === 0) throw new TrainMcpError("ScenarioInvalid", `every task the model wrote was contradicted by the server's results; nothing written to ${flags.out}`);
+            result = checked.scenarios;
+          } else {
+            // the generator calls the tools for real, and can take minutes: say so before it does
+            process.stderr.write(`building ${n} verified scenarios by calling the tools of ${redactTargetCredentials(target)} ...\n`);
+            const r = await generateVerified(toolbox, {
+              n,
+              seed: flags.seed,
+              testFraction,
+              server: target,
+              idPrefix: flags.idPrefix ?? fixture ?? "s",
+              concurrency: flags.concurrency ? intFlag("--concurrency", flags.concurrency, 1) : undefined,
+              verify: flags.verify,
+              stateful: flags.stateful,
+              allowWrites: fixture !== undefined || flags.allowWrites === true,
+              onProgress: bar.update,
+              onNote: (line) => process.stderr.write(`note: ${line}\n`),
+            });
+            result = r.scenarios;
+          }
+          bar.stop();
+          writeScenarioFile(flags.out, result);
+          written = true;
+          const c = countScenarios(result);
+          process.stdout.write(`wrote ${result.length} scenarios to ${flags.out} (train ${c.split.train ?? 0}, test ${c.split.test ?? 0})\n`);
+          // tools no task calls get no practice: say which
+          const used = new Set(result.flatMap((x) => x.tags.filter((t) => t.startsWith("tool:")).map((t) => t.slice(5))));
+          const unused = toolbox.tools.map((t) => t.name).filter((name) => !used.has(name));
+          if (flags.generator !== "llm" && unused.length > 0) process.stderr.write(`note: no scenario calls ${unused.join(", ")}: write tasks for ${unused.length === 1 ? "it" : "them"} by hand if the model should learn ${unused.length === 1 ? "it" : "them"}\n`);
+        } finally {
+          bar.stop();
+          await toolbox.close();
         }
-        bar.stop();
-        writeScenarioFile(flags.out, result);
-        const c = countScenarios(result);
-        process.stdout.write(`wrote ${result.length} scenarios to ${flags.out} (train ${c.split.train ?? 0}, test ${c.split.test ?? 0})\n`);
-        // tools no task calls get no practice: say which
-        const used = new Set(result.flatMap((x) => x.tags.filter((t) => t.startsWith("tool:")).map((t) => t.slice(5))));
-        const unused = toolbox.tools.map((t) => t.name).filter((name) => !used.has(name));
-        if (flags.generator !== "llm" && unused.length > 0) process.stderr.write(`note: no scenario calls ${unused.join(", ")}: write tasks for ${unused.length === 1 ? "it" : "them"} by hand if the model should learn ${unused.length === 1 ? "it" : "them"}\n`);
       } finally {
-        bar.stop();
-        await toolbox.close();
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
       }
     });
 
@@ -296,4 +311,9 @@ export function register(program: Command): void {
       const list = readScenarioFile(file);
       process.stdout.write(`${file}\n\n${formatCounts(countScenarios(list))}\n`);
     });
+}
+
+/** What `scenarios generate` says when a signal stops it. */
+export function generateInterruptText(sig: NodeJS.Signals, out: string, written: boolean): string {
+  return written ? `interrupted (${sig}): ${out} was already written` : `interrupted (${sig}): nothing written (${out} is written only once every scenario is built)`;
 }

@@ -322,8 +322,17 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
   const controller = new AbortController();
   // Ctrl-C, or a scheduler's SIGTERM (preemption): finish the step, checkpoint, exit 128 + signal
   let stopSignal: NodeJS.Signals | undefined;
+  // the newest checkpoint on disk, and whether it is the one the first signal asked for
+  let lastCheckpoint: SavedCheckpoint | undefined;
+  h.onCheckpoint = (step, runDir) => {
+    lastCheckpoint = { step, runDir, afterStop: stopSignal !== undefined };
+  };
   const onSignal = (sig: NodeJS.Signals) => {
-    if (stopSignal) process.exit(sig === "SIGTERM" ? 143 : 130);
+    if (stopSignal) {
+      // written even under --quiet: what is on disk decides what a resume can do
+      process.stderr.write(`${secondSignalText(sig, lastCheckpoint)}\n`);
+      process.exit(sig === "SIGTERM" ? 143 : 130);
+    }
     stopSignal = sig;
     process.exitCode = sig === "SIGTERM" ? 143 : 130;
     h.log(`interrupted (${sig}): finishing this step, checkpointing, then exiting (the signal again quits at once)`);
@@ -355,6 +364,22 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+export interface SavedCheckpoint {
+  step: number;
+  runDir: string;
+  /** saved after the first signal (the checkpoint it announced) */
+  afterStop: boolean;
+}
+
+/** What a second Ctrl-C (or SIGTERM) says as it quits at once: whether the announced checkpoint was completed, and what a resume finds. */
+export function secondSignalText(sig: NodeJS.Signals, saved: SavedCheckpoint | undefined): string {
+  const quit = `interrupted again (${sig}): quit at once`;
+  if (saved?.afterStop) return `${quit}, after the checkpoint was completed (step ${saved.step}): continue with: train-mcp train --resume ${saved.runDir}`;
+  if (saved)
+    return `${quit}, before the checkpoint was completed: the run keeps its last checkpoint (step ${saved.step}; later steps are lost): continue with: train-mcp train --resume ${saved.runDir}`;
+  return `${quit}, before the checkpoint was completed: no checkpoint was saved, so nothing is kept to resume from`;
 }
 
 /** "1 GRPO step", "2 GRPO steps" */
