@@ -1,6 +1,6 @@
 /**
  * What a run's scenarios were when it started: scenario-sets.json in the run directory holds the
- * sha256 of each scenario file it read (given, bundled or generated for it) and the ids of its
+ * sha256 of the content of each scenario file it read (whitespace aside) (given, bundled or generated for it) and the ids of its
  * training and held-out sets, in order. A --resume loads its scenarios again and compares: a
  * file changed since the start would have "after RL" measured on other tasks than "before RL"
  * (and training go on over another data order), so it is refused, naming the file. Runs made
@@ -18,7 +18,7 @@ export const SCENARIO_RECORD_FILE = "scenario-sets.json";
 
 export const ScenarioRecordSchema = z.object({
   sources: z
-    .array(z.object({ file: z.string().describe("the file as read when the run started (absolute)"), sha256: z.string().describe("sha256 of its bytes") }))
+    .array(z.object({ file: z.string().describe("the file as read when the run started (absolute)"), sha256: z.string().describe("sha256 of its content: each non-blank line as compact JSON") }))
     .describe("the run's scenario files, in the order they were read"),
   train_ids: z.array(z.string()).describe("the training set's scenario ids, in order (the data order is drawn over them)"),
   heldout_ids: z.array(z.string()).describe("the held-out set's scenario ids (after --eval-n), in order"),
@@ -28,10 +28,31 @@ export type ScenarioRecord = z.infer<typeof ScenarioRecordSchema>;
 /** The record of the sets a run loads now from `sources` (files readable from the current directory). */
 export function scenarioRecord(sources: readonly string[], train: readonly Scenario[], heldout: readonly Scenario[]): ScenarioRecord {
   return {
-    sources: sources.map((f) => ({ file: path.resolve(f), sha256: createHash("sha256").update(fs.readFileSync(f)).digest("hex") })),
+    sources: sources.map((f) => ({ file: path.resolve(f), sha256: contentHash(f) })),
     train_ids: train.map((s) => s.id),
     heldout_ids: heldout.map((s) => s.id),
   };
+}
+
+/**
+ * sha256 of a scenario file's content: each non-blank line as compact JSON (as written when it is
+ * not JSON), so a file re-indented, re-wrapped at its line ends or given blank lines is the same
+ * file; a changed task, check or order of lines is not.
+ */
+function contentHash(file: string): string {
+  const h = createHash("sha256");
+  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    const text = line.trim();
+    if (text === "") continue;
+    let canonical = text;
+    try {
+      canonical = JSON.stringify(JSON.parse(text));
+    } catch {
+      // a line that does not parse is compared as written
+    }
+    h.update(`${canonical}\n`);
+  }
+  return h.digest("hex");
 }
 
 /** The record in `runDir`; undefined for a run made before it was kept (or an unreadable one). */

@@ -158,6 +158,17 @@ describe("keepScenarioRecord", () => {
     expect(readScenarioRecord(dir)).toEqual(now);
   });
 
+  it("takes a file re-indented or given blank lines as the same file; a changed value is not", () => {
+    const line = (v: number) => JSON.stringify({ id: "t1", task: "What is 2+2?", expected: [{ kind: "numeric", value: v }] });
+    const { dir, file } = setup(`${line(4)}\n`);
+    const record = () => scenarioRecord([file], [scenario("t1", "train")], []);
+    keepScenarioRecord(dir, record(), { resume: false, hasCheckpoint: false, bundledDir: "/nowhere" });
+    fs.writeFileSync(file, `\n${JSON.stringify(JSON.parse(line(4)), null, 1).replace(/\n/g, "")}  \r\n\n`);
+    expect(keepScenarioRecord(dir, record(), { resume: true, hasCheckpoint: true, bundledDir: "/nowhere" })).toBeUndefined();
+    fs.writeFileSync(file, `${line(5)}\n`);
+    expect(() => keepScenarioRecord(dir, record(), { resume: true, hasCheckpoint: true, bundledDir: "/nowhere" })).toThrow(/is not the file it started with/);
+  });
+
   it("says so when a set generated for the run, or a bundled one, changed", () => {
     const { dir, file } = setup("a\n");
     const generated = path.join(dir, "scenarios-train-0.jsonl");
