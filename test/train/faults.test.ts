@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureCommand } from "../../src/mcp/fixtures.js";
 import { type ChatServer, startChatServer } from "../helpers/chat-server.js";
-import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
+import { calculatorScenarios, readJsonl, tempDir, tinyModelDir, tinyRunArgs } from "./helpers.js";
 
 const require = createRequire(import.meta.url);
 
@@ -47,25 +47,7 @@ function cli(args: string[], opts: { env?: NodeJS.ProcessEnv; killWhen?: () => b
   });
 }
 
-const tinyRun = (model: string, scenarios: string, out: string, steps: number) => [
-  "train",
-  "--server", "fixture:calculator",
-  "--model", model,
-  "--scenarios", scenarios,
-  "--out", out,
-  "--steps", String(steps),
-  "--save-steps", "1",
-  "--groups-per-step", "2",
-  "--group-size", "2",
-  "--max-turns", "2",
-  "--max-tokens-per-turn", "16",
-  "--sft", "off",
-  "--engine", "tfjs",
-  "--eval-n", "2",
-  "--seed", "5",
-  "--quiet",
-  "--json",
-];
+const tinyRun = (model: string, scenarios: string, out: string, steps: number) => tinyRunArgs(model, out, steps, ["--scenarios", scenarios, "--groups-per-step", "2", "--quiet"]);
 
 describe("faults and bad input", () => {
   let model: string;

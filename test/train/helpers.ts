@@ -103,3 +103,25 @@ export function syntheticRollout(o: { id: string; groupId: string; seed: number;
     success: o.success ?? o.reward > 0.5,
   });
 }
+
+/** `train` on the calculator fixture with a tiny budget (seeded, checkpoint every step, --json);
+ *  `more` adds or overrides flags (e.g. --groups-per-step, --scenarios). */
+export function tinyRunArgs(model: string, out: string, steps: number, more: string[] = []): string[] {
+  return [
+    "train",
+    "--server", "fixture:calculator",
+    "--model", model,
+    "--out", out,
+    "--steps", String(steps),
+    "--save-steps", "1",
+    "--group-size", "2",
+    "--max-turns", "2",
+    "--max-tokens-per-turn", "16",
+    "--sft", "off",
+    "--engine", "tfjs",
+    "--eval-n", "2",
+    "--seed", "5",
+    "--json",
+    ...more,
+  ];
+}

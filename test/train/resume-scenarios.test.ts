@@ -9,26 +9,9 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { keepScenarioRecord, readScenarioRecord, scenarioRecord, SCENARIO_RECORD_FILE } from "../../src/train/scenario-record.js";
 import type { Scenario } from "../../src/scenarios/schema.js";
-import { calculatorScenarios, cli, tempDir, tinyModelDir } from "./helpers.js";
+import { calculatorScenarios, cli, tempDir, tinyModelDir, tinyRunArgs } from "./helpers.js";
 
-const tinyRun = (model: string, out: string, steps: number, more: string[]) => [
-  "train",
-  "--server", "fixture:calculator",
-  "--model", model,
-  "--out", out,
-  "--steps", String(steps),
-  "--save-steps", "1",
-  "--groups-per-step", "1",
-  "--group-size", "2",
-  "--max-turns", "2",
-  "--max-tokens-per-turn", "16",
-  "--sft", "off",
-  "--engine", "tfjs",
-  "--eval-n", "2",
-  "--seed", "5",
-  "--json",
-  ...more,
-];
+const tinyRun = (model: string, out: string, steps: number, more: string[]) => tinyRunArgs(model, out, steps, ["--groups-per-step", "1", ...more]);
 
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split("\n").pop()!) as Record<string, unknown>;
 

@@ -4,6 +4,7 @@
  * same scenarios, side by side. Without --scenarios, checkpoints of a run are scored on that
  * run's own set (its held-out split); checkpoints of runs with different sets are refused.
  */
+import { quitOnSignal } from "../quit-on-signal.js";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
@@ -71,15 +72,9 @@ export function register(program: Command): void {
       const { templateTag } = await import("../../scenarios/schema.js");
       const connectOptions = connectArgs({ ...f, server: f.server[0] }).options;
       // Ctrl-C says what was finished before the process ends by it (the servers with it)
-      const onSignal = (sig: NodeJS.Signals) => {
-        process.stderr.write(`${evalInterruptText(sig, f)}\n`);
-        process.exit(sig === "SIGTERM" ? 143 : 130);
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
+      const release = quitOnSignal((sig) => evalInterruptText(sig, f));
       const servers = await ServerSet.connect(f.server, "auto", connectOptions, logLine).catch((e: unknown) => {
-        process.off("SIGINT", onSignal);
-        process.off("SIGTERM", onSignal);
+        release();
         throw e;
       });
       try {
@@ -177,8 +172,7 @@ export function register(program: Command): void {
           for (const r of rows) process.stdout.write(keys.map((k, i) => fmt(k, r[k]).padEnd(width[i])).join("  ") + "\n");
         }
       } finally {
-        process.off("SIGINT", onSignal);
-        process.off("SIGTERM", onSignal);
+        release();
         await servers.close();
       }
     });

@@ -10,6 +10,7 @@
  * The OpenAI key is read here from OPENAI_API_KEY (never from a flag, never logged) and passed
  * down. The progress bar goes to stderr and only when stderr is a terminal.
  */
+import { quitOnSignal } from "../quit-on-signal.js";
 import { Option, type Command } from "commander";
 import cliProgress from "cli-progress";
 import { TrainMcpError } from "../../errors.js";
@@ -135,12 +136,7 @@ export function register(program: Command): void {
       // Ctrl-C quits at once, saying so (the servers end with the process); --out is written in
       // one piece at the end, so before that nothing was
       let written = false;
-      const onSignal = (sig: NodeJS.Signals) => {
-        process.stderr.write(`${generateInterruptText(sig, flags.out, written)}\n`);
-        process.exit(sig === "SIGTERM" ? 143 : 130);
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
+      const release = quitOnSignal((sig) => generateInterruptText(sig, flags.out, written));
       try {
         const toolbox = await connect(target, options);
         // --allow-writes on the server's real data: say so before the first write
@@ -208,8 +204,7 @@ export function register(program: Command): void {
           await toolbox.close();
         }
       } finally {
-        process.off("SIGINT", onSignal);
-        process.off("SIGTERM", onSignal);
+        release();
       }
     });
 
