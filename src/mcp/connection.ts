@@ -217,6 +217,13 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
     }
     if (!socketDropped(firstError)) break;
   }
+  if (firstError instanceof McpError && firstError.code === ErrorCode.RequestTimeout) {
+    // the SDK says only "Request timed out": name the wait and what usually causes it
+    const why = timeoutMs < 2000 ? "the timeout may be too short: try --timeout 30s, the default" : "a server that is up but busy, or a URL that is not an MCP endpoint: check the URL, or give it longer with --timeout";
+    throw new TrainMcpError("ServerUnreachable", `cannot reach MCP server at ${spec.url}: no reply to initialize within ${timeoutMs} ms (${why})`, true, {
+      cause: firstError,
+    });
+  }
   const status = firstError instanceof StreamableHTTPError ? firstError.code : undefined;
   if (status === undefined || status < 400 || status >= 500) {
     throw new TrainMcpError("ServerUnreachable", `cannot reach MCP server at ${spec.url}: ${message(firstError)}`, true, {

@@ -13,13 +13,15 @@ import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
 import { writeFileAtomic } from "../policy/safetensors.js";
 import type { Scenario } from "../scenarios/schema.js";
+import { sortKeys } from "../scenarios/sort-keys.js";
 
 export const SCENARIO_RECORD_FILE = "scenario-sets.json";
 
 export const ScenarioRecordSchema = z.object({
   sources: z
-    .array(z.object({ file: z.string().describe("the file as read when the run started (absolute)"), sha256: z.string().describe("sha256 of its content: each non-blank line as compact JSON") }))
+    .array(z.object({ file: z.string().describe("the file as read when the run started (absolute)"), sha256: z.string().describe("sha256 of its content: each non-blank line as compact JSON, keys sorted") }))
     .describe("the run's scenario files, in the order they were read"),
+  hash: z.literal("sorted-keys").optional().describe("absent in records written before keys were sorted: their hashes keep the lines' own key order"),
   train_ids: z.array(z.string()).describe("the training set's scenario ids, in order (the data order is drawn over them)"),
   heldout_ids: z.array(z.string()).describe("the held-out set's scenario ids (after --eval-n), in order"),
 });
@@ -29,24 +31,27 @@ export type ScenarioRecord = z.infer<typeof ScenarioRecordSchema>;
 export function scenarioRecord(sources: readonly string[], train: readonly Scenario[], heldout: readonly Scenario[]): ScenarioRecord {
   return {
     sources: sources.map((f) => ({ file: path.resolve(f), sha256: contentHash(f) })),
+    hash: "sorted-keys",
     train_ids: train.map((s) => s.id),
     heldout_ids: heldout.map((s) => s.id),
   };
 }
 
 /**
- * sha256 of a scenario file's content: each non-blank line as compact JSON (as written when it is
- * not JSON), so a file re-indented, re-wrapped at its line ends or given blank lines is the same
- * file; a changed task, check or order of lines is not.
+ * sha256 of a scenario file's content: each non-blank line as compact JSON with its keys sorted (as
+ * written when it is not JSON), so a file re-indented, re-wrapped at its line ends, given blank
+ * lines or rewritten by a tool that orders keys (`jq -S`) is the same file; a changed task, check or
+ * order of lines is not. `keyOrder: "as-written"` is the hash of records made before keys were sorted.
  */
-function contentHash(file: string): string {
+function contentHash(file: string, keyOrder: "sorted" | "as-written" = "sorted"): string {
   const h = createHash("sha256");
   for (const line of fs.readFileSync(file, "utf8").split("\n")) {
     const text = line.trim();
     if (text === "") continue;
     let canonical = text;
     try {
-      canonical = JSON.stringify(JSON.parse(text));
+      const value: unknown = JSON.parse(text);
+      canonical = JSON.stringify(keyOrder === "sorted" ? sortKeys(value) : value);
     } catch {
       // a line that does not parse is compared as written
     }
@@ -76,6 +81,7 @@ export function writeScenarioRecord(runDir: string, record: ScenarioRecord): voi
  * its generated sets from the copy.
  */
 export function scenarioChange(saved: ScenarioRecord, now: ScenarioRecord): string | undefined {
+  now = hashedAs(saved, now);
   const sameIds = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id, i) => id === b[i]);
   const i = now.sources.findIndex((s, j) => saved.sources[j]?.sha256 !== s.sha256);
   const sets = `held-out set: ${saved.heldout_ids.length} scenarios then, ${now.heldout_ids.length} now, ${sharedCount(saved.heldout_ids, now.heldout_ids)} of them the same; training set: ${saved.train_ids.length} then, ${now.train_ids.length} now`;
@@ -84,6 +90,12 @@ export function scenarioChange(saved: ScenarioRecord, now: ScenarioRecord): stri
     return `it read ${saved.sources.length} scenario files when it started (${saved.sources.map((s) => s.file).join(", ")}), ${now.sources.length} now (${sets})`;
   if (!sameIds(saved.train_ids, now.train_ids) || !sameIds(saved.heldout_ids, now.heldout_ids)) return `its files are the same, but not the scenarios taken from them (${sets})`;
   return undefined;
+}
+
+/** `now` with its files hashed as `saved`'s were: a record written before keys were sorted keeps the lines' own key order. */
+function hashedAs(saved: ScenarioRecord, now: ScenarioRecord): ScenarioRecord {
+  if (saved.hash === now.hash) return now;
+  return { ...now, hash: saved.hash, sources: now.sources.map((s) => ({ ...s, sha256: contentHash(s.file, "as-written") })) };
 }
 
 function sharedCount(a: readonly string[], b: readonly string[]): number {
@@ -111,7 +123,7 @@ export function keepScenarioRecord(runDir: string, now: ScenarioRecord, o: { res
     writeScenarioRecord(runDir, now);
     return `note: the run's scenarios changed since it started (${change}); it has no checkpoint yet, so it starts over on the ones loaded now`;
   }
-  const file = now.sources.find((s, j) => saved.sources[j]?.sha256 !== s.sha256)?.file;
+  const file = hashedAs(saved, now).sources.find((s, j) => saved.sources[j]?.sha256 !== s.sha256)?.file;
   const how =
     file && path.dirname(file) === path.resolve(o.bundledDir)
       ? "this version of train-mcp bundles another set than the one the run started with: start a new run (another --out) to train on it"

@@ -161,3 +161,21 @@ describe("a dropped socket on connect", () => {
     }
   });
 });
+
+describe("an HTTP server that never answers", () => {
+  it("is named with the wait, not the SDK's bare \"Request timed out\"", async () => {
+    const silent = http.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const err = await connect(`http://127.0.0.1:${port}/mcp`, { connectTimeoutMs: 300 }).catch((e: unknown) => e);
+      expect(isTrainMcpError(err) && err.code).toBe("ServerUnreachable");
+      expect((err as Error).message).toBe(
+        `cannot reach MCP server at http://127.0.0.1:${port}/mcp: no reply to initialize within 300 ms (the timeout may be too short: try --timeout 30s, the default)`,
+      );
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});

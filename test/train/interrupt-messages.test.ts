@@ -20,9 +20,10 @@ describe("interrupted commands say what they kept", () => {
   });
 
   it("eval: says which results were printed or written", () => {
-    expect(evalInterruptText("SIGINT", {})).toBe("interrupted (SIGINT): eval stopped: no results printed (the table comes once every model is scored; --json prints each model as it is done)");
-    expect(evalInterruptText("SIGINT", { json: true, trajectories: "t.jsonl" })).toBe(
-      "interrupted (SIGINT): eval stopped: each model scored so far has its row above; the others were not evaluated; t.jsonl holds the rollouts of the models scored so far",
+    expect(evalInterruptText("SIGINT", { scored: 0, models: 2, trajectories: "t.jsonl" })).toBe("interrupted (SIGINT): eval stopped: 0 of 2 models scored, nothing printed");
+    expect(evalInterruptText("SIGINT", { scored: 1, models: 3 })).toBe("interrupted (SIGINT): eval stopped: 1 of 3 models scored, in the table above; the other 2 were not evaluated");
+    expect(evalInterruptText("SIGTERM", { json: true, trajectories: "t.jsonl", scored: 2, models: 3 })).toBe(
+      "interrupted (SIGTERM): eval stopped: 2 of 3 models scored, each row above; the other one was not evaluated; t.jsonl holds the rollouts of the models scored",
     );
   });
 

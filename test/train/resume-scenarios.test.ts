@@ -4,6 +4,7 @@
  * 2); the sets generated for the run are read back from the run directory, never generated
  * again; and a finished run resumed from a copy of its directory names the copy.
  */
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -149,6 +150,23 @@ describe("keepScenarioRecord", () => {
     fs.writeFileSync(file, `\n${JSON.stringify(JSON.parse(line(4)), null, 1).replace(/\n/g, "")}  \r\n\n`);
     expect(keepScenarioRecord(dir, record(), { resume: true, hasCheckpoint: true, bundledDir: "/nowhere" })).toBeUndefined();
     fs.writeFileSync(file, `${line(5)}\n`);
+    expect(() => keepScenarioRecord(dir, record(), { resume: true, hasCheckpoint: true, bundledDir: "/nowhere" })).toThrow(/is not the file it started with/);
+  });
+
+  it("takes a line with its keys reordered as the same; a record written before keys were sorted still resumes", () => {
+    const task = { id: "t1", task: "What is 2+2?", expected: [{ kind: "numeric", value: 4 }] };
+    const { dir, file } = setup(`${JSON.stringify(task)}\n`);
+    const record = () => scenarioRecord([file], [scenario("t1", "train")], []);
+    keepScenarioRecord(dir, record(), { resume: false, hasCheckpoint: false, bundledDir: "/nowhere" });
+    // as `jq -c -S` writes it
+    fs.writeFileSync(file, `${JSON.stringify({ expected: [{ kind: "numeric", value: 4 }], id: "t1", task: "What is 2+2?" })}\n`);
+    expect(keepScenarioRecord(dir, record(), { resume: true, hasCheckpoint: true, bundledDir: "/nowhere" })).toBeUndefined();
+    // a record of the version before: its hash kept each line's own key order
+    fs.writeFileSync(file, `${JSON.stringify(task)}\n`);
+    const legacy = { ...record(), hash: undefined, sources: [{ file, sha256: createHash("sha256").update(`${JSON.stringify(task)}\n`).digest("hex") }] };
+    fs.writeFileSync(path.join(dir, SCENARIO_RECORD_FILE), JSON.stringify(legacy));
+    expect(keepScenarioRecord(dir, record(), { resume: true, hasCheckpoint: true, bundledDir: "/nowhere" })).toBeUndefined();
+    fs.writeFileSync(file, `${JSON.stringify({ ...task, task: "What is 2+3?" })}\n`);
     expect(() => keepScenarioRecord(dir, record(), { resume: true, hasCheckpoint: true, bundledDir: "/nowhere" })).toThrow(/is not the file it started with/);
   });
 

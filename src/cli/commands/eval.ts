@@ -71,8 +71,13 @@ export function register(program: Command): void {
       const { defaultRewards, rewardsFromConfig, RewardConfigSchema } = await import("../../rewards/defaults.js");
       const { templateTag } = await import("../../scenarios/schema.js");
       const connectOptions = connectArgs({ ...f, server: f.server[0] }).options;
-      // Ctrl-C says what was finished before the process ends by it (the servers with it)
-      const release = quitOnSignal((sig) => evalInterruptText(sig, f));
+      const rows: Array<Record<string, unknown>> = [];
+      // Ctrl-C prints the models scored so far and says what was not, before the process ends by
+      // it (the servers with it)
+      const release = quitOnSignal((sig) => {
+        if (!f.json) printTable(rows);
+        return evalInterruptText(sig, { ...f, scored: rows.length, models: f.model.length });
+      });
       const servers = await ServerSet.connect(f.server, "auto", connectOptions, logLine).catch((e: unknown) => {
         release();
         throw e;
@@ -104,7 +109,6 @@ export function register(program: Command): void {
         if (n !== undefined) scenarios = takeAcrossServers(scenarios, n);
         if (scenarios.length === 0) throw new TrainMcpError("ScenarioInvalid", `no scenarios in split "${f.split}" of ${data.sources.join(", ")}; try --split all`);
         const { readRolloutSettings } = await import("../../train/checkpoint.js");
-        const rows: Array<Record<string, unknown>> = [];
         const { openSync, writeSync, closeSync } = await import("node:fs");
         const openOut = (file: string) => {
           try {
@@ -163,14 +167,7 @@ export function register(program: Command): void {
         if (trajectoryFile !== undefined) closeSync(trajectoryFile);
         if (new Set(settingsOf).size > 1)
           logLine(`warning: the models' rewards were scored with different settings (reward_settings: each run's own, or the defaults): compare their success_rate, not their mean_reward`);
-        if (!f.json) {
-          const keys = Object.keys(rows[0] ?? {});
-          // one format per column: n is a count, the other numbers are rates and means (1 is 1.000)
-          const fmt = (k: string, v: unknown) => (typeof v === "number" && k !== "n" ? v.toFixed(3) : String(v));
-          const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => fmt(k, r[k]).length)));
-          process.stdout.write(keys.map((k, i) => k.padEnd(width[i])).join("  ") + "\n");
-          for (const r of rows) process.stdout.write(keys.map((k, i) => fmt(k, r[k]).padEnd(width[i])).join("  ") + "\n");
-        }
+        if (!f.json) printTable(rows);
       } finally {
         release();
         await servers.close();
@@ -178,13 +175,29 @@ export function register(program: Command): void {
     });
 }
 
+/** eval's table: one format per column (n is a count, the other numbers are rates and means: 1 is 1.000). */
+function printTable(rows: ReadonlyArray<Record<string, unknown>>): void {
+  if (rows.length === 0) return;
+  const keys = Object.keys(rows[0]);
+  const fmt = (k: string, v: unknown) => (typeof v === "number" && k !== "n" ? v.toFixed(3) : String(v));
+  const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => fmt(k, r[k]).length)));
+  process.stdout.write(keys.map((k, i) => k.padEnd(width[i])).join("  ") + "\n");
+  for (const r of rows) process.stdout.write(keys.map((k, i) => fmt(k, r[k]).padEnd(width[i])).join("  ") + "\n");
+}
+
 /**
- * What `eval` says when a signal stops it: its table is printed once every model is scored, while
- * --json prints and --trajectories writes each model as it is done.
+ * What `eval` says when a signal stops it after `scored` of its `models`: their rows are above
+ * (the table is printed on the way out; --json printed each as it was done), and --trajectories
+ * holds their rollouts.
  */
-export function evalInterruptText(sig: NodeJS.Signals, opts: { json?: boolean; trajectories?: string }): string {
-  const shown = opts.json ? "each model scored so far has its row above; the others were not evaluated" : "no results printed (the table comes once every model is scored; --json prints each model as it is done)";
-  return `interrupted (${sig}): eval stopped: ${shown}${opts.trajectories ? `; ${opts.trajectories} holds the rollouts of the models scored so far` : ""}`;
+export function evalInterruptText(sig: NodeJS.Signals, opts: { json?: boolean; trajectories?: string; scored: number; models: number }): string {
+  const { scored, models } = opts;
+  const left = models - scored;
+  const shown =
+    scored === 0
+      ? `0 of ${models} model${models === 1 ? "" : "s"} scored, nothing printed`
+      : `${scored} of ${models} model${models === 1 ? "" : "s"} scored, ${opts.json ? "each row above" : "in the table above"}${left > 0 ? `; the other ${left === 1 ? "one was" : `${left} were`} not evaluated` : ""}`;
+  return `interrupted (${sig}): eval stopped: ${shown}${opts.trajectories && scored > 0 ? `; ${opts.trajectories} holds the rollouts of the models scored` : ""}`;
 }
 
 
