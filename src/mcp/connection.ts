@@ -14,6 +14,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, type ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
+import fs from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { TrainMcpError } from "../errors.js";
@@ -30,6 +31,8 @@ export type LaunchSpec =
       args: string[];
       env: Record<string, string>;
       cwd?: string;
+      /** the folder `cwd` is a fresh copy of (--template-dir): never offered as a root itself */
+      copyOf?: string;
       logPath: string;
       label: string;
     };
@@ -48,14 +51,14 @@ export interface ClientRequestHandlers {
 /** What this client offers a server beyond calling it: roots (a stdio server's working
  *  directory), sampling, elicitation (form mode only, answered knowing the task of the calls in
  *  flight, `tasks`). */
-function newClient(root: { uri: string; name: string } | undefined, { sampling, elicitation }: ClientRequestHandlers, tasks: CallTasks): Client {
+function newClient(roots: Array<{ uri: string; name: string }> | undefined, { sampling, elicitation }: ClientRequestHandlers, tasks: CallTasks): Client {
   const capabilities = {
-    ...(root ? { roots: { listChanged: false } } : {}),
+    ...(roots ? { roots: { listChanged: false } } : {}),
     ...(sampling ? { sampling: {} } : {}),
     ...(elicitation ? { elicitation: { form: {} } } : {}),
   };
   const client = new Client(CLIENT_INFO, { capabilities });
-  if (root) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [root] }));
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
   if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, extra.signal));
   // the SDK refuses URL-mode requests itself: the capability declares forms only
   if (elicitation)
@@ -164,11 +167,8 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     cwd: spec.cwd,
     logPath: spec.logPath,
   });
-  // a server given a working directory (--cwd, or a --template-dir copy) gets it as its one MCP
-  // root: a filesystem server started without folders works there, and nowhere else
-  const root = spec.cwd ? { uri: pathToFileURL(path.resolve(spec.cwd)).href, name: "working directory" } : undefined;
   const tasks = new CallTasks();
-  const client = newClient(root, handlers, tasks);
+  const client = newClient(spec.cwd ? stdioRoots({ ...spec, cwd: spec.cwd }) : undefined, handlers, tasks);
   try {
     await client.connect(transport, { timeout: timeoutMs });
   } catch (e) {
@@ -188,6 +188,37 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: ${what}`, true, { cause: e });
   }
   return Connection.make(client, transport, "stdio", tasks);
+}
+
+/**
+ * The MCP roots of a stdio server given a working directory (--cwd, or a --template-dir copy): that
+ * directory, so a filesystem server started without folders works there and nowhere else, and
+ * every folder its command line names. A server that takes roots (server-filesystem) puts them in
+ * place of the folders it was started with: the working directory alone would take those away.
+ * Folders inside a --template-dir's original are not offered: the server works on its copy.
+ */
+function stdioRoots(spec: { args: readonly string[]; cwd: string; copyOf?: string }): Array<{ uri: string; name: string }> {
+  const cwd = path.resolve(spec.cwd);
+  const original = spec.copyOf ? path.resolve(spec.copyOf) : undefined;
+  const roots = [{ uri: pathToFileURL(cwd).href, name: "working directory" }];
+  const seen = new Set([cwd]);
+  for (const arg of spec.args) {
+    // `--root=/data` names a folder as well as `/data` does
+    const value = arg.startsWith("-") ? arg.slice(arg.indexOf("=") + 1 || arg.length) : arg;
+    if (!value) continue;
+    const dir = path.resolve(cwd, value);
+    if (seen.has(dir) || (original && (dir === original || dir.startsWith(original + path.sep)))) continue;
+    let isDir = false;
+    try {
+      isDir = fs.statSync(dir).isDirectory();
+    } catch {
+      /* not a path */
+    }
+    if (!isDir) continue;
+    seen.add(dir);
+    roots.push({ uri: pathToFileURL(dir).href, name: value });
+  }
+  return roots;
 }
 
 async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: number, handlers: ClientRequestHandlers): Promise<Connection> {

@@ -90,7 +90,7 @@ export class McpToolbox implements Toolbox {
         untrackTempDir(workDir);
         throw new TrainMcpError("IoFailed", `cannot copy templateDir ${options.templateDir}: ${(e as Error).message}`);
       }
-      spec = { ...launch, cwd: workDir };
+      spec = { ...launch, cwd: workDir, copyOf: options.templateDir };
     }
     if (spec.kind === "stdio") spec = { ...spec, env: withWorkDir(spec.env, spec.cwd ?? process.cwd()) };
     let conn: Connection | undefined;

@@ -328,7 +328,7 @@ describe("servers with small mistakes", () => {
 });
 
 describe("MCP roots", () => {
-  it("offers a server its working directory (--cwd, or its --template-dir copy) as its one root, and no roots without one", async () => {
+  it("offers a server its working directory (--cwd, or its --template-dir copy) as a root, and no roots without one", async () => {
     const dir = await mkdtemp(join(tmpdir(), "roots-"));
     const text = async (options: { cwd?: string; templateDir?: string }) => {
       const box = await connect(stdioTarget("roots"), options);
@@ -347,6 +347,35 @@ describe("MCP roots", () => {
       expect(copy).not.toBe(pathToFileURL(dir).href);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("offers the folders its command line names too (server-filesystem puts roots in place of them), but not a --template-dir's original", async () => {
+    const work = await mkdtemp(join(tmpdir(), "roots-work-"));
+    const data = await mkdtemp(join(tmpdir(), "roots-data-"));
+    const roots = async (options: { cwd?: string; templateDir?: string }, ...args: string[]) => {
+      const box = await connect(stdioTarget("roots", ...args), options);
+      try {
+        return (await box.call("list_roots", {})).text.split("\n");
+      } finally {
+        await box.close();
+      }
+    };
+    try {
+      // a file, a flag and a word that is no folder are not roots; `--allow=DIR` is
+      await writeFile(join(data, "notes.txt"), "x");
+      expect(await roots({ cwd: work }, data, join(data, "notes.txt"), "-y", "no-such-folder", `--allow=${tmpdir()}`)).toEqual([
+        pathToFileURL(work).href,
+        pathToFileURL(data).href,
+        pathToFileURL(tmpdir()).href,
+      ]);
+      // the server is started on the template itself, but works on its copy: the original is no root
+      const copied = await roots({ templateDir: data }, data, ".");
+      expect(copied).toHaveLength(1);
+      expect(copied[0]).toMatch(/train-mcp-work-/);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+      await rm(data, { recursive: true, force: true });
     }
   });
 });
