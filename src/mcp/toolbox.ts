@@ -16,7 +16,7 @@
  * rollout its own, while state a server keeps globally stays shared — nothing a client can
  * change. `isolation` says which one you got.
  */
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -29,6 +29,7 @@ import { normalizeResult } from "./normalize.js";
 import type { ResolvedOptions } from "./options.js";
 import { callResourceTool, resourceToolHint, resourceToolSpecs } from "./resource-tools.js";
 import { Semaphore } from "./semaphore.js";
+import { copyTemplate } from "./template-copy.js";
 import { listAllTools, toOpenAiTool } from "./tool-list.js";
 import type { CallOptions, OpenAiTool, Toolbox, ToolboxStats, ToolFaultKind, ToolResult, ToolSpec } from "./types.js";
 import { ArgumentValidator } from "./validate.js";
@@ -84,7 +85,7 @@ export class McpToolbox implements Toolbox {
       workDir = await mkdtemp(join(tmpdir(), WORK_COPY_PREFIX));
       trackTempDir(workDir); // removed at exit, also on Ctrl-C: it holds a copy of the user's data
       try {
-        await cp(options.templateDir, workDir, { recursive: true });
+        await copyTemplate(options.templateDir, workDir);
       } catch (e) {
         await rm(workDir, { recursive: true, force: true });
         untrackTempDir(workDir);

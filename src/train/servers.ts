@@ -11,6 +11,7 @@ import type { Toolbox } from "../mcp/types.js";
 import { TrainMcpError } from "../errors.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { isReadOnlyTool } from "../scenarios/verified/generic.js";
+import { linksOutside } from "../mcp/template-copy.js";
 
 /** Fixtures whose tools change server state: each rollout needs its own instance. */
 const STATEFUL_FIXTURES = new Set(["fixture:shop", "fixture:codefix"]);
@@ -27,6 +28,7 @@ export class ServerSet {
   /** `log` gets each server's notes on its tool list (duplicate or odd tool names) */
   static async connect(targets: string[], isolate: "auto" | "on" | "off", options: ConnectOptions = {}, log?: (line: string) => void): Promise<ServerSet> {
     const entries: ServerEntry[] = [];
+    let linksChecked = false; // the template is one for every server: warned about once
     try {
       for (const target of targets) {
         const toolbox = await connect(target, options);
@@ -39,6 +41,11 @@ export class ServerSet {
         const writers = known ? [] : toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
         const stateful = isolate === "on" || (isolate === "auto" && (known ? STATEFUL_FIXTURES.has(target) : writers.length > 0));
         if (writers.length > 0 && !options.templateDir) log?.(writesWarning(target, writers));
+        if (writers.length > 0 && options.templateDir && !linksChecked) {
+          linksChecked = true;
+          const warning = await templateLinksWarning(options.templateDir);
+          if (warning) log?.(warning);
+        }
         entries.push({ target, toolbox, isolate: stateful });
       }
     } catch (e) {
@@ -90,6 +97,14 @@ export function stderrNote(targets: readonly string[], file: string | undefined)
 }
 
 /** The model calls a server's state-changing tools for real: say where those writes land. */
+/** A warning naming the template's symlinks that lead out of it (its copies keep them: a server writes the originals through them), if any. */
+export async function templateLinksWarning(templateDir: string): Promise<string | undefined> {
+  const outside = await linksOutside(templateDir);
+  if (outside.length === 0) return undefined;
+  const named = `${outside.slice(0, 4).join(", ")}${outside.length > 4 ? `, … (${outside.length} in all)` : ""}`;
+  return `warning: --template-dir ${templateDir} has symlinks that lead out of it (${named}): each copy keeps them as they are, so a server writing through them changes the originals`;
+}
+
 export function writesWarning(target: string, writers: readonly string[], caller = "the model"): string {
   const stdio = parseTarget(target).kind === "stdio";
   const named = `${writers.slice(0, 4).join(", ")}${writers.length > 4 ? ", …" : ""}`;

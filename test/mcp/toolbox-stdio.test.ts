@@ -3,7 +3,7 @@
  * process: discovery with pagination, argument validation, timeouts, progress, abort, result
  * normalization, junk on stdout, a kill -9 mid-call, concurrency, isolation and clean close.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type McpToolbox } from "../../src/mcp/connect.js";
 import { liveChildren } from "../../src/mcp/children.js";
 import { alive, stdioTarget } from "../servers/launch.js";
+import { linksOutside } from "../../src/mcp/template-copy.js";
 
 let tb: McpToolbox;
 let logDir: string;
@@ -253,6 +254,33 @@ describe("isolation and close", () => {
     } finally {
       await base.close();
       await rm(template, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps a template's own symlinks inside each copy, so writes through them never reach the template", async () => {
+    const template = await mkdtemp(join(tmpdir(), "train-mcp-template-"));
+    const outside = await mkdtemp(join(tmpdir(), "train-mcp-outside-"));
+    await mkdir(join(template, "real"));
+    await writeFile(join(template, "real", "db.txt"), "original");
+    await writeFile(join(outside, "o.txt"), "outside");
+    await symlink("real/db.txt", join(template, "db-rel.txt"));
+    await symlink(join(template, "real", "db.txt"), join(template, "db-abs.txt"));
+    await symlink("real", join(template, "datalink"));
+    await symlink(join(outside, "o.txt"), join(template, "out.txt"));
+    const box = await connect(stdioTarget("everything"), { templateDir: template });
+    try {
+      for (const file of ["db-rel.txt", "db-abs.txt", "datalink/db.txt"]) {
+        expect(await box.call("write", { file, text: `through ${file}` })).toMatchObject({ text: "written" });
+        expect((await box.call("read", { file: "real/db.txt" })).text).toBe(`through ${file}`);
+      }
+      expect(await readFile(join(template, "real", "db.txt"), "utf8")).toBe("original");
+      // the links read as they did in the template
+      expect((await box.call("read", { file: "out.txt" })).text).toBe("outside");
+      expect(await linksOutside(template)).toEqual(["out.txt"]);
+    } finally {
+      await box.close();
+      await rm(template, { recursive: true, force: true });
+      await rm(outside, { recursive: true, force: true });
     }
   });
 

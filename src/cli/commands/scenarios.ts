@@ -21,7 +21,7 @@ import { formatProblem, parseScenarioText, readScenarioFile, writeScenarioFile }
 import { generateWithLlm } from "../../scenarios/llm/generate.js";
 import { checkLlmScenarios } from "../../scenarios/llm/verify.js";
 import { isReadOnlyTool } from "../../scenarios/verified/generic.js";
-import { writesWarning } from "../../train/servers.js";
+import { templateLinksWarning, writesWarning } from "../../train/servers.js";
 import { replayMutates, replayScenario } from "../../scenarios/replay.js";
 import { problemsAgainstTools } from "../../scenarios/against-tools.js";
 import { sameTaskAcrossSplits, sameTaskWarning } from "../../scenarios/held-out-guard.js";
@@ -142,6 +142,8 @@ export function register(program: Command): void {
         // --allow-writes on the server's real data: say so before the first write
         const writers = toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
         if (!fixture && flags.allowWrites && !options.templateDir && writers.length > 0) process.stderr.write(`${writesWarning(target, writers, "the generator (--allow-writes)")}\n`);
+        const linksWarning = flags.allowWrites && options.templateDir && writers.length > 0 ? await templateLinksWarning(options.templateDir) : undefined;
+        if (linksWarning) process.stderr.write(`${linksWarning}\n`);
         const bar = progressBar(`scenarios (${flags.generator})`);
         try {
           let result;
