@@ -14,7 +14,8 @@ import { makeDirs } from "../fs-dirs.js";
 import { writeFileAtomic } from "../policy/safetensors.js";
 import type { EvalLine } from "../report/run-files.js";
 import type { Trajectory } from "../rollout/trajectory.js";
-import { redactHeldSecrets, secretEnvValues } from "../mcp/command-credentials.js";
+import { commandLineSecrets, redactHeldSecrets, secretEnvValues } from "../mcp/command-credentials.js";
+import { parseTarget } from "../mcp/target.js";
 import { SCENARIO_RECORD_FILE } from "./scenario-record.js";
 
 /** One eval.jsonl line; the report reads the same schema. */
@@ -286,11 +287,16 @@ export class RunDir {
 
 /**
  * The secrets a process holds, which what tools print must not carry into its files (a run's
- * JSONL, eval's --trajectories): the API keys it was given and the secret-named --env values of
- * its stdio servers; blanks and "EMPTY" (the placeholder key of local servers) are no secrets.
+ * JSONL, eval's --trajectories): the API keys it was given, the secret-named --env values of its
+ * stdio servers and the secrets on their command lines (`--token X`: a tool may print its argv);
+ * blanks and "EMPTY" (the placeholder key of local servers) are no secrets.
  */
-export function heldSecrets(keys: ReadonlyArray<string | undefined>, serverEnv?: Record<string, string>): string[] {
-  return [...new Set([...keys, ...secretEnvValues(serverEnv)])].filter((k): k is string => !!k && k !== "EMPTY");
+export function heldSecrets(keys: ReadonlyArray<string | undefined>, serverEnv?: Record<string, string>, targets: readonly string[] = []): string[] {
+  const onCommandLines = targets.flatMap((t) => {
+    const spec = parseTarget(t);
+    return spec.kind === "stdio" ? commandLineSecrets([spec.command, ...spec.args]) : [];
+  });
+  return [...new Set([...keys, ...secretEnvValues(serverEnv), ...onCommandLines])].filter((k): k is string => !!k && k !== "EMPTY");
 }
 
 /** The run directory a checkpoint folder (`<run>/checkpoints/step-N`) belongs to, else undefined. */

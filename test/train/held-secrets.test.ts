@@ -8,4 +8,9 @@ describe("heldSecrets", () => {
     expect(heldSecrets(["sk-judge-42abc", undefined, "", "EMPTY", "pk-policy-777"], env)).toEqual(["sk-judge-42abc", "pk-policy-777", "ghp-0123456789"]);
     expect(heldSecrets([undefined])).toEqual([]);
   });
+
+  it("holds the secrets on its stdio servers' command lines (a tool may print its argv), not their other words", () => {
+    const targets = ["node server.mjs --token tok-ARGV-555 --password=hunter2plain --port 8080 ./data", "stdio:python -m srv GITHUB_TOKEN=ghp-xyz123", "https://example.com/mcp", "fixture:calculator"];
+    expect(heldSecrets([], undefined, targets)).toEqual(["tok-ARGV-555", "hunter2plain", "ghp-xyz123"]);
+  });
 });

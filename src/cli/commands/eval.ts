@@ -120,7 +120,7 @@ export function register(program: Command): void {
         const trajectoryFile = f.trajectories ? openOut(f.trajectories) : undefined;
         // what tools print (an environment, an echo) is written down: without the keys this process holds
         const { heldSecrets: secretsOf } = await import("../../train/run-dir.js");
-        const heldSecrets = secretsOf([process.env.OPENAI_API_KEY, connectOptions.sampling?.apiKey], connectOptions.env);
+        const heldSecrets = secretsOf([process.env.OPENAI_API_KEY, connectOptions.sampling?.apiKey], connectOptions.env, f.server);
         const templateOf = new Map(scenarios.map((s) => [s.id, templateTag(s)]));
         const unchecked = scenarios.filter((s) => !s.expected?.length).length;
         if (unchecked > 0) logLine(`warning: ${unchecked} of ${scenarios.length} scenarios have no "expected" checks: eval cannot tell their success, so they count as failures`);
