@@ -30,7 +30,7 @@ export interface ConnectOptions {
   maxTotalTimeoutMs?: number;
   /** timeout of the initialize handshake in ms; default: timeoutMs (30 000) */
   connectTimeoutMs?: number;
-  /** file stdio servers' stderr is appended to; default <tmpdir>/train-mcp/server-<pid>.log, removed at a clean exit */
+  /** file stdio servers' stderr is appended to; default <tmpdir>/train-mcp-<uid>/server-<pid>.log (private to the user), removed at a clean exit */
   serverLog?: string;
   /** most calls in flight at once per toolbox (each isolated toolbox has its own); default 8 */
   maxConcurrency?: number;

@@ -1,15 +1,46 @@
 /**
- * Where stdio servers' stderr goes when `--server-log` is not given: one file per process in the
- * temp dir. It is removed when the process exits with code 0 — a failure keeps it, since error
- * messages name it — so runs do not pile logs up in /tmp; a training run keeps its copy in the
- * run directory (`keepServerLog`).
+ * Where stdio servers' stderr goes when `--server-log` is not given: one file per process in a
+ * folder of this user's own in the temp dir (mode 0700; the file 0600, never opened through a
+ * link), so another user of the machine can neither read what servers print nor plant a link
+ * that the log is then written through. It is removed when the process exits with code 0 — a
+ * failure keeps it, since error messages name it — so runs do not pile logs up in /tmp; a
+ * training run keeps its copy in the run directory (`keepServerLog`).
  */
-import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, chmodSync, constants, createWriteStream, existsSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { TrainMcpError } from "../errors.js";
 import { redactSecretValues } from "./command-credentials.js";
 
-export const DEFAULT_SERVER_LOG = join(tmpdir(), "train-mcp", `server-${process.pid}.log`);
+const uid = process.getuid?.();
+
+export const DEFAULT_SERVER_LOG = join(tmpdir(), uid === undefined ? "train-mcp" : `train-mcp-${uid}`, `server-${process.pid}.log`);
+
+/** The stream a stdio transport appends its server's stderr to: the default log privately, a
+ *  `--server-log` file as given. */
+export function openServerLog(logPath: string): WriteStream {
+  if (logPath !== DEFAULT_SERVER_LOG) {
+    mkdirSync(dirname(logPath), { recursive: true });
+    return createWriteStream(logPath, { flags: "a" });
+  }
+  privateFolder(dirname(logPath));
+  removeDefaultServerLogOnCleanExit();
+  let fd: number;
+  try {
+    fd = openSync(logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+  } catch (e) {
+    throw new TrainMcpError("IoFailed", `cannot open the servers' log ${logPath} (${(e as NodeJS.ErrnoException).code === "ELOOP" ? "a link is in its place" : (e as Error).message}): remove it, or give --server-log FILE`);
+  }
+  return createWriteStream(logPath, { fd });
+}
+
+function privateFolder(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid))
+    throw new TrainMcpError("IoFailed", `${dir} (where stdio servers' stderr is logged) is ${st.isDirectory() ? "another user's folder" : "not a folder"}: remove it, or give --server-log FILE`);
+  if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+}
 
 let removalArmed = false;
 

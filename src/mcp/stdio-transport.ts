@@ -19,7 +19,7 @@ import { trackChild, untrackChild } from "./children.js";
 import { commandLineSecrets, redactCommandWords, redactSecretValues, secretEnvValues } from "./command-credentials.js";
 
 /** environment variables whose values are secrets by their name */
-import { DEFAULT_SERVER_LOG, removeDefaultServerLogOnCleanExit } from "./server-log.js";
+import { openServerLog } from "./server-log.js";
 
 export interface StdioTransportParams {
   command: string;
@@ -89,9 +89,7 @@ export class StdioTransport implements Transport {
       ...secretEnvValues(env),
       ...commandLineSecrets([command, ...args]),
     ];
-    mkdirSync(dirname(logPath), { recursive: true });
-    if (logPath === DEFAULT_SERVER_LOG) removeDefaultServerLogOnCleanExit();
-    this.log = createWriteStream(logPath, { flags: "a" });
+    this.log = openServerLog(logPath);
     this.log.on("error", () => {}); // a broken log must never break the session
     this.log.write(`--- ${new Date().toISOString()} start: ${redactCommandWords([command, ...args]).join(" ")}\n`);
     return new Promise((resolve, reject) => {

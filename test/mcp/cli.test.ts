@@ -231,7 +231,8 @@ describe.concurrent("train-mcp CLI", () => {
 
   it("removes its stdio server log at a clean exit and keeps the one a failure names", async () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "server-log-"));
-    const logs = () => (fs.existsSync(path.join(tmp, "train-mcp")) ? fs.readdirSync(path.join(tmp, "train-mcp")) : []);
+    const folder = path.join(tmp, `train-mcp-${process.getuid!()}`);
+    const logs = () => (fs.existsSync(folder) ? fs.readdirSync(folder) : []);
     const ok = await cliWith({ TMPDIR: tmp }, "call", "--server", "fixture:calculator", "calculate", '{"expression":"1+1"}');
     expect(ok.code).toBe(0);
     expect(logs()).toEqual([]);
@@ -239,7 +240,7 @@ describe.concurrent("train-mcp CLI", () => {
     expect(crash.code).toBe(2);
     const named = /log: (\S+)/.exec(crash.stderr)?.[1];
     expect(logs()).toHaveLength(1);
-    expect(named).toBe(path.join(tmp, "train-mcp", logs()[0]));
+    expect(named).toBe(path.join(folder, logs()[0]));
     expect(fs.readFileSync(named!, "utf8")).toContain("boom");
   });
 
