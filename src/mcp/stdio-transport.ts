@@ -11,8 +11,7 @@
  * - close() is quick: stdin end, a short grace, then SIGTERM and SIGKILL to the group.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
-import { dirname } from "node:path";
+import type { WriteStream } from "node:fs";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { trackChild, untrackChild } from "./children.js";
