@@ -131,6 +131,13 @@ const MAX_OUTAGE_STEPS = 3;
 const countOf = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 /** A step's warning when some rollouts lost their server (their groups are not trained on). */
+/** A warning when the system prompt holds what looks like a credential: saved as written (the
+ *  model needs it) in config.json and every checkpoint, the files people share. */
+export function systemPromptWarning(prompt: string | undefined): string | undefined {
+  if (!prompt || redactSecretValues(prompt) === prompt) return undefined;
+  return "warning: system_prompt holds what looks like a key or credential: the model is given it as written, so it is saved as written, in the run's config.json and in every checkpoint's train_mcp.json";
+}
+
 export function lostServerWarning(step: number, lost: number, serverStderr: string): string {
   return `warning: step ${step}: ${countOf(lost, "rollout")} lost the server mid-rollout; ${lost === 1 ? "its group is" : "their groups are"} left out of the update${serverStderr}`;
 }
@@ -183,6 +190,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   if (missingEnv.length > 0) log(`warning: the run's servers were given --env ${missingEnv.join(", ")}, which this resume does not give (values are never saved): they start without ${missingEnv.length === 1 ? "it" : "them"}; pass --env ${missingEnv[0]}=… again`);
   // -H values (an Authorization header) are never saved either
   const missingHeaders = (saved?.server_header_names as string[] | undefined)?.filter((n) => !headerNames.some((h) => h.toLowerCase() === n.toLowerCase())) ?? [];
+  const promptWarning = systemPromptWarning(cfg.system_prompt);
+  if (promptWarning) log(promptWarning);
   if (missingHeaders.length > 0) log(`warning: the run's servers were given -H ${missingHeaders.join(", ")}, which this resume does not give (values are never saved): requests go without ${missingHeaders.length === 1 ? "it" : "them"}; pass -H '${missingHeaders[0]}: …' again`);
 
   // stdio servers' stderr, kept with the run unless --server-log put it elsewhere: copied at

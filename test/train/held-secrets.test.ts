@@ -1,6 +1,7 @@
-/** The one list of secrets a run (run-dir) and eval (--trajectories) keep out of their files. */
+/** The one list of secrets a run (run-dir) and eval (--trajectories) keep out of their files, and the warning for one in the system prompt (saved as written). */
 import { describe, expect, it } from "vitest";
 import { heldSecrets } from "../../src/train/run-dir.js";
+import { systemPromptWarning } from "../../src/train/loop.js";
 
 describe("heldSecrets", () => {
   it("holds the keys given and the secret-named --env values, once each, never a blank or the EMPTY placeholder", () => {
@@ -12,5 +13,14 @@ describe("heldSecrets", () => {
   it("holds the secrets on its stdio servers' command lines (a tool may print its argv), not their other words", () => {
     const targets = ["node server.mjs --token tok-ARGV-555 --password=hunter2plain --port 8080 ./data", "stdio:python -m srv GITHUB_TOKEN=ghp-xyz123", "https://example.com/mcp", "fixture:calculator"];
     expect(heldSecrets([], undefined, targets)).toEqual(["tok-ARGV-555", "hunter2plain", "ghp-xyz123"]);
+  });
+});
+
+describe("systemPromptWarning", () => {
+  it("warns when the system prompt holds a key-shaped value or a secret-named setting, and only then", () => {
+    expect(systemPromptWarning("Use the tools. API key: sk-test-SECRET1234567890abc")).toMatch(/^warning: system_prompt holds what looks like a key or credential: .* saved as written, in the run's config.json and in every checkpoint's train_mcp.json$/);
+    expect(systemPromptWarning("Authenticate with GITHUB_TOKEN=abc123def")).toBeDefined();
+    expect(systemPromptWarning("You are a helpful assistant. Use the calculator for arithmetic.")).toBeUndefined();
+    expect(systemPromptWarning(undefined)).toBeUndefined();
   });
 });
