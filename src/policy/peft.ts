@@ -86,7 +86,8 @@ function readAdapter(dir: string, numLayers: number, weightShape: (prefix: strin
   try {
     raw = JSON.parse(fs.readFileSync(cfgFile, "utf8"));
   } catch (e) {
-    throw new TrainMcpError("ModelInvalid", `${cfgFile}: ${(e as Error).message}`, true, { cause: e });
+    // the parser's message quotes the text: a file that is not the config is not echoed
+    throw new TrainMcpError("ModelInvalid", `${cfgFile}: ${e instanceof SyntaxError ? "not valid JSON" : (e as Error).message}`, true, { cause: e });
   }
   const parsed = AdapterConfigSchema.safeParse(raw);
   if (!parsed.success) {

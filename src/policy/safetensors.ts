@@ -69,7 +69,8 @@ function parseHeader(json: string, headerLen: number, fileSize: number, where: s
   try {
     header = JSON.parse(json);
   } catch (e) {
-    throw new TrainMcpError("ModelInvalid", `${where}: header is not valid JSON: ${(e as Error).message}`);
+    // (the parser's message quotes the text: a file that is no safetensors file is not echoed)
+    throw new TrainMcpError("ModelInvalid", `${where}: not a safetensors file (its header is not valid JSON)`);
   }
   const base = 8 + headerLen;
   const entries: Array<{ name: string; dtype: string; shape: number[]; begin: number; end: number }> = [];
@@ -94,7 +95,8 @@ function parseHeader(json: string, headerLen: number, fileSize: number, where: s
 function headerLength(first8: Buffer, fileSize: number, where: string): number {
   if (fileSize < 8) throw new TrainMcpError("ModelInvalid", `${where}: file too short (${fileSize} bytes)`);
   const headerLen = Number(first8.readBigUInt64LE(0));
-  if (8 + headerLen > fileSize) throw new TrainMcpError("ModelInvalid", `${where}: header length ${headerLen} exceeds file size ${fileSize}`);
+  // (the length is the file's first 8 bytes: not echoed, whatever file this is)
+  if (8 + headerLen > fileSize) throw new TrainMcpError("ModelInvalid", `${where}: not a safetensors file (its header length runs past the end of the file, ${fileSize} bytes)`);
   return headerLen;
 }
 

@@ -123,6 +123,7 @@ function keyMatches(header: string | undefined, key: string): boolean {
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const log = options.log ?? (() => {});
   const host = options.host ?? "127.0.0.1";
+  const loopback = ["127.0.0.1", "::1", "localhost"].includes(host);
   const port = options.port ?? 8000;
   const scheduler = new Scheduler(options.maxBatch ?? 8, options.continuousBatching ?? true);
   // bind first: a busy port fails in a second, not after the model has loaded
@@ -234,6 +235,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       res.on("close", () => (gone = !res.writableFinished));
       return sendJson(res, 200, await completeChat(ctx, prepared, () => gone));
     }
+    // loading reads any folder the server can: over a network, only for those holding the key
+    // (vLLM keeps it off unless VLLM_ALLOW_RUNTIME_LORA_UPDATING)
+    if ((p === "/v1/load_lora_adapter" || p === "/v1/unload_lora_adapter") && !loopback && options.apiKey === undefined)
+      throw new ApiError(403, `${p} is off on a server reachable from other machines (${host}) without --api-key: start serve with --api-key, or on 127.0.0.1`, "permission_error");
     if (p === "/v1/load_lora_adapter") {
       want("POST");
       const body = parseBody(LoadLoraSchema, await readBody(req));
@@ -253,7 +258,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   }
 
   const addr = server.address() as AddressInfo;
-  if (!["127.0.0.1", "::1", "localhost"].includes(host)) log(`warning: listening on ${host}, reachable from other machines${options.apiKey === undefined ? " with no --api-key" : ""}`);
+  if (!loopback) log(`warning: listening on ${host}, reachable from other machines${options.apiKey === undefined ? " with no --api-key (loading LoRA adapters over HTTP is off until one is given)" : ""}`);
   const shownHost = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
   return {
     url: `http://${shownHost}:${addr.port}/v1`,

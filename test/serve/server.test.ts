@@ -425,6 +425,39 @@ describe("serve", () => {
 });
 
 describe("serve options", () => {
+  it("never echoes a file an adapter folder points at, and loads adapters over HTTP off loopback only with a key", async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "lora-leak-"));
+    const secret = path.join(tmp, "secret.txt");
+    fs.writeFileSync(secret, "root:x:0:0:TOPSECRET-line-of-a-private-file\n".repeat(20));
+    const lines: string[] = [];
+    const s = await startServer({ model: untrained, port: 0, host: "0.0.0.0", log: (l) => lines.push(l) });
+    try {
+      const url = `http://127.0.0.1:${s.port}/v1`;
+      const load = (dir: string) => fetch(`${url}/load_lora_adapter`, { method: "POST", body: JSON.stringify({ lora_name: "x", lora_path: dir }) });
+      const refused = await load(adapterDir);
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+        "/v1/load_lora_adapter is off on a server reachable from other machines (0.0.0.0) without --api-key: start serve with --api-key, or on 127.0.0.1",
+      );
+      expect(lines.join("\n")).toContain("warning: listening on 0.0.0.0, reachable from other machines with no --api-key (loading LoRA adapters over HTTP is off until one is given)");
+      // on loopback: the config or the weights linked to a private file fail without quoting it
+      for (const linked of ["adapter_config.json", "adapter_model.safetensors"]) {
+        const dir = path.join(tmp, linked);
+        fs.cpSync(adapterDir, dir, { recursive: true });
+        fs.rmSync(path.join(dir, linked));
+        fs.symlinkSync(secret, path.join(dir, linked));
+        const r = await fetch(`${server.url}/load_lora_adapter`, { method: "POST", body: JSON.stringify({ lora_name: "x", lora_path: dir }) });
+        const message = ((await r.json()) as { error: { message: string } }).error.message;
+        expect(r.status, message).toBe(400);
+        expect(message).toMatch(linked === "adapter_config.json" ? /adapter_config\.json: not valid JSON/ : /adapter_model\.safetensors: not a safetensors file \(its header length runs past the end of the file, \d+ bytes\)/);
+        expect(message).not.toMatch(/root|TOPSECRET|\d{12,}/);
+      }
+    } finally {
+      await s.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   it("warns in the log when an --adapter given at start was trained on another base", async () => {
     const lines: string[] = [];
     const s = await startServer({ model: untrained, port: 0, adapters: [{ name: "mine", path: adapterDir }], log: (l) => lines.push(l) });
