@@ -1,11 +1,24 @@
 // Child-process side of codefix's run_tests: imports every `*.test.js` file in one task folder
 // (argv[2]), runs each exported case (a function; async allowed), and writes one JSON line
-// {cases: [{name, ok, error}]} to stdout. Runs under the sandbox flags of shared/sandbox.ts, so
-// it can only read the workspace.
-import { readdirSync } from "node:fs";
+// {nonce, cases: [{name, ok, error}]} to stdout. Runs under the sandbox flags of
+// shared/sandbox.ts, so it can only read the workspace.
+//
+// The code under test runs in this very process, so it must not be able to report results
+// itself (print "16/16 passed" and exit, or make every assertion pass). The parent sends a nonce
+// on stdin, read here before any workspace module loads and kept in this module's scope: only a
+// results line carrying it counts. The JavaScript intrinsics are frozen (--frozen-intrinsics)
+// and so are node:assert's exports, so the code cannot rewrite how assertions, errors or JSON
+// work; the writer is taken before it loads.
+import assert from "node:assert";
+import strict from "node:assert/strict";
+import { readdirSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { inspect } from "node:util";
+
+const nonce = readFileSync(0, "utf8").trim();
+const emit = writeSync;
+for (const a of [assert, strict]) Object.freeze(a);
 
 const taskDir = process.argv[2];
 const cases = [];
@@ -36,5 +49,6 @@ for (const file of files) {
     }
   }
 }
-process.stdout.write(JSON.stringify({ cases }) + "\n");
+// (a newline first: output the code left without one does not run into the results line)
+emit(1, "\n" + JSON.stringify({ nonce, cases }) + "\n");
 process.exit(0);

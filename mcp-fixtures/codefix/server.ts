@@ -12,7 +12,7 @@
  *
  * Run: `node --import tsx mcp-fixtures/codefix/server.ts [--workspace DIR | --template DIR] [--http PORT]`.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -46,7 +46,9 @@ if (inPlace) {
   }
   tempRoot = mkdtempSync(join(tmpdir(), "train-mcp-codefix-"));
   root = join(tempRoot, "workspace");
-  cpSync(template, root, { recursive: true });
+  // links stay as written: a relative one inside the template points inside the copy (fs.cp
+  // would make it an absolute link to the template's file, edited through it)
+  cpSync(template, root, { recursive: true, verbatimSymlinks: true });
 }
 const workspace = new Workspace(root, join(here, "run-tests.mjs"), testTimeoutMs);
 log("codefix", `workspace ${root}`);
@@ -118,7 +120,8 @@ function createServer(): McpServer {
     async ({ path, old_text, new_text }) =>
       guard(() => {
         const full = workspace.resolvePath(path);
-        if (/\.test\.js$/.test(full)) return fail(`${path} is a test file and is read-only; fix the code under test instead`);
+        // a link to a test file is the test file
+        if (/\.test\.js$/.test(full) || (existsSync(full) && /\.test\.js$/.test(realpathSync(full)))) return fail(`${path} is a test file and is read-only; fix the code under test instead`);
         if (!existsSync(full) || statSync(full).isDirectory()) return fail(`no such file: ${path}; call list_tasks to see the files`);
         const before = readFileSync(full, "utf8");
         const count = before.split(old_text).length - 1;

@@ -6,6 +6,7 @@
  * `..` segments and symlinks that lead outside are rejected, so edits cannot escape it. Tests run
  * in a sandboxed child process per task (shared/sandbox.ts) that may read only the workspace.
  */
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { runSandboxed } from "../shared/sandbox.js";
@@ -28,6 +29,9 @@ export interface TaskRun {
 
 /** Default wall-clock limit for one task's test run. */
 export const TEST_TIMEOUT_MS = 5000;
+
+/** What one test run may print (the code under test's output included). */
+const MAX_TEST_OUTPUT_BYTES = 256 * 1024;
 
 export class Workspace {
   constructor(
@@ -84,25 +88,35 @@ export class Workspace {
 
   async runTask(task: string): Promise<TaskRun> {
     if (!this.tasks().includes(task)) throw new WorkspaceError(`unknown task ${JSON.stringify(task)}; tasks are: ${this.tasks().join(", ")}`);
+    // the code under test runs beside the runner and may print anything: only the line that
+    // carries this run's nonce (sent on stdin, unknown to the code) is the runner's report
+    const nonce = randomBytes(16).toString("hex");
     const outcome = await runSandboxed({
       script: this.runner,
       args: [join(this.root, task)],
       cwd: this.root,
       readPaths: [this.root],
       timeoutMs: this.timeoutMs,
-      maxOutputBytes: 256 * 1024,
+      maxOutputBytes: MAX_TEST_OUTPUT_BYTES,
+      input: nonce,
+      frozenIntrinsics: true,
     });
-    const line = outcome.stdout.trim().split("\n").pop() ?? "";
-    if (outcome.code === 0 && line.startsWith("{")) {
+    const line = outcome.stdout.split("\n").find((l) => l.startsWith(`{"nonce":"${nonce}",`));
+    if (outcome.code === 0 && !outcome.outputLimitHit && line) {
       const cases = (JSON.parse(line) as { cases: CaseResult[] }).cases;
       const passed = cases.filter((c) => c.ok).length;
       return { task, passed, failed: cases.length - passed, cases };
     }
+    const stderr = outcome.stderr.trim().split("\n").slice(-3).join(" ").slice(0, 400);
     const problem = outcome.timedOut
       ? `the tests did not finish within ${this.timeoutMs} ms (infinite loop?)`
       : outcome.outOfMemory
         ? "the tests ran out of memory"
-        : `the test process failed: ${outcome.stderr.trim().split("\n").slice(-3).join(" ").slice(0, 400)}`;
+        : outcome.outputLimitHit
+          ? `the tests printed more than ${MAX_TEST_OUTPUT_BYTES / 1024} KiB (the process was killed)`
+          : outcome.code === 0
+            ? "the test process ended before the runner reported (did the code under test exit the process?)"
+            : `the test process failed (${outcome.signal ?? `exit code ${outcome.code}`})${stderr ? `: ${stderr}` : ""}`;
     return { task, passed: 0, failed: 1, cases: [], problem };
   }
 }

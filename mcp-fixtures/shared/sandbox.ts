@@ -36,6 +36,9 @@ export interface SandboxOptions {
   input?: string;
   /** Stdout bytes kept (default 1 MiB); the child is killed if it writes more. */
   maxOutputBytes?: number;
+  /** Freeze the JavaScript built-ins (`--frozen-intrinsics`): code run in the child cannot
+   *  rewrite Object, Array, JSON, Error… under a script that runs beside it (codefix's test runner). */
+  frozenIntrinsics?: boolean;
 }
 
 export interface SandboxOutcome {
@@ -57,9 +60,10 @@ export function permissionFlag(): string {
 }
 
 /** Node flags that apply the permission model and the heap cap. */
-export function sandboxNodeFlags(opts: Pick<SandboxOptions, "script" | "readPaths" | "writePaths" | "heapMb">): string[] {
+export function sandboxNodeFlags(opts: Pick<SandboxOptions, "script" | "readPaths" | "writePaths" | "heapMb" | "frozenIntrinsics">): string[] {
   return [
     "--no-warnings",
+    ...(opts.frozenIntrinsics ? ["--frozen-intrinsics"] : []),
     permissionFlag(),
     ...[opts.script, ...(opts.readPaths ?? [])].map((p) => `--allow-fs-read=${p}`),
     ...(opts.writePaths ?? []).map((p) => `--allow-fs-write=${p}`),
