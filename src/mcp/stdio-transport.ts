@@ -16,8 +16,6 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { trackChild, untrackChild } from "./children.js";
 import { commandLineSecrets, redactCommandWords, redactSecretValues, secretEnvValues } from "./command-credentials.js";
-
-/** environment variables whose values are secrets by their name */
 import { openServerLog } from "./server-log.js";
 
 export interface StdioTransportParams {

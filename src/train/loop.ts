@@ -130,7 +130,6 @@ const MAX_OUTAGE_STEPS = 3;
 /** "1 rollout", "2 rollouts" */
 const countOf = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
-/** A step's warning when some rollouts lost their server (their groups are not trained on). */
 /** A warning when the system prompt holds what looks like a credential: saved as written (the
  *  model needs it) in config.json and every checkpoint, the files people share. */
 export function systemPromptWarning(prompt: string | undefined): string | undefined {
@@ -138,6 +137,7 @@ export function systemPromptWarning(prompt: string | undefined): string | undefi
   return "warning: system_prompt holds what looks like a key or credential: the model is given it as written, so it is saved as written, in the run's config.json and in every checkpoint's train_mcp.json";
 }
 
+/** A step's warning when some rollouts lost their server (their groups are not trained on). */
 export function lostServerWarning(step: number, lost: number, serverStderr: string): string {
   return `warning: step ${step}: ${countOf(lost, "rollout")} lost the server mid-rollout; ${lost === 1 ? "its group is" : "their groups are"} left out of the update${serverStderr}`;
 }

@@ -96,7 +96,6 @@ export function stderrNote(targets: readonly string[], file: string | undefined)
   return targets.length === 1 ? ` (its stderr: ${file})` : ` (the stdio servers' stderr: ${file})`;
 }
 
-/** The model calls a server's state-changing tools for real: say where those writes land. */
 /** A warning naming the template's symlinks that lead out of it (its copies keep them: a server writes the originals through them), if any. */
 export async function templateLinksWarning(templateDir: string): Promise<string | undefined> {
   const outside = await linksOutside(templateDir);
@@ -105,6 +104,7 @@ export async function templateLinksWarning(templateDir: string): Promise<string 
   return `warning: --template-dir ${templateDir} has symlinks that lead out of it (${named}): each copy keeps them as they are, so a server writing through them changes the originals`;
 }
 
+/** The model calls a server's state-changing tools for real: say where those writes land. */
 export function writesWarning(target: string, writers: readonly string[], caller = "the model"): string {
   const stdio = parseTarget(target).kind === "stdio";
   const named = `${writers.slice(0, 4).join(", ")}${writers.length > 4 ? ", …" : ""}`;

@@ -98,7 +98,7 @@ describe("redactTargetCredentials", () => {
     expect(r.stdout + r.stderr).toContain("crashing on purpose");
     expect(r.stdout + r.stderr).not.toContain(key);
     // the default log of the CLI's process, kept since the call failed
-    const text = readFileSync(join(tmpdir(), "train-mcp", `server-${r.pid}.log`), "utf8");
+    const text = readFileSync(join(tmpdir(), `train-mcp-${process.getuid!()}`, `server-${r.pid}.log`), "utf8");
     expect(text).toContain('"--api-key","***"'); // the server printed its argv
     expect(text).toContain('"SERVICE_TOKEN":"***"');
     expect(text).not.toContain(key);

@@ -1,6 +1,9 @@
 /** The one list of secrets a run (run-dir) and eval (--trajectories) keep out of their files, and the warning for one in the system prompt (saved as written). */
 import { describe, expect, it } from "vitest";
-import { heldSecrets } from "../../src/train/run-dir.js";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { heldSecrets, RunDir } from "../../src/train/run-dir.js";
 import { systemPromptWarning } from "../../src/train/loop.js";
 
 describe("heldSecrets", () => {
@@ -13,6 +16,16 @@ describe("heldSecrets", () => {
   it("holds the secrets on its stdio servers' command lines (a tool may print its argv), not their other words", () => {
     const targets = ["node server.mjs --token tok-ARGV-555 --password=hunter2plain --port 8080 ./data", "stdio:python -m srv GITHUB_TOKEN=ghp-xyz123", "https://example.com/mcp", "fixture:calculator"];
     expect(heldSecrets([], undefined, targets)).toEqual(["tok-ARGV-555", "hunter2plain", "ghp-xyz123"]);
+  });
+
+  it("so a tool that echoes its argv puts no command-line secret in trajectories.jsonl", () => {
+    const run = RunDir.create(join(mkdtempSync(join(tmpdir(), "held-argv-")), "run"));
+    run.heldSecrets = heldSecrets([], undefined, ["node srv.mjs --token plainTok42 --openai-key aB3dE5fG7hJ9kL1mN3pQ ./data"]);
+    run.append("trajectories.jsonl", [{ messages: [{ role: "tool", content: '{"argv":["--token","plainTok42","--openai-key","aB3dE5fG7hJ9kL1mN3pQ","./data"]}' }] }]);
+    const text = readFileSync(join(run.dir, "trajectories.jsonl"), "utf8");
+    expect(text).not.toContain("plainTok42");
+    expect(text).not.toContain("aB3dE5fG7hJ9kL1mN3pQ");
+    expect(text).toContain("./data");
   });
 });
 

@@ -9,6 +9,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveTrainConfig } from "../../src/train/config.js";
 import { train } from "../../src/train/loop.js";
+import { ServerSet } from "../../src/train/servers.js";
 import { stdioTarget } from "../servers/launch.js";
 import { readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
@@ -39,5 +40,20 @@ describe("train --template-dir", () => {
     const out2 = path.join(tempDir("todo-run2"), "run");
     await expect(train({ config: resolveTrainConfig({ ...base, out: out2, server_template_dir: missing }), hooks: { log: () => undefined } })).rejects.toThrow(`--template-dir (server_template_dir): ${missing} is no folder`);
     expect(fs.existsSync(out2)).toBe(false);
+  });
+
+  it("warns once, naming them, when the template has symlinks leading out of it (each copy keeps them)", async () => {
+    const template = tempDir("links-template");
+    const outside = tempDir("links-outside");
+    fs.writeFileSync(path.join(outside, "o.txt"), "outside");
+    fs.writeFileSync(path.join(template, "in.txt"), "inside");
+    fs.symlinkSync(path.join(outside, "o.txt"), path.join(template, "out.txt"));
+    fs.symlinkSync("in.txt", path.join(template, "in-link.txt")); // inside: no warning
+    const lines: string[] = [];
+    const set = await ServerSet.connect([stdioTarget("everything"), stdioTarget("everything")], "off", { templateDir: template }, (l) => lines.push(l));
+    await set.close();
+    expect(lines.filter((l) => l.includes("symlinks"))).toEqual([
+      `warning: --template-dir ${template} has symlinks that lead out of it (out.txt): each copy keeps them as they are, so a server writing through them changes the originals`,
+    ]);
   });
 });
