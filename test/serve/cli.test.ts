@@ -1,7 +1,8 @@
 /**
  * The real `train-mcp serve` command: it prints its URL and serves; a second one on the same
  * port exits 2 naming the port; an unknown model folder exits 2; SIGTERM shuts it down cleanly;
- * --quiet keeps warnings (an --adapter trained on another base).
+ * --quiet keeps warnings (an --adapter trained on another base); an --adapter folder linked to a
+ * private file fails naming it, never quoting it.
  */
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -68,6 +69,26 @@ describe("train-mcp serve (CLI)", () => {
     } finally {
       child.kill("SIGTERM");
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("exits 2 on an --adapter folder linked to another file, naming the file but never quoting it", async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "serve-cli-leak-"));
+    const secret = path.join(tmp, "secret.txt");
+    fs.writeFileSync(secret, "root:x:0:0:TOPSECRET-line-of-a-private-file\n".repeat(20));
+    try {
+      for (const linked of ["adapter_config.json", "adapter_model.safetensors"]) {
+        const dir = path.join(tmp, linked);
+        await makeAdapter(dir, readModelConfig(defaultModelDir()));
+        fs.rmSync(path.join(dir, linked));
+        fs.symlinkSync(secret, path.join(dir, linked));
+        const r = spawnSync(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--quiet", "--engine", "tfjs", "--adapter", `mine=${dir}`], { encoding: "utf8" });
+        expect(r.status, r.stderr).toBe(2);
+        expect(r.stderr).toContain(linked === "adapter_config.json" ? `${dir}/adapter_config.json: not valid JSON` : `${dir}/adapter_model.safetensors: not a safetensors file`);
+        expect(r.stderr).not.toMatch(/root|TOPSECRET|\d{12,}/);
+      }
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
     }
   });
 

@@ -439,6 +439,9 @@ describe("serve options", () => {
       expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
         "/v1/load_lora_adapter is off on a server reachable from other machines (0.0.0.0) without --api-key: start serve with --api-key, or on 127.0.0.1",
       );
+      const unload = await fetch(`${url}/unload_lora_adapter`, { method: "POST", body: JSON.stringify({ lora_name: "x" }) });
+      expect(unload.status).toBe(403);
+      expect(((await unload.json()) as { error: { type: string } }).error.type).toBe("permission_error");
       expect(lines.join("\n")).toContain("warning: listening on 0.0.0.0, reachable from other machines with no --api-key (loading LoRA adapters over HTTP is off until one is given)");
       // on loopback: the config or the weights linked to a private file fail without quoting it
       for (const linked of ["adapter_config.json", "adapter_model.safetensors"]) {
@@ -455,6 +458,19 @@ describe("serve options", () => {
     } finally {
       await s.close();
       fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("loads and unloads adapters over HTTP off loopback when the caller holds the --api-key", async () => {
+    const s = await startServer({ model: untrained, port: 0, host: "0.0.0.0", apiKey: "sekret" });
+    try {
+      const post = (route: string, body: object) =>
+        fetch(`http://127.0.0.1:${s.port}/v1/${route}`, { method: "POST", headers: { authorization: "Bearer sekret" }, body: JSON.stringify(body) });
+      expect((await post("load_lora_adapter", { lora_name: "x", lora_path: adapterDir })).status).toBe(200);
+      expect(s.registry.list().map((m) => m.name)).toContain("x");
+      expect((await post("unload_lora_adapter", { lora_name: "x" })).status).toBe(200);
+    } finally {
+      await s.close();
     }
   });
 

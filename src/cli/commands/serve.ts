@@ -40,7 +40,7 @@ export function register(program: Command): void {
     .description("serve a checkpoint as an OpenAI-compatible chat-completions endpoint (127.0.0.1)")
     .requiredOption("--model <dir>", 'Hugging Face checkpoint folder, or "default" (the embedded tiny model)')
     .option("--port <n>", "TCP port (0 picks a free one)", "8000")
-    .option("--host <addr>", "address to bind; anything but 127.0.0.1 exposes the model to the network", "127.0.0.1")
+    .option("--host <addr>", "address to bind; anything but 127.0.0.1 exposes the model to the network (and, without --api-key, refuses loading LoRA adapters over HTTP)", "127.0.0.1")
     .option("--engine <kind>", "auto | ort | tfjs (auto: onnxruntime when it loads, else tfjs)", "auto")
     .option("--adapter <[name=]dir>", "PEFT LoRA adapter to serve under its name (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--max-batch <n>", "concurrent requests (and n choices) decoded together at most", "8")
