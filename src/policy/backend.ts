@@ -102,13 +102,19 @@ export async function initBackend(opts: BackendOptions = {}): Promise<string> {
     if (!(await tryImport("@tensorflow/tfjs-node-gpu")))
       throw new TrainMcpError(
         "BackendUnavailable",
-        "--device gpu needs @tensorflow/tfjs-node-gpu (Linux x64, CUDA 11.x + cuDNN 8): `npm i @tensorflow/tfjs-node-gpu`; or use --device wasm (the default)",
+        "--device gpu needs @tensorflow/tfjs-node-gpu (Linux x64, CUDA 11.x + cuDNN 8): `npm i @tensorflow/tfjs-node-gpu`; or use --device auto (the default: tfjs-node when it is installed, else wasm)",
       );
     await tf.setBackend("tensorflow");
   } else if (device === "js") {
     await tf.setBackend("cpu");
   } else if ((device === "auto" || device === "cpu") && (await tryImport("@tensorflow/tfjs-node"))) {
     await tf.setBackend("tensorflow");
+  } else if (device === "cpu") {
+    // asked for by name, as the README says for models past wasm's 4 GiB heap: not wasm quietly
+    throw new TrainMcpError(
+      "BackendUnavailable",
+      "--device cpu needs @tensorflow/tfjs-node (it downloads libtensorflow at install): `npm i @tensorflow/tfjs-node`; or use --device wasm (no native code; its heap stops at 4 GiB)",
+    );
   } else {
     patchWasmKernels();
     const threads = Math.max(1, Math.floor(opts.threads ?? 1));

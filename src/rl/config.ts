@@ -12,7 +12,10 @@
 import { z } from "zod";
 
 export const LossTypeSchema = z
-  .enum(["grpo", "bnpo", "dr_grpo", "dapo"])
+  .enum(["grpo", "bnpo", "dr_grpo", "dapo"], {
+    // GSPO is a ratio level in TRL, not a loss: say where it is
+    error: (issue) => (issue.input === "gspo" ? 'GSPO is not a loss_type: it is importance_sampling_level: "sequence" (with any loss_type; TRL\'s GSPO recipe uses "grpo")' : undefined),
+  })
   .describe(
     "aggregation of per-token losses: grpo = mean of per-sequence means; bnpo = token mean of the " +
       "micro-batch; dr_grpo = sum / (sequences × max_completion_length); dapo = sum / completion tokens of the whole step",

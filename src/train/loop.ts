@@ -137,6 +137,14 @@ export function systemPromptWarning(prompt: string | undefined): string | undefi
   return "warning: system_prompt holds what looks like a key or credential: the model is given it as written, so it is saved as written, in the run's config.json and in every checkpoint's train_mcp.json";
 }
 
+/** A warning when warmup is asked for under the constant schedule, which has none (as in
+ *  transformers, where `constant` ignores the warmup settings too). */
+export function warmupIgnoredWarning(cfg: { lr_scheduler_type: string; warmup_ratio: number; warmup_steps?: number }): string | undefined {
+  if (cfg.lr_scheduler_type !== "constant" || !(cfg.warmup_ratio > 0 || (cfg.warmup_steps ?? 0) > 0)) return undefined;
+  const asked = (cfg.warmup_steps ?? 0) > 0 ? `warmup_steps ${cfg.warmup_steps}` : `warmup_ratio ${cfg.warmup_ratio}`;
+  return `warning: ${asked} has no effect with lr_scheduler_type constant (the default), which has no warmup: use constant_with_warmup, linear or cosine`;
+}
+
 /** A step's warning when some rollouts lost their server (their groups are not trained on). */
 export function lostServerWarning(step: number, lost: number, serverStderr: string): string {
   return `warning: step ${step}: ${countOf(lost, "rollout")} lost the server mid-rollout; ${lost === 1 ? "its group is" : "their groups are"} left out of the update${serverStderr}`;
@@ -250,6 +258,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         `warning: max_completion_length ${cfg.max_completion_length} is more than a rollout can generate (max_turns ${cfg.max_turns} × max_tokens_per_turn ${cfg.max_tokens_per_turn} = ${turnsCap}): ` +
           (cfg.loss_type === "dr_grpo" ? "it is dr_grpo's divisor only" : `with loss_type ${cfg.loss_type} it has no effect`),
       );
+    const warmupIgnored = warmupIgnoredWarning(cfg);
+    if (warmupIgnored) log(warmupIgnored);
     const unchecked = [...data.train, ...heldout].filter((s) => !s.expected?.length).length;
     if (unchecked > 0)
       log(

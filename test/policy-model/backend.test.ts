@@ -15,6 +15,14 @@ describe("initBackend", () => {
   it("names the missing package when the GPU backend is asked for", async () => {
     const err = await initBackend({ device: "gpu" }).catch((e: unknown) => e);
     expect(isTrainMcpError(err) && err.code).toBe("BackendUnavailable");
-    expect(String((err as Error).message)).toMatch(/@tensorflow\/tfjs-node-gpu/);
+    expect(String((err as Error).message)).toMatch(/@tensorflow\/tfjs-node-gpu.*or use --device auto \(the default/);
+  });
+
+  it("refuses --device cpu without tfjs-node rather than training on wasm under that name", async () => {
+    const err = await initBackend({ device: "cpu" }).catch((e: unknown) => e);
+    expect(isTrainMcpError(err) && err.code).toBe("BackendUnavailable");
+    expect(String((err as Error).message)).toBe(
+      "--device cpu needs @tensorflow/tfjs-node (it downloads libtensorflow at install): `npm i @tensorflow/tfjs-node`; or use --device wasm (no native code; its heap stops at 4 GiB)",
+    );
   });
 });

@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LORA_LEARNING_RATE, loraLearningRateWarning, readConfigFile, resolveTrainConfig, scrubSecrets } from "../../src/train/config.js";
 import { DEMO_CONFIG } from "../../src/train/demo.js";
+import { warmupIgnoredWarning } from "../../src/train/loop.js";
 
 const server = ["fixture:calculator"];
 
@@ -13,6 +14,12 @@ describe("resolveTrainConfig", () => {
   it("rejects a KL coefficient without LoRA, naming the field and the source", () => {
     expect(() => resolveTrainConfig({ beta: 0.04 }, { server }, "train.json")).toThrow(/train\.json: field "beta": beta = 0\.04 needs a reference model: set lora_rank > 0/);
     expect(resolveTrainConfig({ beta: 0.04, lora_rank: 8 }, { server }).beta).toBe(0.04);
+  });
+
+  it("points loss_type \"gspo\" to importance_sampling_level, where TRL has GSPO", () => {
+    expect(() => resolveTrainConfig({ loss_type: "gspo" }, { server }, "train.json")).toThrow('train.json: field "loss_type": GSPO is not a loss_type: it is importance_sampling_level: "sequence"');
+    expect(() => resolveTrainConfig({ loss_type: "ppo" }, { server }, "train.json")).toThrow(/field "loss_type": Invalid option: expected one of "grpo"\|"bnpo"\|"dr_grpo"\|"dapo"/);
+    expect(resolveTrainConfig({ importance_sampling_level: "sequence", loss_type: "grpo" }, { server }).importance_sampling_level).toBe("sequence");
   });
 
   it("gives a LoRA run a LoRA learning rate when none is set, and warns only about a rate the user chose", () => {
@@ -234,5 +241,16 @@ describe("resolveTrainConfig", () => {
     const shipped = JSON.parse(fs.readFileSync("src/policy/default-model/train_mcp.json", "utf8")) as Record<string, unknown>;
     expect(run()).toMatchObject(shipped);
     expect(run("--max-turns", "2", "--system-prompt", "Be brief.")).toMatchObject({ ...shipped, max_turns: 2, system_prompt: "Be brief." });
+  });
+});
+
+describe("warmupIgnoredWarning", () => {
+  it("warns when warmup is asked for under the constant schedule, and only then", () => {
+    expect(warmupIgnoredWarning({ lr_scheduler_type: "constant", warmup_ratio: 0.5 })).toBe(
+      "warning: warmup_ratio 0.5 has no effect with lr_scheduler_type constant (the default), which has no warmup: use constant_with_warmup, linear or cosine",
+    );
+    expect(warmupIgnoredWarning({ lr_scheduler_type: "constant", warmup_ratio: 0, warmup_steps: 3 })).toMatch(/^warning: warmup_steps 3 has no effect/);
+    expect(warmupIgnoredWarning({ lr_scheduler_type: "constant", warmup_ratio: 0 })).toBeUndefined();
+    expect(warmupIgnoredWarning({ lr_scheduler_type: "cosine", warmup_ratio: 0.1 })).toBeUndefined();
   });
 });
