@@ -9,8 +9,15 @@
 // results line carrying it counts. The JavaScript intrinsics are frozen (--frozen-intrinsics)
 // and so are node:assert's exports, so the code cannot rewrite how assertions, errors or JSON
 // work; the writer is taken before it loads.
+//
+// The code under test may also import its own test file (an import cycle) and rewrite or extend
+// the suite object before the runner reads it. So each test file is imported under a random
+// query, which makes a module instance of its own: an import of "./x.test.js" from the code
+// gets a different instance, never the one whose cases run here. The query is fresh per file
+// (a stack trace during one file's cases may show it), and the cases are read at once.
 import assert from "node:assert";
 import strict from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -32,15 +39,16 @@ const describe = (e) => {
 
 const files = readdirSync(taskDir).filter((f) => f.endsWith(".test.js")).sort();
 for (const file of files) {
-  let suite;
+  let entries;
   try {
-    suite = (await import(pathToFileURL(join(taskDir, file)).href)).default;
+    const url = `${pathToFileURL(join(taskDir, file)).href}?run=${randomBytes(16).toString("hex")}`;
+    entries = Object.entries((await import(url)).default ?? {});
   } catch (e) {
     // A syntax error in the module under test surfaces here: report it as one failing case.
     cases.push({ name: `${file} (loading)`, ok: false, error: describe(e) });
     continue;
   }
-  for (const [name, fn] of Object.entries(suite ?? {})) {
+  for (const [name, fn] of entries) {
     try {
       await fn();
       cases.push({ name, ok: true, error: null });

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { runSandboxed } from "../shared/sandbox.js";
+import { declaredCases } from "./declared-cases.js";
 
 export class WorkspaceError extends Error {}
 
@@ -86,6 +87,18 @@ export class Workspace {
     return readFileSync(full, "utf8");
   }
 
+  /** The case names the task's test files declare, or undefined where one is in a shape
+   *  declared-cases.ts does not read. */
+  private declaredCases(task: string): string[] | undefined {
+    const names: string[] = [];
+    for (const file of readdirSync(join(this.root, task)).filter((f) => f.endsWith(".test.js")).sort()) {
+      const found = declaredCases(readFileSync(join(this.root, task, file), "utf8"));
+      if (!found) return undefined;
+      names.push(...found);
+    }
+    return names;
+  }
+
   async runTask(task: string): Promise<TaskRun> {
     if (!this.tasks().includes(task)) throw new WorkspaceError(`unknown task ${JSON.stringify(task)}; tasks are: ${this.tasks().join(", ")}`);
     // the code under test runs beside the runner and may print anything: only the line that
@@ -104,6 +117,12 @@ export class Workspace {
     const line = outcome.stdout.split("\n").find((l) => l.startsWith(`{"nonce":"${nonce}",`));
     if (outcome.code === 0 && !outcome.outputLimitHit && line) {
       const cases = (JSON.parse(line) as { cases: CaseResult[] }).cases;
+      const declared = this.declaredCases(task);
+      const loadFailed = cases.some((c) => !c.ok && c.name.endsWith(" (loading)"));
+      if (declared && !loadFailed && !sameNames(cases.map((c) => c.name), declared)) {
+        const problem = `the run reported ${cases.length} test cases, but the test file declares ${declared.length} (${declared.map((n) => JSON.stringify(n)).join(", ")}); only the test file's own cases count`;
+        return { task, passed: 0, failed: declared.length, cases: [], problem };
+      }
       const passed = cases.filter((c) => c.ok).length;
       return { task, passed, failed: cases.length - passed, cases };
     }
@@ -113,10 +132,16 @@ export class Workspace {
       : outcome.outOfMemory
         ? "the tests ran out of memory"
         : outcome.outputLimitHit
-          ? `the tests printed more than ${MAX_TEST_OUTPUT_BYTES / 1024} KiB (the process was killed)`
+          ? `output limit exceeded: the tests printed more than ${MAX_TEST_OUTPUT_BYTES / 1024} KiB (the process was killed)`
           : outcome.code === 0
             ? "the test process ended before the runner reported (did the code under test exit the process?)"
             : `the test process failed (${outcome.signal ?? `exit code ${outcome.code}`})${stderr ? `: ${stderr}` : ""}`;
     return { task, passed: 0, failed: 1, cases: [], problem };
   }
+}
+
+/** Same names, same number of times each, in any order. */
+function sameNames(a: string[], b: string[]): boolean {
+  const sort = (x: string[]): string => JSON.stringify([...x].sort());
+  return a.length === b.length && sort(a) === sort(b);
 }
