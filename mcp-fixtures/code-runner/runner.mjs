@@ -25,6 +25,10 @@ dns.lookup = refuse;
 for (const name of ["fetch", "WebSocket", "EventSource", "XMLHttpRequest"]) delete globalThis[name];
 
 const MAX_STDOUT_CHARS = 4000;
+// a result or error past this is cut, marked: the reply stays one line a model can read (and far
+// under the parent's output cap, which is a backstop that kills the process)
+const MAX_RESULT_CHARS = 20000;
+const cut = (s) => (s !== null && s.length > MAX_RESULT_CHARS ? `${s.slice(0, MAX_RESULT_CHARS)}... [truncated: ${s.length} characters in all]` : s);
 
 // Runs inside the context: console and a value formatter, built from the context's own built-ins.
 const BOOTSTRAP = `
@@ -98,5 +102,5 @@ try {
 } catch (e) {
   error = /Script execution timed out/.test(String(e?.message)) ? `timed out after ${timeoutMs} ms` : describeError(e);
 }
-process.stdout.write(JSON.stringify({ stdout: sandbox.out.join("\n"), result, error }) + "\n");
-process.exit(0);
+// exit once the line is written: a pipe takes a long line in parts, and exit drops what is queued
+process.stdout.write(JSON.stringify({ stdout: sandbox.out.join("\n"), result: cut(result), error: cut(error) }) + "\n", () => process.exit(0));
