@@ -4,6 +4,8 @@
  * page reads it by key (client/main.js), so adding a field here breaks nothing there.
  */
 import { basename, resolve } from "node:path";
+import { z } from "zod";
+import { DEFAULT_WEIGHTS } from "../rewards/defaults.js";
 import type { RunData, RunNote } from "./read-run.js";
 import type { EvalLine, MetricsLine, RunConfig, RunSummary, TrajectoryView } from "./run-files.js";
 import type { SampledTrajectories, SampleStats } from "./sample.js";
@@ -21,7 +23,20 @@ export interface ReportData {
   evals: EvalLine[];
   trajectories: TrajectoryView[];
   trajectoryStats: SampleStats;
+  /** weight per reward component as the run used it, so the viewer can tell weight-0 ("logged only") components; null when config.json does not say */
+  rewardWeights: Record<string, number> | null;
   notes: RunNote[];
+}
+
+/** The part of config.json's `rewards` the page needs (the loop writes it resolved; see src/rewards/defaults.ts). */
+const RewardsSectionSchema = z.looseObject({
+  weights: z.record(z.string(), z.number()).default({}).describe("overrides of DEFAULT_WEIGHTS"),
+});
+
+/** DEFAULT_WEIGHTS with the run's overrides on top; null for a config without a rewards section. */
+export function rewardWeights(config: RunConfig | null): Record<string, number> | null {
+  const parsed = RewardsSectionSchema.safeParse(config?.rewards);
+  return parsed.success ? { ...DEFAULT_WEIGHTS, ...parsed.data.weights } : null;
 }
 
 export function buildPageData(run: RunData, sample: SampledTrajectories, now: Date): ReportData {
@@ -37,6 +52,7 @@ export function buildPageData(run: RunData, sample: SampledTrajectories, now: Da
     evals: scrubSecrets(run.evals),
     trajectories: sample.trajectories,
     trajectoryStats: sample.stats,
+    rewardWeights: rewardWeights(run.config),
     notes: scrubSecretValues([...run.notes, ...sample.notes]),
   };
 }

@@ -1,7 +1,10 @@
 /**
  * Chooses which trajectories a report embeds. trajectories.jsonl holds every rollout of a run
  * (often far more than a page should carry), so the report keeps:
- *   1. every trajectory of the "before" and "after" evaluations (the evidence), always;
+ *   1. every trajectory of the evaluations before and after RL (the evidence), always: labels
+ *      "before", "after" and "base" (the warm-start probe, which is the before-RL measurement
+ *      itself when no warm start followed: src/train/loop.ts then copies its line as "before"
+ *      in eval.jsonl, but its rollouts keep the label "base");
  *   2. then, up to a count and a byte budget, trajectories sampled evenly over steps: round-robin
  *      over steps, visiting steps and the rollouts within a step in van der Corput order, so a
  *      small budget still spans the whole run and every group of a step before repeating one.
@@ -31,6 +34,8 @@ export interface SampleStats {
   embedded: number;
   /** before/after eval trajectories (all embedded) */
   pinned: number;
+  /** the pinned ones per evaluation label, e.g. {base: 32, after: 8} */
+  pinnedByLabel: Record<string, number>;
   /** distinct steps among the training trajectories in the file / embedded */
   steps: number;
   stepsEmbedded: number;
@@ -47,13 +52,15 @@ export const DEFAULT_MAX_TRAJECTORIES = 2000;
 export const DEFAULT_MAX_CHARS = 6_000_000;
 export const DEFAULT_MAX_STRING_CHARS = 20_000;
 
-const PINNED_LABELS = new Set(["before", "after"]);
+/** the evaluation labels src/train/loop.ts writes for the measurements before and after RL */
+export const PINNED_LABELS = new Set(["base", "before", "after"]);
 
 interface Entry {
   line: number;
   step: number;
   chars: number;
-  pinned: boolean;
+  /** the evaluation label when the line is pinned */
+  pinned: string | undefined;
   train: boolean;
 }
 
@@ -63,7 +70,7 @@ export async function sampleTrajectories(runDir: string, options: SampleOptions 
   const maxString = options.maxStringChars ?? DEFAULT_MAX_STRING_CHARS;
   const path = join(runDir, RUN_FILES.trajectories);
   const file = RUN_FILES.trajectories;
-  const empty: SampleStats = { total: 0, embedded: 0, pinned: 0, steps: 0, stepsEmbedded: 0, capped: false };
+  const empty: SampleStats = { total: 0, embedded: 0, pinned: 0, pinnedByLabel: {}, steps: 0, stepsEmbedded: 0, capped: false };
   if (!existsSync(path)) return { trajectories: [], stats: empty, notes: [{ level: "warn", file, message: `${file} is missing` }] };
 
   // Pass 1: an index of every valid line.
@@ -74,7 +81,7 @@ export async function sampleTrajectories(runDir: string, options: SampleOptions 
       line,
       step: value.step,
       chars: JSON.stringify(slim).length,
-      pinned: value.label !== undefined && PINNED_LABELS.has(value.label),
+      pinned: value.label !== undefined && PINNED_LABELS.has(value.label) ? value.label : undefined,
       train: !isEvalTrajectory(value),
     });
   });
@@ -87,10 +94,13 @@ export async function sampleTrajectories(runDir: string, options: SampleOptions 
 
   const trainSteps = new Set(entries.filter((e) => e.train).map((e) => e.step));
   const embeddedSteps = new Set(trajectories.filter((t) => !isEvalTrajectory(t)).map((t) => t.step));
+  const pinnedByLabel: Record<string, number> = {};
+  for (const e of entries) if (e.pinned) pinnedByLabel[e.pinned] = (pinnedByLabel[e.pinned] ?? 0) + 1;
   const stats: SampleStats = {
     total: entries.length,
     embedded: trajectories.length,
     pinned: entries.filter((e) => e.pinned).length,
+    pinnedByLabel,
     steps: trainSteps.size,
     stepsEmbedded: embeddedSteps.size,
     capped: trajectories.length < entries.length,
@@ -102,11 +112,21 @@ export async function sampleTrajectories(runDir: string, options: SampleOptions 
       message:
         stats.embedded === 0
           ? `no trajectories embedded (at most 0 asked for) of the ${stats.total} in ${file}`
-          : `showing ${stats.embedded} of ${stats.total} trajectories: all ${stats.pinned} of the before/after evaluations, ` +
+          : `showing ${stats.embedded} of ${stats.total} trajectories: ${pinnedText(pinnedByLabel)}` +
             `the rest sampled evenly over ${stats.steps} training steps (${stats.stepsEmbedded} represented)`,
     });
   }
   return { trajectories, stats, notes };
+}
+
+/** "all 40 evaluation rollouts labelled base (32) and after (8), " ("" when none is pinned) */
+export function pinnedText(byLabel: Record<string, number>): string {
+  const labels = [...PINNED_LABELS].filter((l) => byLabel[l] > 0);
+  if (labels.length === 0) return "";
+  const parts = labels.map((l) => `${l} (${byLabel[l]})`);
+  const list = parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;
+  const n = labels.reduce((s, l) => s + byLabel[l], 0);
+  return `all ${n} evaluation rollouts labelled ${list}, `;
 }
 
 /** The line numbers to embed: pinned first, then round-robin over steps within the budgets. */

@@ -2,8 +2,10 @@
  * The report in a real browser: headless Chromium (Debian's `chromium`, driven by
  * playwright-core) opens the file:// page built from a generated run and we check what a
  * person would: no console error and no request at all (the page is self-contained), the
- * charts drawn with their data, the viewer's filters giving the expected counts, a click
- * showing the tool calls, and hostile tool output (`</script>`, HTML) shown as text.
+ * charts drawn with their data (one scale per chart, titled axes, legends that fit), the
+ * viewer's filters giving the expected counts, a click, Enter or Space showing a rollout's
+ * tool calls and weighted rewards, hostile tool output (`</script>`, HTML) shown as text, and
+ * a phone-sized window with no sideways scrolling.
  * Chromium missing is a failure, not a skip: CI must install it (`apt-get install -y chromium`).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -13,14 +15,41 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildReport } from "../../src/report/build-report.js";
-import { INJECTED, INJECTED_SCENARIO, makeRun, type FakeRun } from "./make-run.js";
+import { INJECTED, INJECTED_SCENARIO, makeRun, SFT_STEPS, UNPARSED_RAW, UNPARSED_SCENARIO, type FakeRun } from "./make-run.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
+interface ChartLike {
+  canvas: HTMLCanvasElement;
+  chartArea: { top: number; bottom: number };
+  data: { datasets: Array<{ label: string; keys?: string[]; showLine?: boolean; data: Array<{ x: number; y: number; std?: number }> }> };
+  scales: { y: { ticks: Array<{ label: string }>; options: { title: { display: boolean; text: string } } } };
+}
 interface ReportApi {
   ready: boolean;
-  charts: Array<{ canvas: HTMLCanvasElement; data: { datasets: Array<{ label: string; data: unknown[] }> } }>;
+  charts: ChartLike[];
+}
+
+/** What a test needs of each chart, read in the page. */
+async function chartFacts(p: Page) {
+  return p.evaluate(() =>
+    (window as unknown as { __report: ReportApi }).__report.charts.map((c) => ({
+      id: (c.canvas.closest("[data-chart]") as HTMLElement).dataset.chart as string,
+      aria: c.canvas.getAttribute("aria-label"),
+      plotHeight: c.chartArea.bottom - c.chartArea.top,
+      yTitle: c.scales.y.options.title.display ? c.scales.y.options.title.text : "",
+      yTicks: c.scales.y.ticks.map((t) => t.label),
+      datasets: c.data.datasets.map((d) => ({ label: d.label, keys: d.keys ?? [], showLine: d.showLine, data: d.data.map((p) => ({ x: p.x, y: p.y, std: p.std })) })),
+    })),
+  );
+}
+
+async function openReport(path: string, width = 1400): Promise<Page> {
+  const p = await browser!.newPage({ viewport: { width, height: 1000 } });
+  await p.goto(pathToFileURL(path).href);
+  await p.waitForFunction(() => (window as unknown as { __report?: ReportApi }).__report?.ready === true, null, { timeout: 20_000 });
+  return p;
 }
 
 let root: string;
@@ -75,7 +104,7 @@ describe("the report page in Chromium", () => {
       })),
     );
     const labels = charts.flatMap((c) => c.labels);
-    for (const key of ["reward/total", "reward/verifier", "reward/success_rate", "loss/policy", "loss/sft", "kl/mean", "entropy", "clip/high", "grad_norm", "time/step", "custom/unknown_metric", "success rate"]) {
+    for (const key of ["reward/total", "reward/verifier", "reward/success_rate", "loss/policy", "loss/sft", "kl/mean", "policy/entropy", "clip/high", "grad_norm", "lr", "time/step", "custom/unknown_metric", "success rate"]) {
       expect(labels).toContain(key);
     }
     for (const c of charts) {
@@ -95,6 +124,45 @@ describe("the report page in Chromium", () => {
       return n;
     });
     expect(painted).toBeGreaterThan(1000);
+  });
+
+  it("plots every series as metrics.jsonl has it, one scale per chart, with titled axes and room for the legend", async () => {
+    const charts = (await chartFacts(page)).filter((c) => c.id !== "evalSuccess");
+    const chartOf = (key: string) => charts.find((c) => c.datasets.some((d) => d.keys.includes(key)))?.id;
+    for (const c of charts) {
+      expect(c.yTitle, c.id).not.toBe("");
+      expect(c.aria, c.id).toMatch(/ by step$/);
+      // the legend's rows come out of the canvas, not out of the plot
+      expect(c.plotHeight, c.id).toBeGreaterThan(120);
+      for (const d of c.datasets) {
+        for (const key of d.keys) {
+          // (the warm start's steps are drawn ending at 0, where RL begins: read-run.ts)
+          const expected = run.metrics.filter((m) => typeof m[key] === "number").map((m) => ({ x: m.phase === "sft" ? m.step - SFT_STEPS : m.step, y: m[key] }));
+          expect(d.data.map((p) => ({ x: p.x, y: p.y })), key).toEqual(expected);
+        }
+      }
+    }
+    const labels = charts.flatMap((c) => c.datasets.map((d) => d.label));
+    // a spread is the tooltip's ± of its series, not a line of its own
+    expect(labels.filter((l) => l.endsWith("_std"))).toEqual([]);
+    const total = charts.find((c) => c.id === "reward")!.datasets.find((d) => d.label === "reward/total")!;
+    expect(total.data.map((p) => p.std)).toEqual(run.metrics.filter((m) => m.phase === "grpo").map((m) => m["reward/total_std"]));
+    // one scale per chart
+    expect(chartOf("time/step")).not.toBe(chartOf("time/reward/verifier"));
+    expect(chartOf("rollout/turns")).not.toBe(chartOf("rollout/tool_calls"));
+    expect(chartOf("policy/entropy")).toBe("entropy");
+    expect(chartOf("loss/policy")).toBe(chartOf("loss/total"));
+    expect(charts.find((c) => c.id === "loss")!.datasets).toHaveLength(3); // loss/total differs from loss/policy here
+    // 5.4e-5, not 5.400000E-5
+    const lrTicks = charts.find((c) => c.id === "lr")!.yTicks;
+    expect(lrTicks.length).toBeGreaterThan(1);
+    for (const t of lrTicks) expect(t).toMatch(/^(0|\d(\.\d+)?e-\d+)$/);
+    // clipping happened in this run, and KL was measured: no notes
+    expect(await page.locator(".chart-note").count()).toBe(0);
+    // three held-out evaluations (the probe mixes in training scenarios: not on this curve) are a trend
+    const heldout = (await chartFacts(page)).find((c) => c.id === "evalSuccess")!;
+    expect(heldout.datasets[0].data.map((p) => p.x)).toEqual([0, 15, 30]);
+    expect(heldout.datasets[0].showLine).toBe(true);
   });
 
   it("shows the held-out before/after table with the delta", async () => {
@@ -124,9 +192,38 @@ describe("the report page in Chromium", () => {
 
     await clearFilters();
     await page.selectOption("#f-success", "no");
-    await page.selectOption("#f-phase", "eval: after");
+    await page.selectOption("#f-phase", "eval: after RL");
     expect(await count()).toBe(run.trajectories.filter((t) => !t.success && t.label === "after").length);
     await clearFilters();
+  });
+
+  it("filters rewards at the precision the list shows them, and says when a range is inverted", async () => {
+    const shown = (x: number) => Number(x.toFixed(3));
+    // the unparsed rollout's reward is 1/3, shown as 0.333
+    await page.fill("#f-reward-min", "0.333");
+    await page.fill("#f-reward-max", "0.333");
+    const expected = run.trajectories.filter((t) => shown(t.reward) === 0.333).length;
+    expect(expected).toBeGreaterThan(0);
+    expect(await count()).toBe(expected);
+    for (const cell of await page.locator(".traj-row td.num >> nth=0").allTextContents()) expect(cell).toMatch(/^\d+\.\d{3}$/);
+
+    await page.fill("#f-reward-min", "0.8");
+    await page.fill("#f-reward-max", "0.2");
+    expect(await count()).toBe(0);
+    expect(await page.textContent("#traj-count")).toBe("No match: the reward range is inverted (0.8 > 0.2)");
+    expect(await page.getAttribute("#f-reward-min", "aria-invalid")).toBe("true");
+    await clearFilters();
+    expect(await page.getAttribute("#f-reward-min", "aria-invalid")).toBe("false");
+  });
+
+  it("names the evaluations as the held-out table does, and labels every filter input", async () => {
+    const phases = await page.locator("#f-phase option").allTextContents();
+    expect(phases).toEqual(expect.arrayContaining(["eval: before RL", "eval: after RL", "eval: warm-start probe", "eval: periodic"]));
+    expect(phases.some((p) => /base/.test(p))).toBe(false);
+    expect(await page.textContent("#before-after thead")).toContain("Before RL");
+    for (const name of ["Steps from", "Steps to", "Reward min", "Reward max", "Scenario", "Success", "Phase", "Finish", "Sort"]) {
+      expect(await page.getByLabel(name, { exact: true }).count(), name).toBe(1);
+    }
   });
 
   it("shows a trajectory's tool calls, rewards and judge explanation on click", async () => {
@@ -139,6 +236,43 @@ describe("the report page in Chromium", () => {
     expect(detail).toContain(first.judgeExplanation as string);
     expect(detail).toContain("verifier");
     expect(await page.locator("#traj-detail .msg").count()).toBe(first.messages.length);
+    // each component's weight; weight 0 (reference_calls) marked as not counted
+    const weightOf = async (c: string) => page.locator("#traj-detail .rewards tbody tr", { hasText: c }).locator("td").nth(1).textContent();
+    expect(await weightOf("ruler")).toBe("2"); // the config's override
+    expect(await weightOf("verifier")).toBe("4");
+    expect(await weightOf("reference_calls")).toBe("0");
+    expect(await page.locator("#traj-detail tr.logged-only").allTextContents()).toEqual([expect.stringMatching(/^reference_calls \(logged only\)0\d\.\d{4}/)]);
+    for (const score of await page.locator("#traj-detail .rewards td:nth-child(3)").allTextContents()) expect(score).toMatch(/^-?\d+\.\d{4}$/);
+    await clearFilters();
+  });
+
+  it("opens a row with Enter or Space and marks it selected", async () => {
+    const rows = page.locator(".traj-row");
+    await rows.nth(2).focus();
+    await page.keyboard.press(" ");
+    expect(await page.textContent("#traj-detail h3")).toBe(await rows.nth(2).locator("td.scen").textContent());
+    expect(await page.locator('.traj-row[aria-selected="true"]').count()).toBe(1);
+    expect(await rows.nth(2).getAttribute("aria-selected")).toBe("true");
+    await rows.nth(3).focus();
+    await page.keyboard.press("Enter");
+    expect(await rows.nth(3).getAttribute("aria-selected")).toBe("true");
+    expect(await rows.nth(2).getAttribute("aria-selected")).toBe("false");
+  });
+
+  it("shows a tool call that did not parse as the model wrote it, and a failed rollout's answer in red", async () => {
+    await page.fill("#f-scenario", UNPARSED_SCENARIO);
+    await page.click(".traj-row >> nth=0");
+    const bad = page.locator("#traj-detail .tool-call.unparsed");
+    expect(await bad.count()).toBe(1);
+    expect(await bad.locator(".tc-head").textContent()).toBe("unparsed tool calldid not parse: invalid_json");
+    expect(await bad.locator(".tc-raw").textContent()).toBe(UNPARSED_RAW);
+    expect(await page.locator("#traj-detail .tool-call:not(.unparsed) .tc-name").textContent()).toBe("add");
+    expect(await page.locator("#traj-detail .answer").getAttribute("class")).toBe("answer answer-bad");
+    await clearFilters();
+    await page.fill("#f-scenario", "calc-");
+    await page.selectOption("#f-success", "yes");
+    await page.click(".traj-row >> nth=0");
+    expect(await page.locator("#traj-detail .answer").getAttribute("class")).toBe("answer answer-ok");
     await clearFilters();
   });
 
@@ -161,6 +295,63 @@ describe("the report page in Chromium", () => {
     await page.click("#page-next");
     expect(await page.textContent("#page-info")).toBe(`page 2 of ${Math.ceil(run.trajectories.length / 50)}`);
     expect(await page.locator(".traj-row").count()).toBe(50);
+  });
+});
+
+describe("the report on a phone-sized window", () => {
+  it("has no sideways scrolling, scrolls an opened rollout into view, and keeps section titles clear of the sticky nav", async () => {
+    const narrow = await openReport(new URL(reportUrl).pathname, 420);
+    try {
+      expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(420);
+      await narrow.click(".traj-row >> nth=0");
+      const top = await narrow.evaluate(() => document.getElementById("traj-detail")!.getBoundingClientRect().top);
+      expect(top).toBeGreaterThanOrEqual(0);
+      expect(top).toBeLessThan(200);
+      await narrow.click('nav.toc a[href="#curves"]');
+      const [navBottom, sectionTop] = await narrow.evaluate(() => [document.querySelector("nav.toc")!.getBoundingClientRect().bottom, document.getElementById("curves")!.getBoundingClientRect().top]);
+      expect(sectionTop).toBeGreaterThanOrEqual(navBottom);
+    } finally {
+      await narrow.close();
+    }
+  });
+});
+
+/**
+ * A run as the trainer writes it with the defaults: no warm start, so the probe "base" is the
+ * before-RL evaluation (its eval.jsonl line copied as "before"); beta 0, so no KL and
+ * loss/policy = loss/total; no clipping.
+ */
+describe("the report of a run without warm start, KL or clipping", () => {
+  it("names the probe as the before-RL evaluation, draws before/after as points and says why charts are flat or missing", async () => {
+    const dir = join(root, "no-warm-start");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "config.json"), JSON.stringify({ seed: 1, max_steps: 2, beta: 0, rewards: { weights: {} } }));
+    const metric = (step: number, loss: number) => ({ step, phase: "grpo", time: `2026-11-30T05:0${step}:00Z`, "reward/total": 0.4 + step / 10, "loss/policy": loss, "loss/total": loss, "clip/low": 0, "clip/high": 0, "policy/entropy": 0.6 });
+    writeFileSync(join(dir, "metrics.jsonl"), [metric(1, -0.8), metric(2, 0)].map((m) => JSON.stringify(m)).join("\n") + "\n");
+    const base = { step: 0, label: "base", split: "test", n: 4, success_rate: 0.5, mean_reward: 0.6, mean_turns: 2, time: "2026-11-30T05:00:30Z" };
+    const after = { ...base, step: 2, label: "after", success_rate: 0.75, time: "2026-11-30T05:03:00Z" };
+    writeFileSync(join(dir, "eval.jsonl"), [base, { ...base, label: "before" }, after].map((e) => JSON.stringify(e)).join("\n") + "\n");
+    const traj = (id: string, label: string | undefined, step: number) =>
+      JSON.stringify({ id, scenarioId: `s-${id}`, groupId: "g", step, ...(label ? { phase: "eval", label } : { phase: "grpo" }), messages: [{ role: "user", content: "hi" }], tokenIds: [], assistantMask: [], sampleLogprobs: [], toolCalls: [], finish: "answer", turns: 1 });
+    writeFileSync(join(dir, "trajectories.jsonl"), [traj("a", "base", 0), traj("b", undefined, 1), traj("c", "after", 2)].join("\n") + "\n");
+    const p = await openReport((await buildReport(dir)).path);
+    try {
+      expect(await p.locator("#f-phase option").allTextContents()).toEqual(["any", "eval: after RL", "eval: before RL", "grpo"]);
+      const charts = await chartFacts(p);
+      // the copied "before" line is the same measurement as "base": drawn once; two points, no line
+      const heldout = charts.find((c) => c.id === "evalSuccess")!;
+      expect(heldout.datasets[0].data.map((d) => d.x)).toEqual([0, 2]);
+      expect(heldout.datasets[0].showLine).toBe(false);
+      // identical series are one line
+      expect(charts.find((c) => c.id === "loss")!.datasets.map((d) => d.keys)).toEqual([["loss/total", "loss/policy"]]);
+      expect(await p.textContent('[data-chart="kl"]')).toMatch(/Not computed: beta is 0/);
+      expect(await p.locator('[data-chart="kl"] canvas').count()).toBe(0);
+      expect(await p.textContent('[data-chart="clip"] .chart-note')).toMatch(/^No clipping in this run/);
+      expect(await p.locator('[data-chart="entropy"] canvas').count()).toBe(1);
+      expect(consoleErrors).toEqual([]);
+    } finally {
+      await p.close();
+    }
   });
 });
 

@@ -1,9 +1,11 @@
 /**
- * Writes a realistic run directory for the report tests, seeded: 30 steps of metrics (4 SFT
- * warm-start steps then GRPO, with an unknown metric key and a cut last line), 3 evaluations,
- * ~200 trajectories with tool calls, tool errors, failed rollouts, an invalid line, a tool
- * result carrying `</script>` and HTML, secrets in the config and a key echoed by a tool, and a
- * cut last line in trajectories.jsonl (a run killed mid-write).
+ * Writes a realistic run directory for the report tests, seeded: 30 steps of metrics under the
+ * trainer's own key names (src/rl/metrics.ts, src/rewards/combine.ts, src/train/loop.ts: 4 SFT
+ * warm-start steps then GRPO, with an unknown metric key and a cut last line), 4 evaluations
+ * (the warm-start probe "base", before, periodic, after), ~200 trajectories with tool calls,
+ * tool errors, failed rollouts, a tool call that did not parse, an invalid line, a tool result
+ * carrying `</script>` and HTML, secrets in the config and a key echoed by a tool, and a cut
+ * last line in trajectories.jsonl (a run killed mid-write).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +17,9 @@ export const INJECTED = '</script><script>window.__pwned = 1</script><b id="inje
 export const INJECTED_SCENARIO = "shop-injection-7";
 export const TRAIN_STEPS = 30;
 export const SFT_STEPS = 4;
+export const UNPARSED_SCENARIO = "calc-unparsed";
+/** what the model wrote in the turn whose tool call did not parse */
+export const UNPARSED_RAW = '<tool_call>{"name": "add", "arguments": {"a": 1, }</tool_call>';
 
 export interface FakeRun {
   dir: string;
@@ -44,6 +49,8 @@ export function makeRun(dir: string, seed = 7): FakeRun {
         num_generations: 3,
         learning_rate: 1e-4,
         loss_type: "dr_grpo",
+        beta: 0.04,
+        rewards: { weights: { ruler: 2 }, normalize: true, verifierMode: "all", rubric: true },
         max_tokens: 512,
         tokenizer: "bundled-bpe",
         judge: { base_url: "http://127.0.0.1:9/v1", model: "judge", api_key: SECRETS[0] },
@@ -65,19 +72,30 @@ export function makeRun(dir: string, seed = 7): FakeRun {
     }
     const p = (step - SFT_STEPS) / (TRAIN_STEPS - SFT_STEPS);
     const success = Math.min(1, 0.3 + 0.55 * p + (r() - 0.5) * 0.1);
+    const policyLoss = round((r() - 0.5) * 0.05);
+    const klLoss = round(0.001 * step * r());
     metrics.push({
       step,
       time,
       phase: "grpo",
+      "time/reward/verifier": round(0.0009 + r() * 0.0003, 7),
+      "time/reward/format": round(0.0004 + r() * 0.0001, 7),
       "reward/total": round(0.2 + 0.6 * p + (r() - 0.5) * 0.08),
+      "reward/total_std": round(0.2 + r() * 0.1),
       "reward/verifier": round(success),
+      "reward/verifier_std": round(0.3 + r() * 0.2),
       "reward/format": round(0.6 + 0.4 * p),
+      "reward/format_std": round(r() * 0.1),
       "reward/ruler": round(0.3 + 0.5 * p + (r() - 0.5) * 0.1),
+      "reward/ruler_std": round(r() * 0.2),
       "reward/success_rate": round(success),
-      "loss/policy": round((r() - 0.5) * 0.05),
-      "loss/kl": round(0.001 * step * r()),
+      "advantage/abs_mean": round(0.5 + r() * 0.3),
+      "loss/policy": policyLoss,
+      "loss/kl": klLoss,
+      "loss/total": round(policyLoss + klLoss),
       "kl/mean": round(0.002 * step * (0.5 + r())),
-      entropy: round(1.8 - p * 0.9 + r() * 0.05),
+      "policy/entropy": round(1.8 - p * 0.9 + r() * 0.05),
+      lr: round(5.4e-5 * (1 - p / 2), 9),
       "clip/low": round(r() * 0.02),
       "clip/high": round(r() * 0.04),
       "clip/region": round(r() * 0.06),
@@ -86,6 +104,9 @@ export function makeRun(dir: string, seed = 7): FakeRun {
       "groups/zero_variance": Math.floor(r() * 3),
       "groups/kept": 2 + Math.floor(r() * 3),
       "tokens/completion": Math.floor(120 + r() * 80),
+      "rollout/turns": round(1.5 + r(), 3),
+      "rollout/tool_calls": 4 + Math.floor(r() * 6),
+      "rollout/tool_errors": Math.floor(r() * 2),
       "time/rollout": round(4 + r() * 2),
       "time/reward": round(0.2 + r() * 0.1),
       "time/update": round(2 + r()),
@@ -96,7 +117,8 @@ export function makeRun(dir: string, seed = 7): FakeRun {
   writeFileSync(join(dir, "metrics.jsonl"), metrics.map((m) => JSON.stringify(m)).join("\n") + '\n{"step":31,"time":"2026-11-30T05:0');
 
   const evals: EvalLine[] = [
-    { step: 0, label: "before", split: "test", n: 10, success_rate: 0.3, mean_reward: 0.31, mean_turns: 3.4, pass_at_k: 0.5, k: 4, per_tag: { arithmetic: 0.4, multi_step: 0.2 } },
+    // the warm-start probe, topped up with training scenarios (so not on the held-out curve)
+    { step: 0, label: "base", split: "test+train", n: 12, success_rate: 0.1, mean_reward: 0.2, mean_turns: 3.9, time: "2026-11-30T05:00:01Z" },    { step: 0, label: "before", split: "test", n: 10, success_rate: 0.3, mean_reward: 0.31, mean_turns: 3.4, pass_at_k: 0.5, k: 4, per_tag: { arithmetic: 0.4, multi_step: 0.2 } },
     { step: 15, label: "periodic", split: "test", n: 10, success_rate: 0.6, mean_reward: 0.55, mean_turns: 2.9 },
     { step: TRAIN_STEPS, label: "after", split: "test", n: 10, success_rate: 0.9, mean_reward: 0.82, mean_turns: 2.1, pass_at_k: 1, k: 4, per_tag: { arithmetic: 1, multi_step: 0.8 } },
   ];
@@ -124,7 +146,8 @@ export function makeRun(dir: string, seed = 7): FakeRun {
       messages.push({ role: "tool", content: result, tool_call_id: `call_${id}`, name: "add" });
       messages.push({ role: "assistant", content: success ? `The answer is ${a + b}.` : "I could not compute it." });
     }
-    const rewards = { verifier: success ? 1 : 0, format: round(0.5 + r() * 0.5), ruler: round(success ? 0.7 + r() * 0.3 : r() * 0.5) };
+    // reference_calls has weight 0 by default: logged, never counted
+    const rewards = { verifier: success ? 1 : 0, format: round(0.5 + r() * 0.5), ruler: round(success ? 0.7 + r() * 0.3 : r() * 0.5), reference_calls: round(r()) };
     return {
       id,
       scenarioId,
@@ -151,6 +174,7 @@ export function makeRun(dir: string, seed = 7): FakeRun {
   const evalBatch = (label: string, step: number, successP: number): void => {
     for (let i = 0; i < 10; i++) trajectories.push(make(step, 100 + i, `eval-${label}-${i}`, { phase: "eval", label }, successP));
   };
+  for (let i = 0; i < 12; i++) trajectories.push(make(0, 100 + i, `eval-base-${i}`, { phase: "eval", label: "base" }, 0.1));
   evalBatch("before", 0, 0.3);
   for (let step = 1; step <= TRAIN_STEPS; step++) {
     const sft = step <= SFT_STEPS;
@@ -174,6 +198,13 @@ export function makeRun(dir: string, seed = 7): FakeRun {
     { name: "get_env", args: {}, result: `OPENAI_API_KEY=${SECRETS[4]}`, isError: true, error: "tool_error", ms: 3 },
   ];
   hostile.messages.push({ role: "tool", content: INJECTED, tool_call_id: "x", name: "search_products" });
+
+  // A turn whose tool call did not parse, then a good call; a failed rollout that still answered.
+  const unparsed = trajectories.find((t) => t.step === 13 && t.phase === "grpo" && t.toolCalls.length === 1) as TrajectoryLine;
+  unparsed.scenarioId = UNPARSED_SCENARIO;
+  unparsed.toolCalls.unshift({ name: "", args: null, result: "tool_call 1: invalid JSON at position 30: unexpected }", isError: true, error: "parse:invalid_json", ms: 0 });
+  unparsed.messages.splice(2, 0, { role: "assistant", content: "", raw_content: UNPARSED_RAW }, { role: "tool", content: "Error: tool_call 1: invalid JSON at position 30: unexpected }" });
+  Object.assign(unparsed, { success: false, finalAnswer: "42", finish: "answer", reward: 1 / 3 });
 
   const lines = trajectories.map((t) => JSON.stringify(t));
   lines.splice(50, 0, JSON.stringify({ id: "broken", scenarioId: 5 })); // schema-invalid line 51

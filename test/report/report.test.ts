@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TrainMcpError } from "../../src/errors.js";
 import { buildReport } from "../../src/report/build-report.js";
 import { jsonForScript } from "../../src/report/html.js";
+import { rewardWeights } from "../../src/report/page-data.js";
+import { DEFAULT_WEIGHTS } from "../../src/rewards/defaults.js";
 import { readJsonl } from "../../src/report/jsonl.js";
 import { readRun } from "../../src/report/read-run.js";
 import { MetricsLineSchema } from "../../src/report/run-files.js";
@@ -55,7 +57,7 @@ describe("reading a run", () => {
   it("collects metrics, evals and notes; never throws on a partial run", async () => {
     const data = await readRun(run.dir);
     expect(data.metrics).toHaveLength(TRAIN_STEPS);
-    expect(data.evals.map((e) => e.label)).toEqual(["before", "periodic", "after"]);
+    expect(data.evals.map((e) => e.label)).toEqual(["base", "before", "periodic", "after"]);
     expect(data.notes.map((n) => n.message)).toContain("metrics.jsonl:31: last line is incomplete (the run was probably stopped mid-write); ignored");
 
     const partial = join(root, "partial");
@@ -93,11 +95,13 @@ describe("reading a run", () => {
 });
 
 describe("sampling trajectories", () => {
-  const pinnedIds = (): string[] => run.trajectories.filter((t) => t.label === "before" || t.label === "after").map((t) => t.id);
+  // the labels src/train/loop.ts writes for the evaluations before and after RL ("base": the
+  // warm-start probe, the before-RL measurement itself when no warm start follows)
+  const pinnedIds = (): string[] => run.trajectories.filter((t) => t.label === "base" || t.label === "before" || t.label === "after").map((t) => t.id);
 
   it("embeds everything under the cap, dropping token arrays, and notes the bad and cut lines", async () => {
     const s = await sampleTrajectories(run.dir);
-    expect(s.stats).toMatchObject({ total: run.trajectories.length, embedded: run.trajectories.length, capped: false, pinned: 20 });
+    expect(s.stats).toMatchObject({ total: run.trajectories.length, embedded: run.trajectories.length, capped: false, pinned: 32, pinnedByLabel: { base: 12, before: 10, after: 10 } });
     expect(s.trajectories[0]).not.toHaveProperty("tokenIds");
     expect(s.trajectories[0]).not.toHaveProperty("sampleLogprobs");
     const notes = s.notes.map((n) => n.message).join("\n");
@@ -105,18 +109,21 @@ describe("sampling trajectories", () => {
     expect(notes).toMatch(/trajectories\.jsonl:\d+: last line is incomplete/);
   });
 
-  it("keeps every before/after eval rollout and spreads the rest over the steps", async () => {
-    const s = await sampleTrajectories(run.dir, { maxTrajectories: 50 });
-    expect(s.trajectories).toHaveLength(50);
+  it("keeps every base/before/after eval rollout and spreads the rest over the steps", async () => {
+    const s = await sampleTrajectories(run.dir, { maxTrajectories: 62 });
+    expect(s.trajectories).toHaveLength(62);
     const ids = new Set(s.trajectories.map((t) => t.id));
     for (const id of pinnedIds()) expect(ids.has(id)).toBe(true);
     const trainSteps = new Set(s.trajectories.filter((t) => t.label === undefined).map((t) => t.step));
     // 30 free slots over 30 steps: every step once
     expect(trainSteps.size).toBe(TRAIN_STEPS);
     expect(s.stats.capped).toBe(true);
-    expect(s.notes.map((n) => n.message).join("\n")).toMatch(/showing 50 of \d+ trajectories: all 20 of the before\/after evaluations/);
+    // the counts are the file's, per label
+    expect(s.notes.map((n) => n.message)).toContain(
+      `showing 62 of ${run.trajectories.length} trajectories: all 32 evaluation rollouts labelled base (12), before (10) and after (10), the rest sampled evenly over ${TRAIN_STEPS} training steps (${TRAIN_STEPS} represented)`,
+    );
 
-    const few = await sampleTrajectories(run.dir, { maxTrajectories: 27 });
+    const few = await sampleTrajectories(run.dir, { maxTrajectories: 39 });
     const fewSteps = few.trajectories.filter((t) => t.label === undefined).map((t) => t.step).sort((a, b) => a - b);
     expect(fewSteps).toHaveLength(7);
     // spread over the run, not the first seven steps
@@ -193,6 +200,14 @@ describe("secrets and escaping", () => {
     const shown = pageData(html).trajectories as unknown as Array<{ messages: Array<{ raw_content?: string }> }>;
     expect(shown[0].messages[1].raw_content).toBe(raw);
     expect(html).toContain("m.raw_content"); // the viewer renders it in place of the content
+  });
+
+  it("embeds the reward weights the run used, so weight-0 components read as logged only", async () => {
+    const html = readFileSync((await buildReport(run.dir, { out: join(root, "weights.html") })).path, "utf8");
+    // DEFAULT_WEIGHTS under the config's override (ruler: 2)
+    expect((pageData(html) as unknown as { rewardWeights: Record<string, number> }).rewardWeights).toEqual({ ...DEFAULT_WEIGHTS, ruler: 2 });
+    expect(rewardWeights({ max_steps: 1 })).toBeNull(); // the config does not say
+    expect(rewardWeights(null)).toBeNull();
   });
 
   it("escapes every < in embedded JSON", () => {

@@ -1,67 +1,10 @@
 /*
- * Training curves with Chart.js (inlined UMD bundle, global `Chart`). The metrics are read by
- * key only: every numeric key of metrics.jsonl lands in a chart chosen by its namespace
- * (`reward/…`, `loss/…`, `time/…`), unknown namespaces in "Other", so a newer loop's extra
- * metrics show up without a report change. Steps of the supervised warm start are shaded.
+ * Training curves with Chart.js (inlined UMD bundle, global `Chart`), one chart per entry of
+ * chartPlan (chart-plan.js), each with a y-axis title and ticks readable at any scale (5.4e-5,
+ * not 5.400000E-5). Steps of the supervised warm start are shaded.
  */
 
 var PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777", "#4b5563", "#65a30d"];
-
-/** chart id → [section, title, y-axis label, match(key)] in display order */
-var CHART_KINDS = [
-  ["reward", "Reward", "Reward (total and components)", function (k) { return k.indexOf("reward/") === 0 && k !== "reward/success_rate"; }],
-  ["success", "Reward", "Success rate (training rollouts)", function (k) { return k === "reward/success_rate" || k.indexOf("success/") === 0; }],
-  ["sft", "Loss", "Supervised warm-start loss", function (k) { return k === "loss/sft"; }],
-  ["loss", "Loss", "Policy loss", function (k) { return k.indexOf("loss/") === 0 || k === "loss"; }],
-  ["kl", "Policy", "KL divergence", function (k) { return k.indexOf("kl/") === 0 || k === "kl"; }],
-  ["entropy", "Policy", "Entropy", function (k) { return k.indexOf("entropy/") === 0 || k === "entropy"; }],
-  ["clip", "Policy", "Clip fraction", function (k) { return k.indexOf("clip/") === 0 || k === "clip"; }],
-  ["ratio", "Policy", "Importance ratio", function (k) { return k.indexOf("ratio/") === 0 || k === "ratio"; }],
-  ["grad", "Policy", "Gradient norm", function (k) { return k === "grad_norm" || k.indexOf("grad/") === 0; }],
-  ["time", "Timing", "Time per step (s)", function (k) { return k.indexOf("time/") === 0; }],
-];
-var SECTIONS = ["Reward", "Loss", "Policy", "Timing", "Other"];
-/** charts drawn in percent: "full" spans 0–100%, "auto" fits the data (clip fractions are small) */
-var PERCENT_CHARTS = { success: "full", clip: "auto", evalSuccess: "full" };
-
-/** Every key holding at least one finite number, in first-seen order. */
-function numericKeys(metrics) {
-  var seen = {};
-  var keys = [];
-  for (var i = 0; i < metrics.length; i++) {
-    var m = metrics[i];
-    for (var k in m) {
-      if (k === "step" || seen[k] || !isNum(m[k])) continue;
-      seen[k] = true;
-      keys.push(k);
-    }
-  }
-  return keys;
-}
-
-/** [{id, section, title, keys}] for the keys present; unknown namespaces get one chart each. */
-function chartPlan(keys) {
-  var plan = [];
-  var used = {};
-  CHART_KINDS.forEach(function (kind) {
-    var ks = keys.filter(function (k) { return !used[k] && kind[3](k); });
-    if (ks.length === 0) return;
-    ks.forEach(function (k) { used[k] = true; });
-    // reward/total first, so it gets the first (strongest) color
-    ks.sort(function (a, b) { return (b === "reward/total") - (a === "reward/total"); });
-    plan.push({ id: kind[0], section: kind[1], title: kind[2], keys: ks });
-  });
-  var other = {};
-  keys.forEach(function (k) {
-    if (used[k]) return;
-    var ns = k.indexOf("/") > 0 ? k.slice(0, k.indexOf("/")) : k;
-    (other[ns] = other[ns] || []).push(k);
-  });
-  Object.keys(other).forEach(function (ns) {
-    plan.push({ id: "other-" + ns, section: "Other", title: ns, keys: other[ns] });
-  });
-  return plan;
-}
 
 /** [[fromStep, toStep]] runs of consecutive metrics lines with phase "sft" */
 function sftRanges(metrics) {
@@ -99,8 +42,28 @@ var phaseBandsPlugin = {
   },
 };
 
+/** Tick labels with as many decimals as the tick spacing needs, exponent notation for tiny ones. */
+function tickLabel(exp) {
+  return function (v, i, ticks) {
+    if (v === 0) return "0";
+    var spacing = ticks.length > 1 ? Math.abs(ticks[1].value - ticks[0].value) : Math.abs(v);
+    if (exp || spacing < 1e-3 || Math.abs(v) >= 1e6) return Number(v.toPrecision(3)).toExponential();
+    var d = 0;
+    while (d < 6 && Math.abs(spacing * Math.pow(10, d) - Math.round(spacing * Math.pow(10, d))) > 1e-6) d++;
+    return v.toFixed(d);
+  };
+}
+
+function pctTick(v) {
+  return Number((v * 100).toFixed(2)) + "%";
+}
+
+/** opts: y (axis title), percent, exp (exponent ticks), points (no joining line), bands, xMin, xMax */
 function lineChart(canvas, datasets, opts) {
   var many = datasets.some(function (d) { return d.data.length > 60; });
+  var fmt = function (y) { return opts.percent ? fmtPct(y) : fmtNum(y); };
+  var y = opts.percent ? { min: 0, max: opts.percent === "full" ? 1 : undefined, ticks: { maxTicksLimit: 6, callback: pctTick } } : { ticks: { maxTicksLimit: 6, callback: tickLabel(opts.exp) } };
+  y.title = { display: true, text: opts.y };
   var chart = new Chart(canvas, {
     type: "line",
     data: {
@@ -108,12 +71,14 @@ function lineChart(canvas, datasets, opts) {
         var color = d.color || PALETTE[i % PALETTE.length];
         return {
           label: d.label,
+          keys: d.keys,
           data: d.data,
           borderColor: color,
           backgroundColor: color,
           borderWidth: d.width || 1.6,
           pointRadius: d.pointRadius !== undefined ? d.pointRadius : many ? 0 : 2,
-          pointHoverRadius: 4,
+          pointHoverRadius: 5,
+          showLine: !opts.points,
           spanGaps: true,
           tension: 0,
         };
@@ -127,19 +92,19 @@ function lineChart(canvas, datasets, opts) {
       normalized: true,
       interaction: { mode: "nearest", axis: "x", intersect: false },
       scales: {
-        x: { type: "linear", min: opts.xMin, max: opts.xMax, title: { display: true, text: "step" }, ticks: { precision: 0 } },
-        y: opts.percent
-          ? { min: 0, max: opts.percent === "full" ? 1 : undefined, ticks: { maxTicksLimit: 6, callback: function (v) { return Number((v * 100).toFixed(2)) + "%"; } } }
-          : { ticks: { maxTicksLimit: 6 } },
+        // points alone get room at the edges, or the first and last would be cut in half
+        x: { type: "linear", min: opts.xMin, max: opts.xMax, offset: !!opts.points, title: { display: true, text: "step" }, ticks: { precision: 0 } },
+        y: y,
       },
       plugins: {
         legend: { display: datasets.length > 1, position: "bottom", labels: { boxWidth: 10, boxHeight: 10, font: { size: 11 } } },
         tooltip: {
           callbacks: {
             label: function (ctx) {
-              var y = ctx.parsed.y;
-              var extra = ctx.raw && ctx.raw.note ? " (" + ctx.raw.note + ")" : "";
-              return ctx.dataset.label + ": " + (opts.percent ? fmtPct(y) : fmtNum(y)) + extra;
+              var raw = ctx.raw || {};
+              var spread = isNum(raw.std) ? " ± " + fmt(raw.std) + " (std over rollouts)" : "";
+              var keys = ctx.dataset.keys || [];
+              return (keys.length > 1 ? keys.join(" = ") : ctx.dataset.label) + ": " + fmt(ctx.parsed.y) + spread + (raw.note ? " (" + raw.note + ")" : "");
             },
           },
         },
@@ -151,17 +116,48 @@ function lineChart(canvas, datasets, opts) {
   return chart;
 }
 
+/**
+ * A chart's box is tall enough for its legend: Chart.js fits the legend inside the canvas, so
+ * each row of it would otherwise come off the plot. Rows are estimated from the labels' length.
+ */
+function boxHeight(labels, width) {
+  if (labels.length < 2) return 230;
+  var rows = 1;
+  var x = 0;
+  labels.forEach(function (l) {
+    var w = l.length * 6.5 + 28;
+    if (x > 0 && x + w > width) {
+      rows++;
+      x = 0;
+    }
+    x += w;
+  });
+  return 200 + 22 * rows;
+}
+
 function chartCard(title, subtitle, group) {
-  var canvas = el("canvas");
+  var box = el("div", { class: "chart-box" });
   var card = el("div", { class: "chart-card" },
     group ? el("div", { class: "chart-group" }, group) : null,
     el("h3", null, title, subtitle ? el("span", { class: "muted" }, " " + subtitle) : null),
-    el("div", { class: "chart-box" }, canvas));
-  return { card: card, canvas: canvas };
+    box);
+  return { card: card, box: box };
 }
 
-/** Builds the curves section; returns the Chart instances. */
-function renderCurves(container, metrics, charts) {
+/** The canvas, with a text alternative saying what it plots. */
+function chartCanvas(box, title, labels, height) {
+  box.style.height = height + "px";
+  var canvas = el("canvas", { role: "img", "aria-label": title + ": " + labels.join(", ") + " by step" });
+  box.appendChild(canvas);
+  return canvas;
+}
+
+function allZero(series) {
+  return series.every(function (s) { return s.data.every(function (p) { return p.y === 0; }); });
+}
+
+/** Builds the curves section, pushing the Chart instances onto `charts`. */
+function renderCurves(container, metrics, config, charts) {
   if (metrics.length === 0) {
     container.appendChild(el("p", { class: "empty" }, "No training metrics recorded (metrics.jsonl is missing or empty)."));
     return;
@@ -171,7 +167,7 @@ function renderCurves(container, metrics, charts) {
   if (bands.length > 0) {
     container.appendChild(el("p", { class: "legend-note" }, el("span", { class: "swatch-sft" }), " shaded steps: supervised warm start (phase \"sft\")"));
   }
-  var plan = chartPlan(numericKeys(sorted));
+  var plan = chartPlan(numericKeys(sorted), config);
   // One grid (no half-empty rows per group); every chart spans the same steps so they line up.
   var xMin = sorted[0].step;
   var xMax = sorted[sorted.length - 1].step;
@@ -184,36 +180,41 @@ function renderCurves(container, metrics, charts) {
   container.appendChild(grid);
   SECTIONS.forEach(function (name) {
     plan.filter(function (p) { return p.section === name; }).forEach(function (p) {
-      var c = chartCard(p.title, p.keys.length === 1 ? p.keys[0] : null, name);
+      var series = planSeries(p, sorted);
+      var c = chartCard(p.title, series.length === 1 ? series[0].label : null, name);
       c.card.dataset.chart = p.id;
       grid.appendChild(c.card);
-      var datasets = p.keys.map(function (k) {
-        var data = [];
-        sorted.forEach(function (m) {
-          if (isNum(m[k])) data.push({ x: m.step, y: m[k] });
-        });
-        return { label: k, data: data, width: k === "reward/total" ? 2.4 : 1.6 };
-      });
-      charts.push(lineChart(c.canvas, datasets, { percent: PERCENT_CHARTS[p.id], bands: bands, xMin: xMin, xMax: xMax }));
+      var note = p.note || (p.zeroNote && allZero(series) ? p.zeroNote : null);
+      if (note) c.box.parentNode.insertBefore(el("p", { class: "chart-note" }, note), c.box);
+      if (series.length === 0) {
+        c.box.remove();
+        return;
+      }
+      var labels = series.map(function (s) { return s.label; });
+      var canvas = chartCanvas(c.box, p.title, labels, boxHeight(labels, c.box.clientWidth || 400));
+      charts.push(lineChart(canvas, series, { y: p.y, percent: p.percent, exp: p.exp, bands: bands, xMin: xMin, xMax: xMax }));
     });
   });
 }
 
-/** Held-out success (and pass@k) over the evaluations' steps. */
-function renderEvalChart(container, evals, charts) {
+/** Held-out success (and pass@k) over the evaluations' steps; `name` gives an evaluation's display name. */
+function renderEvalChart(container, evals, name, charts) {
   if (evals.length === 0) return;
   var sorted = evals.slice().sort(function (a, b) { return a.step - b.step; });
   // the probe before the warm start and the "before" evaluation share step 0: one x, two points
   var steps = sorted.map(function (e) { return e.step; }).filter(function (s, i, all) { return all.indexOf(s) === i; }).length;
-  var c = chartCard("Held-out success over steps", "(" + sorted.length + " evaluation" + (sorted.length === 1 ? "" : "s") + (steps < sorted.length ? " at " + steps + " step" + (steps === 1 ? "" : "s") : "") + ")");
+  var title = "Held-out success over steps";
+  var c = chartCard(title, "(" + sorted.length + " evaluation" + (sorted.length === 1 ? "" : "s") + (steps < sorted.length ? " at " + steps + " step" + (steps === 1 ? "" : "s") : "") + ")");
   c.card.dataset.chart = "evalSuccess";
   container.appendChild(el("div", { class: "chart-grid chart-grid-1" }, c.card));
   var datasets = [
-    { label: "success rate", data: sorted.map(function (e) { return { x: e.step, y: e.success_rate, note: e.label + ", n=" + e.n }; }), pointRadius: 4, width: 2.4 },
+    { label: "success rate", data: sorted.map(function (e) { return { x: e.step, y: e.success_rate, note: name(e.label) + ", n=" + e.n }; }), pointRadius: 5, width: 2.4 },
   ];
   var withK = sorted.filter(function (e) { return isNum(e.pass_at_k); });
   if (withK.length > 0) {
-    datasets.push({ label: "pass@k", data: withK.map(function (e) { return { x: e.step, y: e.pass_at_k, note: "k=" + e.k }; }), pointRadius: 3 });
+    datasets.push({ label: "pass@k", data: withK.map(function (e) { return { x: e.step, y: e.pass_at_k, note: "k=" + e.k }; }), pointRadius: 4 });
   }
-  charts.push(lineChart(c.canvas, datasets, { percent: "full" }));
+  var canvas = chartCanvas(c.box, title, datasets.map(function (d) { return d.label; }), 230);
+  // before and after only are two measurements, not a trend: points, no line between them
+  charts.push(lineChart(canvas, datasets, { y: "held-out success", percent: "full", points: steps <= 2 }));
 }

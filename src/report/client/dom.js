@@ -43,10 +43,15 @@ function isNum(x) {
   return typeof x === "number" && isFinite(x);
 }
 
+/**
+ * x with `digits` decimals, trailing zeros kept so a column lines up ("0.600" under "0.767").
+ * Without digits (a lone value, a tooltip): a precision by size, trailing zeros dropped.
+ */
 function fmtNum(x, digits) {
   if (!isNum(x)) return "–";
-  var d = digits === undefined ? (Math.abs(x) >= 100 ? 1 : Math.abs(x) >= 1 ? 3 : 4) : digits;
-  return Number(x.toFixed(d)).toString();
+  if (digits !== undefined) return x.toFixed(digits);
+  if (x !== 0 && Math.abs(x) < 1e-3) return Number(x.toPrecision(3)).toExponential(); // a learning rate
+  return Number(x.toFixed(Math.abs(x) >= 100 ? 1 : Math.abs(x) >= 1 ? 3 : 4)).toString();
 }
 
 function fmtPct(x) {
@@ -93,6 +98,11 @@ function prettyJson(v) {
 
 function badge(text, kind) {
   return el("span", { class: "badge" + (kind ? " badge-" + kind : "") }, text);
+}
+
+/** A wide table scrolls inside its own box rather than widening the page on a phone. */
+function scrollBox(table) {
+  return el("div", { class: "table-scroll" }, table);
 }
 
 function section(id, title) {

@@ -17,6 +17,7 @@ function main() {
   Chart.defaults.color = "#4b5563";
 
   var picked = pickEvals(data.evals, data.summary);
+  var evalName = evalNamer(data.evals);
   renderHeader(app, data, picked);
   renderNotes(app, data.notes);
 
@@ -26,17 +27,19 @@ function main() {
   var ev = section("heldout", "Held-out evaluation");
   app.appendChild(ev.node);
   renderBeforeAfter(ev.body, picked, data.summary);
-  // the warm-start probe may mix in training scenarios: the curve is of held-out ones only
-  renderEvalChart(ev.body, data.evals.filter(function (e) { return !e.split || e.split === "test"; }), charts);
-  renderEvalList(ev.body, data.evals);
+  // the warm-start probe may mix in training scenarios: the curve is of held-out ones only, and
+  // a probe's line copied as "before" is one measurement, drawn once
+  var heldout = data.evals.filter(function (e) { return (!e.split || e.split === "test") && !isBaseCopy(e, data.evals); });
+  renderEvalChart(ev.body, heldout, evalName, charts);
+  renderEvalList(ev.body, data.evals, evalName);
 
   var cv = section("curves", "Training curves");
   app.appendChild(cv.node);
-  renderCurves(cv.body, data.metrics, charts);
+  renderCurves(cv.body, data.metrics, data.config, charts);
 
   var tv = section("trajectories", "Trajectories");
   app.appendChild(tv.node);
-  api.viewer = renderViewer(tv.body, data.trajectories, data.trajectoryStats);
+  api.viewer = renderViewer(tv.body, data, evalName);
 
   var cf = section("config", "Config");
   app.appendChild(cf.node);

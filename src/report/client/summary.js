@@ -17,6 +17,24 @@ function pickEvals(evals, summary) {
   return { before: before, after: after };
 }
 
+/** A "before" line the loop copied from the warm-start probe's "base" line (same step, time and numbers). */
+function isBaseCopy(e, evals) {
+  return e.label === "before" && evals.some(function (b) {
+    return b.label === "base" && b.step === e.step && b.time === e.time && b.n === e.n && b.success_rate === e.success_rate && b.mean_reward === e.mean_reward;
+  });
+}
+
+/**
+ * label → the name the page shows, one name per measurement. src/train/loop.ts labels the
+ * warm-start probe "base"; when no warm start follows, the probe is the before-RL evaluation
+ * (its line is copied as "before", its rollouts stay "base") and is named so.
+ */
+function evalNamer(evals) {
+  var baseIsBefore = evals.some(function (e) { return isBaseCopy(e, evals); });
+  var names = { before: "before RL", after: "after RL", base: baseIsBefore ? "before RL" : "warm-start probe", periodic: "periodic" };
+  return function (label) { return names[label] || label; };
+}
+
 function modelName(config) {
   if (!config) return null;
   var candidates = [config.model, config.model_name, config.modelPath, config.model_path, config.policy && config.policy.model];
@@ -102,7 +120,7 @@ function renderBeforeAfter(container, picked, summary) {
       var cls = d === null || d === 0 || !r[4] ? "" : d > 0 ? "good" : "bad";
       return el("tr", null, el("th", null, r[0]), el("td", null, r[2](bv)), el("td", null, r[2](av)), el("td", { class: cls }, d === null ? "" : r[3](d)));
     })));
-  container.appendChild(table);
+  container.appendChild(scrollBox(table));
   if ((b && b.fromSummary) || (a && a.fromSummary)) container.appendChild(el("p", { class: "muted" }, "From summary.json (eval.jsonl has no before/after line)."));
 
   var tb = (b && b.per_tag) || {};
@@ -110,25 +128,26 @@ function renderBeforeAfter(container, picked, summary) {
   var tags = Object.keys(Object.assign({}, tb, ta)).sort();
   if (tags.length > 0) {
     container.appendChild(el("h3", null, "Success by tag"));
-    container.appendChild(el("table", { class: "data tag-table" },
+    container.appendChild(scrollBox(el("table", { class: "data tag-table" },
       el("thead", null, el("tr", null, el("th", null, "tag"), el("th", null, "before"), el("th", null, "after"), el("th", null, "Δ"))),
       el("tbody", null, tags.map(function (t) {
         var d = isNum(tb[t]) && isNum(ta[t]) ? ta[t] - tb[t] : null;
         return el("tr", null, el("th", null, t), el("td", null, fmtPct(tb[t])), el("td", null, fmtPct(ta[t])), el("td", { class: d > 0 ? "good" : d < 0 ? "bad" : "" }, d === null ? "" : fmtSigned(d * 100, 1, " pts")));
-      }))));
+      })))));
   }
 }
 
-function renderEvalList(container, evals) {
+function renderEvalList(container, evals, name) {
   if (evals.length === 0) return;
   var sorted = evals.slice().sort(function (a, b) { return a.step - b.step; });
+  var labelled = function (label) { return name(label) === label ? label : name(label) + " (" + label + ")"; };
   container.appendChild(el("details", { class: "eval-list" },
     el("summary", null, "All evaluations (" + sorted.length + ")"),
-    el("table", { class: "data" },
+    scrollBox(el("table", { class: "data" },
       el("thead", null, el("tr", null, ["step", "label", "split", "n", "success", "mean reward", "mean turns", "pass@k"].map(function (h) { return el("th", null, h); }))),
       el("tbody", null, sorted.map(function (e) {
-        return el("tr", null, el("td", null, String(e.step)), el("td", null, e.label), el("td", null, e.split || ""), el("td", null, String(e.n)), el("td", null, fmtPct(e.success_rate)), el("td", null, fmtNum(e.mean_reward, 3)), el("td", null, fmtNum(e.mean_turns, 2)), el("td", null, isNum(e.pass_at_k) ? fmtPct(e.pass_at_k) + " (k=" + e.k + ")" : "–"));
-      })))));
+        return el("tr", null, el("td", null, String(e.step)), el("td", null, labelled(e.label)), el("td", null, e.split || ""), el("td", null, String(e.n)), el("td", null, fmtPct(e.success_rate)), el("td", null, fmtNum(e.mean_reward, 3)), el("td", null, fmtNum(e.mean_turns, 2)), el("td", null, isNum(e.pass_at_k) ? fmtPct(e.pass_at_k) + " (k=" + e.k + ")" : "–"));
+      }))))));
 }
 
 function renderConfig(container, config) {

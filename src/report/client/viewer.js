@@ -1,15 +1,16 @@
 /*
  * The trajectory viewer: filters (step range, scenario id, reward range, success, phase,
  * finish, tool errors), a paged list (PAGE_SIZE rows in the DOM at a time, whatever the number
- * of trajectories) and a detail pane showing one rollout: rewards, judge explanation, each tool
- * call (arguments, result, error highlighted, time) and the conversation as a chat.
+ * of trajectories) and the detail pane of one rollout (detail.js). Rows open with a click,
+ * Enter or Space.
  */
 
 var PAGE_SIZE = 50;
-var LONG_TEXT = 1200; // longer message bodies start collapsed
+/** the list shows rewards with this many decimals, and the reward filter compares at it */
+var REWARD_DIGITS = 3;
 
-function trajKind(t) {
-  if (t.label !== undefined && t.label !== null) return "eval: " + t.label;
+function trajKind(t, name) {
+  if (t.label !== undefined && t.label !== null) return "eval: " + name(t.label);
   return t.phase || "train";
 }
 
@@ -17,29 +18,51 @@ function toolErrorCount(t) {
   return (t.toolCalls || []).filter(function (c) { return c.isError; }).length;
 }
 
-function numInput(id, placeholder, step) {
-  return el("input", { id: id, type: "number", step: step || "any", placeholder: placeholder, class: "num" });
+function numInput(id, placeholder, label, step) {
+  return el("input", { id: id, type: "number", step: step || "any", placeholder: placeholder, class: "num", "aria-label": label });
 }
 
 function labeled(label, control) {
+  // named outright: a select inside a label would be read with its current option ("Success any")
+  control.setAttribute("aria-label", label);
   return el("label", { class: "filter" }, el("span", null, label), control);
 }
 
-function renderViewer(container, trajectories, stats) {
+/** two inputs under one caption: a group, since one label element names one control only */
+function labeledPair(label, a, b) {
+  return el("div", { class: "filter", role: "group", "aria-label": label }, el("span", null, label), el("span", { class: "pair" }, a, "–", b));
+}
+
+/** a value as the list shows it, so a bound typed from the list matches what it was read from */
+function shownReward(x) {
+  return Number((x || 0).toFixed(REWARD_DIGITS));
+}
+
+/** "all 32 before RL, 8 after RL rollouts" for the capped-sample note (stats from sample.ts) */
+function pinnedNote(byLabel, name) {
+  var labels = Object.keys(byLabel || {});
+  if (labels.length === 0) return "";
+  return "all " + labels.map(function (l) { return byLabel[l] + " " + name(l) + " (" + l + ")"; }).join(", ") + " evaluation rollouts, ";
+}
+
+function renderViewer(container, data, name) {
+  var trajectories = data.trajectories;
+  var stats = data.trajectoryStats;
   if (trajectories.length === 0) {
     container.appendChild(el("p", { class: "empty" }, "No trajectories recorded (trajectories.jsonl is missing or empty)."));
     return null;
   }
-  var all = trajectories.map(function (t, i) { return { t: t, i: i, kind: trajKind(t), toolErrors: toolErrorCount(t) }; });
+  var ctx = { name: name, weights: data.rewardWeights || null };
+  var all = trajectories.map(function (t, i) { return { t: t, i: i, kind: trajKind(t, name), toolErrors: toolErrorCount(t) }; });
   var kinds = uniq(all.map(function (x) { return x.kind; }));
   var finishes = uniq(all.map(function (x) { return x.t.finish; }));
 
   var f = {
-    stepMin: numInput("f-step-min", "from", "1"),
-    stepMax: numInput("f-step-max", "to", "1"),
+    stepMin: numInput("f-step-min", "from", "Steps from", "1"),
+    stepMax: numInput("f-step-max", "to", "Steps to", "1"),
     scenario: el("input", { id: "f-scenario", type: "search", placeholder: "scenario id contains…" }),
-    rewardMin: numInput("f-reward-min", "min"),
-    rewardMax: numInput("f-reward-max", "max"),
+    rewardMin: numInput("f-reward-min", "min", "Reward min"),
+    rewardMax: numInput("f-reward-max", "max", "Reward max"),
     success: el("select", { id: "f-success" }, el("option", { value: "" }, "any"), el("option", { value: "yes" }, "succeeded"), el("option", { value: "no" }, "failed")),
     phase: el("select", { id: "f-phase" }, el("option", { value: "" }, "any"), kinds.map(function (k) { return el("option", { value: k }, k); })),
     finish: el("select", { id: "f-finish" }, el("option", { value: "" }, "any"), finishes.map(function (k) { return el("option", { value: k }, k); })),
@@ -48,16 +71,16 @@ function renderViewer(container, trajectories, stats) {
   };
   var reset = el("button", { id: "f-reset", type: "button" }, "Reset");
   var filters = el("div", { class: "filters" },
-    labeled("Steps", el("span", { class: "pair" }, f.stepMin, "–", f.stepMax)),
+    labeledPair("Steps", f.stepMin, f.stepMax),
     labeled("Scenario", f.scenario),
-    labeled("Reward", el("span", { class: "pair" }, f.rewardMin, "–", f.rewardMax)),
+    labeledPair("Reward", f.rewardMin, f.rewardMax),
     labeled("Success", f.success),
     labeled("Phase", f.phase),
     labeled("Finish", f.finish),
     el("label", { class: "filter filter-check" }, f.toolErr, el("span", null, "with tool errors")),
     labeled("Sort", f.sort),
     reset);
-  var count = el("div", { id: "traj-count", class: "count" });
+  var count = el("div", { id: "traj-count", class: "count", "aria-live": "polite" });
   var tbody = el("tbody");
   var list = el("table", { class: "data traj-list", id: "traj-list" },
     el("thead", null, el("tr", null, ["step", "phase", "scenario", "reward", "ok", "turns", "tools", "finish"].map(function (h) { return el("th", null, h); }))),
@@ -66,22 +89,34 @@ function renderViewer(container, trajectories, stats) {
   var next = el("button", { id: "page-next", type: "button" }, "Next ›");
   var pageInfo = el("span", { id: "page-info", class: "muted" });
   var detail = el("div", { id: "traj-detail", class: "detail" }, el("p", { class: "empty" }, "Select a trajectory to see its conversation and tool calls."));
-  var note = stats.capped ? el("p", { class: "muted" }, "Embedded: " + stats.embedded + " of " + stats.total + " trajectories (all before/after evaluation rollouts, the rest sampled evenly over steps).") : null;
+  var note = stats.capped
+    ? el("p", { class: "muted", id: "sample-note" }, "Embedded: " + stats.embedded + " of " + stats.total + " trajectories (" + pinnedNote(stats.pinnedByLabel, name) + "the rest sampled evenly over steps).")
+    : null;
+  var listPane = el("div", { class: "list-pane" }, count, el("div", { class: "list-scroll" }, list), el("div", { class: "pager" }, prev, pageInfo, next));
 
   container.appendChild(filters);
   append(container, note);
-  container.appendChild(el("div", { class: "viewer" },
-    el("div", { class: "list-pane" }, count, el("div", { class: "list-scroll" }, list), el("div", { class: "pager" }, prev, pageInfo, next)),
-    detail));
+  container.appendChild(el("div", { class: "viewer" }, listPane, detail));
 
-  var state = { matches: all, page: 0, selected: null };
+  var state = { matches: all, page: 0, selected: null, problem: "" };
 
   function num(input) {
     return input.value === "" || !isFinite(Number(input.value)) ? null : Number(input.value);
   }
 
+  /** "" or why the range [lo, hi] holds nothing; marks both inputs invalid when it is inverted */
+  function inverted(what, lo, hi, a, b) {
+    var bad = lo !== null && hi !== null && lo > hi;
+    a.setAttribute("aria-invalid", String(bad));
+    b.setAttribute("aria-invalid", String(bad));
+    return bad ? "the " + what + " range is inverted (" + lo + " > " + hi + ")" : "";
+  }
+
   function apply() {
     var smin = num(f.stepMin), smax = num(f.stepMax), rmin = num(f.rewardMin), rmax = num(f.rewardMax);
+    // at the list's precision: min = max = 0.333 finds the rewards shown as 0.333 (stored 0.3333…)
+    if (rmin !== null) rmin = shownReward(rmin);
+    if (rmax !== null) rmax = shownReward(rmax);
     var q = f.scenario.value.trim().toLowerCase();
     var succ = f.success.value, phase = f.phase.value, finish = f.finish.value, te = f.toolErr.checked;
     var m = all.filter(function (x) {
@@ -89,8 +124,8 @@ function renderViewer(container, trajectories, stats) {
       if (smin !== null && t.step < smin) return false;
       if (smax !== null && t.step > smax) return false;
       if (q && String(t.scenarioId).toLowerCase().indexOf(q) === -1) return false;
-      if (rmin !== null && !(t.reward >= rmin)) return false;
-      if (rmax !== null && !(t.reward <= rmax)) return false;
+      if (rmin !== null && !(shownReward(t.reward) >= rmin)) return false;
+      if (rmax !== null && !(shownReward(t.reward) <= rmax)) return false;
       if (succ === "yes" && !t.success) return false;
       if (succ === "no" && t.success) return false;
       if (phase && x.kind !== phase) return false;
@@ -100,6 +135,7 @@ function renderViewer(container, trajectories, stats) {
     });
     var key = f.sort.value.replace("-", ""), dir = f.sort.value.charAt(0) === "-" ? -1 : 1;
     m.sort(function (a, b) { return dir * ((a.t[key] || 0) - (b.t[key] || 0)) || a.i - b.i; });
+    state.problem = [inverted("steps", smin, smax, f.stepMin, f.stepMax), inverted("reward", rmin, rmax, f.rewardMin, f.rewardMax)].filter(Boolean).join("; ");
     state.matches = m;
     state.page = 0;
     draw();
@@ -110,17 +146,22 @@ function renderViewer(container, trajectories, stats) {
     var pages = Math.max(1, Math.ceil(n / PAGE_SIZE));
     state.page = Math.min(state.page, pages - 1);
     count.dataset.count = String(n);
-    clear(count).appendChild(document.createTextNode(n + " of " + all.length + " trajectories match"));
+    count.classList.toggle("bad", !!state.problem);
+    clear(count).appendChild(document.createTextNode(state.problem ? "No match: " + state.problem : n + " of " + all.length + " trajectories match"));
     clear(tbody);
     state.matches.slice(state.page * PAGE_SIZE, (state.page + 1) * PAGE_SIZE).forEach(function (x) {
       var t = x.t;
-      var row = el("tr", { class: "traj-row" + (state.selected === x.i ? " selected" : ""), dataset: { index: x.i, id: t.id }, tabindex: "0",
-        onclick: function () { select(x.i); },
-        onkeydown: function (ev) { if (ev.key === "Enter") select(x.i); } },
+      var row = el("tr", { class: "traj-row" + (state.selected === x.i ? " selected" : ""), dataset: { index: x.i, id: t.id }, tabindex: "0", "aria-selected": String(state.selected === x.i),
+        onclick: function () { select(x.i, true); },
+        onkeydown: function (ev) {
+          if (ev.key !== "Enter" && ev.key !== " ") return;
+          ev.preventDefault(); // Space would scroll the page
+          select(x.i, true);
+        } },
         el("td", null, String(t.step)),
         el("td", null, x.kind),
         el("td", { class: "scen" }, t.scenarioId),
-        el("td", { class: "num" }, fmtNum(t.reward, 3)),
+        el("td", { class: "num" }, fmtNum(t.reward, REWARD_DIGITS)),
         el("td", null, t.success ? badge("✓", "ok") : badge("✗", "bad")),
         el("td", { class: "num" }, String(t.turns)),
         el("td", { class: "num" }, String((t.toolCalls || []).length), x.toolErrors ? el("span", { class: "bad" }, " (" + x.toolErrors + " err)") : null),
@@ -132,10 +173,17 @@ function renderViewer(container, trajectories, stats) {
     next.disabled = state.page >= pages - 1;
   }
 
-  function select(i) {
+  /** Shows trajectory i; `reveal` (a person asked) scrolls the pane into view where it sits under the list. */
+  function select(i, reveal) {
     state.selected = i;
-    Array.prototype.forEach.call(tbody.querySelectorAll(".traj-row"), function (r) { r.classList.toggle("selected", Number(r.dataset.index) === i); });
-    clear(detail).appendChild(renderDetail(trajectories[i]));
+    Array.prototype.forEach.call(tbody.querySelectorAll(".traj-row"), function (r) {
+      var on = Number(r.dataset.index) === i;
+      r.classList.toggle("selected", on);
+      r.setAttribute("aria-selected", String(on));
+    });
+    clear(detail).appendChild(renderDetail(trajectories[i], ctx));
+    // one column (a phone): the pane is below the list, often off screen
+    if (reveal && detail.getBoundingClientRect().top >= listPane.getBoundingClientRect().bottom) detail.scrollIntoView({ block: "start" });
   }
 
   [f.stepMin, f.stepMax, f.scenario, f.rewardMin, f.rewardMax].forEach(function (x) { x.addEventListener("input", apply); });
@@ -156,58 +204,4 @@ function renderViewer(container, trajectories, stats) {
 function uniq(xs) {
   var seen = {};
   return xs.filter(function (x) { if (seen[x]) return false; seen[x] = true; return true; }).sort();
-}
-
-function renderDetail(t) {
-  var rewards = t.rewards || {};
-  var comps = Object.keys(rewards);
-  var calls = t.toolCalls || [];
-  return el("div", null,
-    el("div", { class: "detail-head" },
-      el("h3", null, t.scenarioId),
-      el("div", { class: "detail-badges" },
-        badge("step " + t.step), badge(trajKind(t)), t.success ? badge("success", "ok") : badge("failed", "bad"),
-        badge("finish: " + t.finish, t.finish === "answer" ? "" : t.finish === "error" ? "bad" : "warn"),
-        badge("reward " + fmtNum(t.reward, 3)), badge(t.turns + " turns"), isNum(t.ms) && t.ms > 0 ? badge(fmtNum(t.ms / 1000, 2) + " s") : null),
-      el("div", { class: "muted small" }, "id " + t.id + " · group " + t.groupId)),
-    t.error ? el("div", { class: "error-box" }, el("strong", null, "Rollout error: "), t.error) : null,
-    comps.length
-      ? el("table", { class: "data rewards" },
-          el("thead", null, el("tr", null, el("th", null, "reward component"), el("th", null, "raw score"), el("th", null, "why"))),
-          el("tbody", null, comps.map(function (c) { return el("tr", null, el("td", null, c), el("td", { class: "num" }, fmtNum(rewards[c], 4)), el("td", { class: "small" }, (t.rewardDetails || {})[c] || "")); }),
-            el("tr", { class: "total" }, el("td", null, "weighted total"), el("td", { class: "num" }, fmtNum(t.reward, 4)), el("td", null, ""))))
-      : null,
-    t.judgeExplanation ? el("div", { class: "judge" }, el("strong", null, "Judge: "), t.judgeExplanation) : null,
-    t.finalAnswer ? el("div", { class: "answer" }, el("strong", null, "Final answer: "), el("pre", { class: "inline" }, t.finalAnswer)) : null,
-    el("h4", null, "Tool calls (" + calls.length + ")"),
-    calls.length === 0 ? el("p", { class: "muted" }, "No tool calls.") : el("ol", { class: "tool-calls" }, calls.map(renderToolCall)),
-    el("h4", null, "Conversation (" + (t.messages || []).length + " messages)"),
-    el("div", { class: "chat" }, (t.messages || []).map(renderMessage)));
-}
-
-function renderToolCall(c) {
-  return el("li", { class: "tool-call" + (c.isError ? " is-error" : "") },
-    el("div", { class: "tc-head" },
-      el("code", { class: "tc-name" }, c.name),
-      c.isError ? badge("error", "bad") : badge("ok", "ok"),
-      el("span", { class: "muted" }, fmtNum(c.ms, 0) + " ms"),
-      c.error ? el("span", { class: "bad" }, c.error) : null),
-    el("div", { class: "tc-part" }, el("div", { class: "tc-label" }, "arguments"), el("pre", { class: "code tc-args" }, prettyJson(c.args))),
-    el("div", { class: "tc-part" }, el("div", { class: "tc-label" }, "result"), el("pre", { class: "code tc-result" }, c.result)));
-}
-
-function renderMessage(m) {
-  // a turn whose tool-call markup did not parse: the text as the model wrote it, markup and all
-  var raw = typeof m.raw_content === "string";
-  var body = (raw ? m.raw_content : m.content) || "";
-  var head = el("div", { class: "msg-head" }, el("span", { class: "msg-role" }, m.role), m.name ? el("code", null, " " + m.name) : null, m.tool_call_id ? el("span", { class: "muted" }, " · " + m.tool_call_id) : null);
-  var content = body === "" ? null : el("pre", { class: "msg-text" + (raw ? " msg-raw" : "") }, body);
-  if (raw) content = el("div", null, el("div", { class: "muted" }, "as written (its tool-call markup did not parse):"), content);
-  if (content && (m.role === "system" || body.length > LONG_TEXT)) {
-    content = el("details", null, el("summary", null, (m.role === "system" ? "system prompt" : "long message") + " (" + body.length + " characters)"), content);
-  }
-  var calls = (m.tool_calls || []).map(function (tc) {
-    return el("div", { class: "msg-call" }, el("span", { class: "muted" }, "calls "), el("code", null, tc.function.name), el("pre", { class: "code" }, prettyJson(tc.function.arguments)));
-  });
-  return el("div", { class: "msg msg-" + m.role }, head, content, calls);
 }
