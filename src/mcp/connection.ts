@@ -22,6 +22,7 @@ import { CallTasks } from "./call-tasks.js";
 import type { ElicitationHandler } from "./elicitation.js";
 import type { SamplingHandler } from "./sampling.js";
 import { StdioTransport } from "./stdio-transport.js";
+import { linkedFetch } from "./linked-fetch.js";
 
 export type LaunchSpec =
   | { kind: "http"; url: string; headers: Record<string, string>; label: string }
@@ -236,7 +237,7 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
   let firstError: unknown;
   // a socket the server closed as it was reused (a keep-alive race) is retried once on a new one
   for (let attempt = 0; attempt < 2; attempt++) {
-    const streamable = new StreamableHTTPClientTransport(url, { requestInit });
+    const streamable = new StreamableHTTPClientTransport(url, { requestInit, fetch: linkedFetch() });
     const tasks = new CallTasks();
     const client = newClient(undefined, handlers, tasks);
     try {
@@ -262,7 +263,7 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
     });
   }
   // 4xx on the Streamable HTTP handshake: try the 2024-11-05 HTTP+SSE transport on the same URL
-  const sse = new SSEClientTransport(url, { requestInit });
+  const sse = new SSEClientTransport(url, { requestInit, fetch: linkedFetch() });
   const sseTasks = new CallTasks();
   const sseClient = newClient(undefined, handlers, sseTasks);
   try {
