@@ -4,6 +4,8 @@
  * cannot drift from what a run does. `demo` shows its preset (DEMO_CONFIG) where it sets a field.
  * Numbers print bare ("(default: 20)"), as commander's own defaults do after `bareDefaults`.
  */
+import fs from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { Command, Help, Option } from "commander";
 import { TrainConfigSchema, type TrainConfig } from "../train/config.js";
 import { DEMO_CONFIG } from "../train/demo.js";
@@ -30,6 +32,29 @@ export function formatValue(v: unknown): string {
   if (typeof v === "number") return v !== 0 && Math.abs(v) < 1e-3 ? v.toExponential() : String(v);
   if (Array.isArray(v)) return v.map(formatValue).join(", ");
   return String(v);
+}
+
+/** The built-in model's own train_mcp.json (its system prompt and turn limits), {} when unreadable. */
+function builtInRollout(): Record<string, unknown> {
+  try {
+    return JSON.parse(fs.readFileSync(fileURLToPath(new URL("../policy/default-model/train_mcp.json", import.meta.url)), "utf8")) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The default of a field a model folder's train_mcp.json sets (turn limits): for `train`, that
+ * file's value first — the built-in model's named, as `--model default` is train's default —
+ * else the schema's; the demo's preset as `helpDefault` gives it.
+ */
+export function modelFolderDefault(cmd: Command, field: "max_turns" | "max_tokens_per_turn"): string {
+  if (cmd.name() === "demo") return helpDefault(cmd, field);
+  const builtIn = builtInRollout()[field];
+  const schema = formatValue(fieldDefault(field));
+  return builtIn === undefined
+    ? ` (default: the model folder's train_mcp.json, else ${schema})`
+    : ` (default: the model folder's train_mcp.json, ${formatValue(builtIn)} for the built-in model; else ${schema})`;
 }
 
 /** " (default: 20)" for `train`, " (demo: 40)" for `demo`; "" when the schema has none. */

@@ -52,6 +52,12 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .array(z.string())
     .default(["auto"])
     .describe('scenario files (.jsonl); "auto": the bundled set of each fixture server, else generated (verified)'),
+  generate_scenarios: z
+    .number()
+    .int()
+    .min(1)
+    .default(200)
+    .describe('scenarios to generate for `scenarios: ["auto"]` on a server with no bundled set (execution-verified; fewer when its tools offer fewer distinct tasks)'),
   generate_train_scenarios: z
     .number()
     .int()
@@ -85,7 +91,7 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .describe("checkpoints kept (plus the best); null keeps all, as in TRL"),
   eval_steps: z.number().int().min(0).default(0).describe("held-out evaluation every N steps (0 = before and after only)"),
   eval_n: z.number().int().min(0).default(0).describe("held-out scenarios per evaluation (0 = all)"),
-  eval_k: z.number().int().min(1).default(1).describe("samples per scenario for pass@k (1 = greedy)"),
+  eval_k: z.number().int().min(1).default(1).describe("samples per held-out scenario (1 = greedy); with k > 1 success is the mean over the k samples and pass@k is reported"),
   seed: z.number().int().default(0),
   engine: z.enum(["auto", "ort", "tfjs"]).default("auto").describe("rollout sampler: onnxruntime (fast) or tfjs"),
   device: z.enum(["auto", "cpu", "gpu", "wasm"]).default("auto").describe("training backend device"),

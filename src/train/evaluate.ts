@@ -1,7 +1,9 @@
 /**
  * Held-out evaluation: every test scenario played k times (k = 1: greedy), scored by the same
- * rewards as training. Success rate = the share of scenarios whose first rollout passed its
- * checks; pass@k = the share with at least one passing rollout among k.
+ * rewards as training. Success rate, mean reward and mean turns are over every rollout: with
+ * k = 1 the greedy one per scenario, with k > 1 all k samples at the temperature (success rate
+ * is then the pass@1 estimate from k samples, not one sample chosen by chance); pass@k = the
+ * share of scenarios with at least one passing rollout among k.
  */
 import { TrainMcpError } from "../errors.js";
 import type { RewardComponent } from "../rewards/types.js";
@@ -72,18 +74,19 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
   if (calls.length > 0 && calls.every(isServerFault)) {
     throw new EvaluationFailed(`evaluation: every tool call failed on the server's side (${calls.length} of ${calls.length}), the first with: ${faultText(calls[0].result)}`, all);
   }
-  const first = groups.map((g) => g[0]);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  // a scenario's success: the share of its k rollouts that passed (0 or 1 when k = 1)
+  const solved = groups.map((g) => mean(g.map((t) => (t.success ? 1 : 0))));
   const tagHits = new Map<string, number[]>();
   scenarios.forEach((s, i) => {
     for (const tag of s.tags.filter((t) => t.startsWith("tool:") || t.startsWith("server:") || t.startsWith("template:")))
-      tagHits.set(tag, [...(tagHits.get(tag) ?? []), first[i].success ? 1 : 0]);
+      tagHits.set(tag, [...(tagHits.get(tag) ?? []), solved[i]]);
   });
   const result: EvalResult = {
     n: scenarios.length,
-    success_rate: mean(first.map((t) => (t.success ? 1 : 0))),
-    mean_reward: mean(first.map((t) => t.reward)),
-    mean_turns: mean(first.map((t) => t.turns)),
+    success_rate: mean(solved),
+    mean_reward: mean(all.map((t) => t.reward)),
+    mean_turns: mean(all.map((t) => t.turns)),
     per_tag: Object.fromEntries([...tagHits].map(([k, v]) => [k, mean(v)])),
     trajectories: groups.flat(),
   };

@@ -109,6 +109,8 @@ function dataOrder(n: number, seed: number, epoch: number): number[] {
   return idx;
 }
 
+const splitCount = (scenarios: readonly Scenario[], split: Scenario["split"]) => scenarios.filter((s) => s.split === split).length;
+
 function pick(train: Scenario[], position: number, count: number, seed: number): Scenario[] {
   const out: Scenario[] = [];
   for (let p = position; p < position + count; p++) {
@@ -124,7 +126,7 @@ function pick(train: Scenario[], position: number, count: number, seed: number):
  * tasks (answering others from memory) can, and that is RL's to teach.
  */
 const MIN_TOOL_CALLER_SHARE = 0.2;
-/** steps in a row with every tool call failing on the server's side before the run stops */
+/** tries in a row of one step with every tool call failing on the server's side before the run stops */
 const MAX_OUTAGE_STEPS = 3;
 
 /** "1 rollout", "2 rollouts" */
@@ -240,7 +242,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   let setup: PolicySetup | undefined;
   try {
     // a resume reads the sets generated for the run when it started, never generates them again
-    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateTrain: cfg.generate_train_scenarios, signal: o.signal, generatedIn: o.resume ? runDir.dir : undefined });
+    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateN: cfg.generate_scenarios, generateTrain: cfg.generate_train_scenarios, signal: o.signal, generatedIn: o.resume ? runDir.dir : undefined });
     const heldout = cfg.eval_n > 0 ? takeAcrossServers(data.test, cfg.eval_n) : data.test;
     // the sets are recorded at the start; a resume on other ones (a scenario file rewritten) is refused
     const scenarioNote = keepScenarioRecord(runDir.dir, scenarioRecord(data.sources, data.train, heldout), { resume: !!o.resume, hasCheckpoint: o.resume === true && latestCheckpoint(runDir.path("checkpoints")) !== null, bundledDir: BUNDLED_SCENARIOS_DIR });
@@ -392,7 +394,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const took = `mean reward ${r.mean_reward.toFixed(3)}, ${((performance.now() - te) / 1000).toFixed(1)} s`;
       // "base" is sft auto's probe, sized on its own (MIN_PROBE): not the held-out "before" measure
       if (label === "base")
-        log(`warm-start probe: success ${(r.success_rate * 100).toFixed(1)}% of ${r.n} ${rec.split === "test" ? "held-out" : "held-out and training"} scenarios (${took}): does the model call tools yet?`);
+        log(`warm-start probe: success ${(r.success_rate * 100).toFixed(1)}% of ${r.n} ${rec.split === "test" ? "held-out scenarios" : `scenarios (${splitCount(scenarios, "test")} held-out, ${splitCount(scenarios, "train")} training)`} (${took}): does the model call tools yet?`);
       else log(`${rec.split === "test" ? "held-out" : "probe (held-out + training)"} ${label}: success ${(r.success_rate * 100).toFixed(1)}% of ${r.n} (${took})`);
       return r;
     };
@@ -520,6 +522,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
 
     // 2. held-out success before RL
     const beforeRecord = heldout.length === 0 || o.signal?.aborted ? undefined : (evals.find((e) => e.label === "before") ?? (await runEval("before", state.step)));
+    // the GRPO step of the weights "before" measured (it is measured after any warm start)
+    const beforeStep = beforeRecord ? (evals.find((e) => e.label === "before")?.step ?? state.step) : undefined;
 
     // 3. GRPO
     const lrSchedule = { type: cfg.lr_scheduler_type, learningRate: cfg.learning_rate, maxSteps: cfg.max_steps, warmupSteps: warmupStepsOf(cfg.max_steps, cfg.warmup_ratio, cfg.warmup_steps) };
@@ -582,15 +586,38 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const samplerIsOtherEngine = !remote && sampler.engine !== "tfjs";
       // A server outage is no evidence about the model: a group with a rollout that lost its server
       // is left out of the update (rollouts that avoided the tools would otherwise look better), and
-      // a step in which every call the model made failed on the server's side trains nothing.
+      // a step in which every call the model made failed on the server's side trains nothing and
+      // does not count: it is played again, and the run stops after MAX_OUTAGE_STEPS such tries.
       const realCalls = groups.flat().flatMap((t) => t.toolCalls).filter(wasSent);
       // (every rollout failing outright — its server session could not be opened — is one too)
       const failedRollouts = groups.flat().filter((t) => t.finish === "error");
       const callsAllFailed = realCalls.length > 0 && realCalls.every(isServerFault);
       const outage = callsAllFailed || (failedRollouts.length > 0 && failedRollouts.length === groups.flat().length);
       outageSteps = outage ? outageSteps + 1 : 0;
+      // where the stdio servers' stderr is kept (nothing for HTTP servers: they print elsewhere)
+      const serverStderr = stderrNote(servers.entries.map((e) => e.target), serverLogFrom !== undefined ? runDir.path("server.log") : o.connect?.serverLog);
+      if (outage) {
+        // not a step: no update, no metrics line, no checkpoint; the same scenarios are played
+        // again once the server answers, and the step's rollouts are kept (phase "outage")
+        state.dataPosition -= groupsPlayed;
+        runDir.appendTrajectories(groups.flat(), { phase: "outage" });
+        const first = callsAllFailed ? faultText(realCalls[0].result) : (failedRollouts[0].error ?? "no message");
+        log(
+          callsAllFailed
+            ? `warning: step ${step}: every tool call (${realCalls.length}) failed on the server's side, so nothing was trained and the step is played again; the first with: ${first}`
+            : `warning: step ${step}: every rollout (${failedRollouts.length}) failed, so nothing was trained and the step is played again; the first with: ${first}`,
+        );
+        if (outageSteps >= MAX_OUTAGE_STEPS) {
+          // the weights are those of the last step that trained; its checkpoint is kept
+          throw new TrainMcpError(
+            "ServerUnreachable",
+            `the MCP server failed every tool call ${outageSteps} times in a row at step ${step}, so the run stopped (the first failure: ${first}); nothing was trained on those tries, and the run stands at step ${state.step}${state.step > 0 ? " (its checkpoint is kept)" : ""}: resume with --resume ${runDir.dir} once the server works${serverStderr}`,
+          );
+        }
+        continue;
+      }
       const lostServer = groups.flat().filter(metServerOutage);
-      const serverSound = outage ? [] : toTrain.map((s) => s.group.trajectories).filter((g) => !g.some(metServerOutage));
+      const serverSound = toTrain.map((s) => s.group.trajectories).filter((g) => !g.some(metServerOutage));
       let update: ReturnType<typeof grpoUpdate>;
       try {
         update = grpoUpdate(trainable, { groups: serverSound, cfg: { ...cfg, max_completion_length: cfg.max_completion_length ?? turnsCap }, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
@@ -621,23 +648,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       };
       runDir.append("metrics.jsonl", [record]);
       runDir.appendTrajectories(trajectories, { phase: "grpo" });
-      // where the stdio servers' stderr is kept (nothing for HTTP servers: they print elsewhere)
-      const serverStderr = stderrNote(servers.entries.map((e) => e.target), serverLogFrom !== undefined ? runDir.path("server.log") : o.connect?.serverLog);
-      if (outage) {
-        const first = callsAllFailed ? faultText(realCalls[0].result) : (failedRollouts[0].error ?? "no message");
-        log(
-          callsAllFailed
-            ? `warning: step ${step}: every tool call (${realCalls.length}) failed on the server's side, so nothing was trained; the first with: ${first}`
-            : `warning: step ${step}: every rollout (${failedRollouts.length}) failed, so nothing was trained; the first with: ${first}`,
-        );
-        if (outageSteps >= MAX_OUTAGE_STEPS) {
-          // the weights are those of the last step that trained; its checkpoint is kept
-          throw new TrainMcpError(
-            "ServerUnreachable",
-            `the MCP server failed every tool call for ${outageSteps} steps in a row, so the run stopped (the first failure: ${first}); those steps trained nothing and the checkpoints are kept: resume with --resume ${runDir.dir} once the server works${serverStderr}`,
-          );
-        }
-      } else if (realCalls.length >= 4 && realCalls.every((c) => c.isError && !c.error)) {
+      if (realCalls.length >= 4 && realCalls.every((c) => c.isError && !c.error)) {
         // the tools ran and refused every call ("database locked", a bad credential): the run
         // learns nothing useful until that is fixed
         log(`warning: step ${step}: every tool call (${realCalls.length}) came back as the tool's error, the first: ${realCalls[0].result.replace(/\s+/g, " ").slice(0, 200)}`);
@@ -679,7 +690,14 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     // leaves the report of what the run has, and the checkpoint it can be measured from again
     let after: EvalResult | undefined;
     let afterFailed: unknown;
-    if (!interrupted && heldout.length > 0) {
+    if (!interrupted && heldout.length > 0 && beforeRecord && beforeStep === state.step) {
+      // no GRPO step since "before" (--steps 0): the same weights, measured already
+      log(`no GRPO step trained since the before-RL evaluation (step ${state.step}): after RL is that measurement, not played again`);
+      const rec: EvalRecord = { ...evals.find((e) => e.label === "before")!, label: "after", time: new Date().toISOString() };
+      runDir.append("eval.jsonl", [rec]);
+      evals.push(rec);
+      after = { n: rec.n, success_rate: rec.success_rate, mean_reward: rec.mean_reward, mean_turns: rec.mean_turns, per_tag: rec.per_tag ?? {}, trajectories: [] };
+    } else if (!interrupted && heldout.length > 0) {
       try {
         after = await runEval("after", state.step);
       } catch (e) {

@@ -15,6 +15,7 @@ const FIXED: Record<string, string> = {
   server: "--server",
   model: "--model",
   scenarios: "--scenarios",
+  generate_scenarios: "--generate-scenarios",
   generate_train_scenarios: "--generate-train-scenarios",
   seed: "--seed",
   lora_rank: "--lora-rank",

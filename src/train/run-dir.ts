@@ -258,7 +258,8 @@ export class RunDir {
   /**
    * Rewrites a JSONL file keeping what the checkpoint a resume starts from had seen: lines of
    * GRPO steps up to `at.step`, warm-start lines up to the steps it had done, never the final
-   * "after" evaluation (a resumed run measures its own). `at` null (no checkpoint yet: the run
+   * "after" evaluation (a resumed run measures its own); the rollouts of a server outage (phase
+   * "outage", no step of their own) stay. `at` null (no checkpoint yet: the run
    * starts over) keeps nothing; a warm start that had not begun keeps nothing either (its probe
    * runs again).
    */
@@ -274,6 +275,7 @@ export class RunDir {
         try {
           const v = JSON.parse(line) as { step?: number; label?: string; phase?: string };
           if (v.label === "after") return false;
+          if (v.phase === "outage") return true; // rollouts of tries that trained nothing: kept for the diagnosis
           if (v.phase === "sft") return (v.step ?? 0) <= warmed; // warm-start steps count on their own
           if (!at.sftDone && warmed === 0) return false;
           return (v.step ?? 0) <= at.step;

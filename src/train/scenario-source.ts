@@ -74,9 +74,18 @@ export async function loadScenarios(
         continue;
       }
       const n = o.generateN ?? 200;
-      o.log(`generating ${n} execution-verified scenarios for ${redactTargetCredentials(entry.target)} ...`);
-      const fewer = `generate fewer with \`train-mcp scenarios generate --server … --n K --out FILE\` and train with --scenarios FILE`;
-      const { scenarios } = await generateVerified(entry.toolbox, { n, fewer, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, ...writesPolicy(entry.target, o.log) });
+      const target = redactTargetCredentials(entry.target);
+      o.log(`generating ${n} execution-verified scenarios for ${target} ...`);
+      // fewer than asked is fine (a server's tools offer what they offer, and the note says so);
+      // a set with no training or no held-out scenario cannot make a run
+      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, ...writesPolicy(entry.target, o.log) });
+      const missing = (["train", "test"] as const).filter((split) => !scenarios.some((s) => s.split === split));
+      if (missing.length > 0)
+        throw new TrainMcpError(
+          "ScenarioInvalid",
+          `the ${scenarios.length} execution-verified scenarios built for ${target} include no ${missing.map((m) => `"${m}"`).join(" or ")} scenario (a run needs both: training and held-out); ` +
+            `ask for more with --generate-scenarios N, or write a scenario file (scenarios/README.md) and pass it with --scenarios FILE`,
+        );
       const file = path.join(o.runDir, `scenarios-${sources.length}.jsonl`);
       writeScenarioFile(file, scenarios);
       all.push(...scenarios);

@@ -2,7 +2,10 @@
  * `--help` states every default, read from the run config's schema (train) or the demo's preset
  * (demo), numbers bare; `help NAME` for no such command is a usage error, not the whole help.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { defaultModelDir } from "../../src/policy/default-model/index.js";
 import { buildProgram, main } from "../../src/cli/main.js";
 import { TrainConfigSchema } from "../../src/train/config.js";
 import { DEMO_CONFIG } from "../../src/train/demo.js";
@@ -23,8 +26,11 @@ describe("--help", () => {
     expect(text).toContain(`--groups-per-step <n> scenarios per step (B) (default: ${d.groups_per_step})`);
     expect(text).toContain(`(default: ${d.num_generations})`);
     expect(text).toContain(`--epsilon <x> lower clip range (default: ${d.epsilon})`);
-    expect(text).toContain(`--max-turns <n> assistant turns per rollout (default: ${d.max_turns})`);
-    expect(text).toContain(`--max-tokens-per-turn <n> tokens per assistant turn (default: ${d.max_tokens_per_turn})`);
+    // turn limits come from the model folder's train_mcp.json first, as a run takes them: the
+    // built-in model's (train's default --model) are named
+    const builtIn = JSON.parse(fs.readFileSync(path.join(defaultModelDir(), "train_mcp.json"), "utf8")) as { max_turns: number; max_tokens_per_turn: number };
+    expect(text).toContain(`--max-turns <n> assistant turns per rollout (default: the model folder's train_mcp.json, ${builtIn.max_turns} for the built-in model; else ${d.max_turns})`);
+    expect(text).toContain(`--max-tokens-per-turn <n> tokens per assistant turn (default: the model folder's train_mcp.json, ${builtIn.max_tokens_per_turn} for the built-in model; else ${d.max_tokens_per_turn})`);
     expect(text).toContain(`--temperature <x> rollout sampling temperature (default: ${d.temperature})`);
     expect(text).toContain(`--seed <n> random seed (default: ${d.seed})`);
     expect(text).toContain(`(default: ${d.save_steps})`);
@@ -48,7 +54,7 @@ describe("--help", () => {
 
   it("prints numeric defaults bare, and says what eval --n defaults to", () => {
     const text = help("eval");
-    expect(text).toContain("(1 = greedy) (default: 1)");
+    expect(text).toContain("pass@k the share of scenarios with a success among them (default: 1)");
     expect(text).not.toContain('(default: "1")');
     expect(text).toContain("--n <n> scenarios at most (default: all of the split)");
   });

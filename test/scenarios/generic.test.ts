@@ -20,6 +20,10 @@ describe("generic recipes", () => {
   it("reads a tool's annotations before its name", () => {
     expect(isReadOnlyTool("list_todos")).toBe(true);
     expect(isReadOnlyTool("add_todo")).toBe(false);
+    expect(isReadOnlyTool("addItem")).toBe(false);
+    // a bare `add` sums numbers (server-everything's), unless the server's annotations say otherwise
+    expect(isReadOnlyTool("add")).toBe(true);
+    expect(isReadOnlyTool({ name: "add", annotations: { readOnlyHint: false } })).toBe(false);
     expect(isReadOnlyTool("purge_everything")).toBe(false);
     expect(isReadOnlyTool("markDone")).toBe(false);
     expect(isReadOnlyTool("bookmarks")).toBe(true); // a verb inside a word is no verb

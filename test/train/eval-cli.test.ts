@@ -48,6 +48,21 @@ describe("train-mcp eval", () => {
     }
   });
 
+  it("with k > 1, gives success, reward and turns as means over all k samples of each scenario, not over one of them", async () => {
+    const dump = path.join(tempDir("eval-k"), "rollouts.jsonl");
+    const r = await cli(["eval", "--model", "default", "--server", "fixture:calculator", "--scenarios", calculatorScenarios(1, 6), "--k", "4", "--temperature", "1.5", "--engine", "tfjs", "--seed", "3", "--json", "--trajectories", dump]);
+    expect(r.code, r.stderr).toBe(0);
+    const row = JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, number>;
+    const rollouts = readJsonl(dump);
+    expect(rollouts).toHaveLength(24);
+    const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+    expect(row.success_rate).toBe(Number(mean(rollouts.map((t) => (t.success ? 1 : 0))).toPrecision(4)));
+    expect(row.mean_reward).toBe(Number(mean(rollouts.map((t) => t.reward as number)).toPrecision(4)));
+    expect(row.mean_turns).toBe(Number(mean(rollouts.map((t) => t.turns as number)).toPrecision(4)));
+    // the samples differ (else this would not tell the two readings apart)
+    expect(new Set(rollouts.map((t) => t.reward)).size).toBeGreaterThan(1);
+  });
+
   it("without --scenarios, scores a run's checkpoint on that run's own generated scenarios, not a fresh set", async () => {
     const run = path.join(tempDir("eval-run"), "run");
     const target = stdioTarget("everything");

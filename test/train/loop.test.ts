@@ -156,6 +156,20 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(readRolloutSettings(path.join(free, "checkpoints", "step-000000"))?.max_completion_length).toBeUndefined();
   });
 
+  it("with no GRPO step (max_steps 0) measures the held-out set once: after RL is the before-RL measurement", async () => {
+    const out = path.join(tempDir("zero-steps"), "run");
+    const logs: string[] = [];
+    const summary = await train({ config: small(out, calculatorScenarios(4, 3), { sft: "off", max_steps: 0 }), hooks: { log: (l) => logs.push(l) } });
+    const evals = readJsonl(path.join(out, "eval.jsonl"));
+    expect(evals.map((e) => e.label)).toEqual(["before", "after"]);
+    expect(evals[1]).toMatchObject({ step: 0, n: 3, success_rate: evals[0].success_rate, mean_reward: evals[0].mean_reward });
+    expect(summary.heldout_after).toBe(summary.heldout_before);
+    // played once: the before-RL rollouts only
+    const evalRollouts = readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "eval");
+    expect(evalRollouts.map((t) => t.label)).toEqual(["before", "before", "before"]);
+    expect(logs).toContain("no GRPO step trained since the before-RL evaluation (step 0): after RL is that measurement, not played again");
+  });
+
   it("plays a server's resources as tools with --resource-tools, and keeps that for eval and resume", async () => {
     const out = path.join(tempDir("resource-tools"), "run");
     const facts = ["speed-of-light", "planck-constant", "capital-germany", "unit-bar"];

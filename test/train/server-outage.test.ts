@@ -1,8 +1,8 @@
 /**
- * A server that dies on every call during training: no step trains on the outage (the update is
- * skipped, the weights stay those of the last sound step), each such step says so, and after
- * three in a row the run stops with a usage error naming what failed and how to resume, its
- * rollouts kept. A server that dies now and then during an evaluation, and tools that refuse
+ * A server that dies on every call during training: no step trains on the outage (no update, no
+ * metrics line, no checkpoint: the weights stay those of the last sound step and the step is
+ * played again), each try says so, and after three in a row the run stops with a usage error
+ * naming what failed and how to resume, its rollouts kept. A server that dies now and then during an evaluation, and tools that refuse
  * every call, are named in warnings.
  */
 import fs from "node:fs";
@@ -25,33 +25,50 @@ function compoundScenarios(split: "train" | "test", n: number): string[] {
 }
 
 describe("a server outage during training", () => {
-  it("trains nothing on it and stops after three steps of it, exit 2, rollouts kept", async () => {
+  it("does not count a step the outage spoiled: no update, metrics or checkpoint, the step played again; three tries in a row stop the run (exit 2), and a resume goes on from the last step that trained", async () => {
     const scenarios = path.join(tempDir("outage-scenarios"), "train-only.jsonl");
     fs.writeFileSync(scenarios, compoundScenarios("train", 8).join("\n") + "\n");
     const out = path.join(tempDir("outage"), "run");
+    const down = path.join(tempDir("outage-switch"), "down");
     const config = resolveTrainConfig({
-      server: [stdioTarget("crash-calc")], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
-      max_steps: 10, groups_per_step: 2, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64, save_steps: 1, tool_timeout_ms: 10_000,
+      server: [stdioTarget("crash-calc", "--down-when", down)], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
+      max_steps: 3, groups_per_step: 2, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64, save_steps: 1, tool_timeout_ms: 10_000,
     });
     const logs: string[] = [];
-    const e = await train({ config, hooks: { log: (l) => logs.push(l) } }).then(() => undefined, (x: unknown) => x as TrainMcpError);
+    // the server goes down once step 2 has trained
+    const log = (l: string) => {
+      logs.push(l);
+      if (l.startsWith("step 2/3:")) fs.writeFileSync(down, "");
+    };
+    const e = await train({ config, hooks: { log } }).then(() => undefined, (x: unknown) => x as TrainMcpError);
     expect(e).toBeInstanceOf(TrainMcpError);
     expect(e!.usage).toBe(true);
-    expect(e!.message).toMatch(/^the MCP server failed every tool call for 3 steps in a row, so the run stopped \(the first failure: connection to the server lost during \w+: .*outage: crashing on purpose.*\); those steps trained nothing .*resume with --resume /);
+    expect(e!.message).toMatch(/^the MCP server failed every tool call 3 times in a row at step 3, so the run stopped \(the first failure: connection to the server lost during \w+: .*outage: crashing on purpose.*\); nothing was trained on those tries, and the run stands at step 2 \(its checkpoint is kept\): resume with --resume /);
     // a stdio server's stderr is kept with the run (an HTTP server's would not be named)
     expect(e!.message.endsWith(`once the server works (its stderr: ${path.join(out, "server.log")})`)).toBe(true);
-    const outageSteps = logs.flatMap((l) => /^warning: step (\d+): every tool call \(\d+\) failed on the server's side, so nothing was trained/.exec(l)?.[1] ?? []).map(Number);
-    const metrics = readJsonl(path.join(out, "metrics.jsonl")).filter((m) => m.phase === "grpo");
-    const last = metrics[metrics.length - 1].step as number;
-    // the run stopped at the third outage step in a row; none of them trained
-    expect(outageSteps.slice(-3)).toEqual([last - 2, last - 1, last]);
-    for (const m of metrics) expect(m["update/skipped"] === 1).toBe(outageSteps.includes(m.step as number));
-    // every rollout of every step played is kept
-    expect(readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "grpo")).toHaveLength(8 * last);
-  });
+    const outageTries = logs.flatMap((l) => /^warning: step (\d+): every tool call \(\d+\) failed on the server's side, so nothing was trained and the step is played again/.exec(l)?.[1] ?? []).map(Number);
+    expect(outageTries).toEqual([3, 3, 3]);
+    // no summary line of a step that trained nothing
+    expect(logs.filter((l) => /^step \d+\/3:/.test(l)).map((l) => l.slice(0, 8))).toEqual(["step 1/3", "step 2/3"]);
+    const grpoSteps = () => readJsonl(path.join(out, "metrics.jsonl")).filter((m) => m.phase === "grpo").map((m) => m.step);
+    expect(grpoSteps()).toEqual([1, 2]);
+    expect(fs.readdirSync(path.join(out, "checkpoints")).filter((d) => d.startsWith("step-")).sort()).toEqual(["step-000001", "step-000002"]);
+    // every rollout played is kept: the outage's as phase "outage"
+    const phases = () => readJsonl(path.join(out, "trajectories.jsonl")).map((t) => t.phase);
+    expect(phases().filter((p) => p === "grpo")).toHaveLength(8 * 2);
+    expect(phases().filter((p) => p === "outage")).toHaveLength(8 * 3);
+
+    // the server back: the resume trains step 3 from step 2's checkpoint, the outage's rollouts stay
+    fs.rmSync(down);
+    const resumed = await train({ config, resume: true, hooks: { log: () => undefined } });
+    expect(resumed.steps).toBe(3);
+    expect(grpoSteps()).toEqual([1, 2, 3]);
+    expect(phases().filter((p) => p === "grpo")).toHaveLength(8 * 3);
+    expect(phases().filter((p) => p === "outage")).toHaveLength(8 * 3);
+  }, 300_000);
 
   it.each([
-    ["with tools that change state: each rollout opens its own session, which fails", [] as string[], /^warning: step 1: every rollout \(2\) failed, so nothing was trained; the first with: server: cannot reach MCP server/],
+    ["with tools that change state: each rollout opens its own session, which fails", [] as string[], /^warning: step 1: every rollout \(2\) failed, so nothing was trained and the step is played again; the first with: server: cannot reach MCP server/],
     ["with read-only tools: the rollouts share the session and call nothing, and a ping finds it gone", ["--sampling"], /^warning: step 1: no rollout called a tool, and http:\/\/127\.0\.0\.1:\d+\/mcp does not answer a ping \(/],
   ])("says so when an HTTP server is gone before a step (%s)", async (_what, mode, expected) => {
     const server = await startEverything("http", 0, ...mode);

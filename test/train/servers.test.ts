@@ -139,6 +139,28 @@ describe("ServerSet isolation", () => {
   });
 });
 
+describe("scenarios auto on a server with no bundled set", () => {
+  it("trains on what the generator could build when the server's tools offer fewer tasks than asked, and says so", async () => {
+    const shop = asCommand("shop");
+    const set = await ServerSet.connect([shop], "auto");
+    const log: string[] = [];
+    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "auto-fewer-"));
+    try {
+      const split = await loadScenarios(["auto"], set, { seed: 3, runDir, log: (l) => log.push(l), generateN: 400 });
+      const built = split.train.length + split.test.length;
+      expect(built).toBeGreaterThan(20);
+      expect(built).toBeLessThan(400);
+      expect(split.test.length).toBeGreaterThan(0);
+      expect(log).toContain(`generating 400 execution-verified scenarios for ${shop} ...`);
+      expect(log.some((l) => l.startsWith(`note: built ${built} distinct verified scenarios of the 400 asked for`))).toBe(true);
+      // the set is saved in the run directory, as --resume and eval read it back
+      expect(fs.readFileSync(path.join(runDir, "scenarios-0.jsonl"), "utf8").trim().split("\n")).toHaveLength(built);
+    } finally {
+      await set.close();
+    }
+  }, 120_000);
+});
+
 describe("stderrNote", () => {
   it("names the stderr file of stdio servers only: an HTTP server has none here", () => {
     expect(stderrNote(["http://127.0.0.1:8000/mcp"], "/r/server.log")).toBe("");

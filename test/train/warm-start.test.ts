@@ -34,7 +34,7 @@ describe("the supervised warm start on auto", () => {
     expect(summary.sft_steps).toBe(2);
     expect(logs.some((l) => l.includes("supervised warm start first"))).toBe(true);
     // the probe says what it is: 8 held-out scenarios topped up with training ones, not "held-out base"
-    expect(logs).toContainEqual(expect.stringMatching(/^warm-start probe: success \d+\.\d% of 16 held-out and training scenarios \(mean reward [\d.]+, [\d.]+ s\): does the model call tools yet\?$/));
+    expect(logs).toContainEqual(expect.stringMatching(/^warm-start probe: success \d+\.\d% of 16 scenarios \(8 held-out, 8 training\) \(mean reward [\d.]+, [\d.]+ s\): does the model call tools yet\?$/));
     expect(readJsonl(path.join(out, "eval.jsonl")).map((e) => e.label)).toEqual(["base", "before", "after"]);
   });
 

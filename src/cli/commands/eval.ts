@@ -41,7 +41,7 @@ export function register(program: Command): void {
     .requiredOption("-s, --server <target>", "MCP server; repeat for several", collect)
     .option("--scenarios <file>", "scenario file (repeatable; default: the bundled set of each fixture)", collect)
     .addOption(new Option("--split <split>", "which scenarios").choices(["test", "train", "all"]).default("test"))
-    .option("--k <n>", "samples per scenario for pass@k (1 = greedy)", "1")
+    .option("--k <n>", "samples per scenario (1 = greedy); k > 1 samples at --temperature: success, reward and turns are means over all k, pass@k the share of scenarios with a success among them", "1")
     .option("--n <n>", "scenarios at most (default: all of the split)")
     .option("--temperature <x>", "sampling temperature when k > 1", "1")
     .option("--max-turns <n>", "assistant turns per rollout (default: as trained, else 4)")

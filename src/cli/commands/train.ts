@@ -11,7 +11,7 @@ import cliProgress from "cli-progress";
 import { TrainMcpError } from "../../errors.js";
 import { isRedactedTarget } from "../../mcp/target.js";
 import { numberFlag } from "../number-flags.js";
-import { fieldDefault, formatValue, helpDefault } from "../help-defaults.js";
+import { fieldDefault, formatValue, helpDefault, modelFolderDefault } from "../help-defaults.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
 import { addConnectOptions, parseEnvAndHeaders, type TargetFlags } from "../target-options.js";
 import type { ConnectOptions } from "../../mcp/options.js";
@@ -28,6 +28,7 @@ interface TrainFlags extends Omit<TargetFlags, "server"> {
   out?: string;
   model?: string;
   scenarios?: string[];
+  generateScenarios?: string;
   generateTrainScenarios?: string;
   steps?: string;
   groupsPerStep?: string;
@@ -81,6 +82,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("-o, --out <dir>", "run directory (default runs/<date>-<time>)")
     .option("--model <dir|default>", `a Hugging Face model folder, or "default" (the built-in tiny model)${helpDefault(cmd, "model")}`)
     .option("--scenarios <file|auto>", `scenario file (.jsonl), repeatable; auto: bundled or generated${helpDefault(cmd, "scenarios")}`, collect)
+    .option("--generate-scenarios <n>", `with --scenarios auto, how many execution-verified scenarios to generate for a server with no bundled set (fewer when its tools offer fewer)${helpDefault(cmd, "generate_scenarios")}`)
     .option("--generate-train-scenarios <n>", `also train on N execution-verified scenarios generated per server (none equal to a held-out one)${helpDefault(cmd, "generate_train_scenarios")}`)
     .option("--steps <n>", `GRPO steps (max_steps; TRL's --max-steps is the same flag)${helpDefault(cmd, "max_steps")}`)
     // TRL's spellings, as aliases
@@ -95,8 +97,8 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--epsilon-high <x>", `upper clip range (DAPO clip-higher)${cmd.name() === "demo" ? helpDefault(cmd, "epsilon_high") : " (default: --epsilon's)"}`)
     .option("--beta <x>", `KL coefficient (needs LoRA: the reference is the base model)${helpDefault(cmd, "beta")}`)
     .option("--rft-coef <x>", `weight of imitating each group's best successful rollout (RAFT/STaR; 0 = off)${helpDefault(cmd, "rft_coef")}`)
-    .option("--max-turns <n>", `assistant turns per rollout${helpDefault(cmd, "max_turns")}`)
-    .option("--max-tokens-per-turn <n>", `tokens per assistant turn${helpDefault(cmd, "max_tokens_per_turn")}`)
+    .option("--max-turns <n>", `assistant turns per rollout${modelFolderDefault(cmd, "max_turns")}`)
+    .option("--max-tokens-per-turn <n>", `tokens per assistant turn${modelFolderDefault(cmd, "max_tokens_per_turn")}`)
     .option("--max-completion-length <n>", "generated tokens per rollout, all turns together (TRL max_completion_length; default: no cap beyond the turn limits)")
     .option("--system-prompt <text>", `system prompt of every rollout ${cmd.name() === "demo" ? `(demo: ${JSON.stringify(fieldDefault("system_prompt", true))})` : "(default: the model folder's train_mcp.json, else a generic tool-use prompt)"}`)
     .addOption(
@@ -137,6 +139,7 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["out", "--out", f.out ?? f.resume],
     ["model", "--model", f.model],
     ["scenarios", "--scenarios", f.scenarios],
+    ["generate_scenarios", "--generate-scenarios", f.generateScenarios, "number"],
     ["generate_train_scenarios", "--generate-train-scenarios", f.generateTrainScenarios, "number"],
     ["max_steps", ...either("--steps", f.steps, "--max-steps", f.maxSteps), "number"],
     ["tool_timeout_ms", "--timeout", f.timeout, "number"],

@@ -34,6 +34,9 @@ export function isReadOnlyTool(tool: string | Pick<ToolSpec, "name" | "annotatio
   const hints = typeof tool === "string" ? undefined : tool.annotations;
   if (hints?.readOnlyHint === true) return true;
   if (hints?.readOnlyHint === false || hints?.destructiveHint === true) return false;
+  // `add` alone is arithmetic (the reference "everything" server's adds two numbers): adding a
+  // thing names the thing (add_todo, addItem)
+  if (/^add$/i.test(name)) return true;
   // camelCase words split first ("markDone" → "mark_Done"); the match is case-insensitive, so a
   // verb must end at a separator, never inside a word ("settings", "bookmarks" read)
   return !MUTATING.test(name.replace(/([a-z])([A-Z])/g, "$1_$2"));
