@@ -34,7 +34,7 @@ export const RunConfigSchema = z.record(z.string(), z.unknown()).describe("resol
 export type RunConfig = z.infer<typeof RunConfigSchema>;
 
 /** Training phases a metrics line or trajectory can belong to. Free text is tolerated. */
-export const PhaseSchema = z.string().describe('"sft" (supervised warm start) | "grpo" | "eval"');
+export const PhaseSchema = z.string().describe('"sft" (supervised warm start) | "grpo" | "eval" | "outage" (rollouts of a step the server spoiled: not trained, played again)');
 
 /**
  * One metrics.jsonl line. Every other key is a namespaced number (or null where the value was
