@@ -34,7 +34,9 @@ export function formatValue(v: unknown): string {
   return String(v);
 }
 
-/** The built-in model's own train_mcp.json (its system prompt and turn limits), {} when unreadable. */
+/** The built-in model's own train_mcp.json (its system prompt and turn limits), {} when unreadable.
+ *  Read as plain JSON, not with checkpoint.ts's readRolloutSettings: that module loads the weight
+ *  code, which every `--help` would then pay for. */
 function builtInRollout(): Record<string, unknown> {
   try {
     return JSON.parse(fs.readFileSync(fileURLToPath(new URL("../policy/default-model/train_mcp.json", import.meta.url)), "utf8")) as Record<string, unknown>;

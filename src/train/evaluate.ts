@@ -88,7 +88,7 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
     mean_reward: mean(all.map((t) => t.reward)),
     mean_turns: mean(all.map((t) => t.turns)),
     per_tag: Object.fromEntries([...tagHits].map(([k, v]) => [k, mean(v)])),
-    trajectories: groups.flat(),
+    trajectories: all,
   };
   if (o.k > 1) {
     result.k = o.k;

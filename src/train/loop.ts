@@ -127,7 +127,7 @@ function pick(train: Scenario[], position: number, count: number, seed: number):
  */
 const MIN_TOOL_CALLER_SHARE = 0.2;
 /** tries in a row of one step with every tool call failing on the server's side before the run stops */
-const MAX_OUTAGE_STEPS = 3;
+const MAX_OUTAGE_TRIES = 3;
 
 /** "1 rollout", "2 rollouts" */
 const countOf = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -522,13 +522,13 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
 
     // 2. held-out success before RL
     const beforeRecord = heldout.length === 0 || o.signal?.aborted ? undefined : (evals.find((e) => e.label === "before") ?? (await runEval("before", state.step)));
-    // the GRPO step of the weights "before" measured (it is measured after any warm start)
-    const beforeStep = beforeRecord ? (evals.find((e) => e.label === "before")?.step ?? state.step) : undefined;
+    // its eval.jsonl line (runEval adds it): the step says which weights it measured (after any warm start)
+    const beforeLine = beforeRecord ? evals.find((e) => e.label === "before") : undefined;
 
     // 3. GRPO
     const lrSchedule = { type: cfg.lr_scheduler_type, learningRate: cfg.learning_rate, maxSteps: cfg.max_steps, warmupSteps: warmupStepsOf(cfg.max_steps, cfg.warmup_ratio, cfg.warmup_steps) };
     let interrupted = false;
-    let outageSteps = 0; // steps in a row in which the server failed every call
+    let outageTries = 0; // tries in a row of the step at hand in which the server failed every call
     while (state.step < cfg.max_steps) {
       if (o.signal?.aborted) {
         interrupted = true;
@@ -587,13 +587,13 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       // A server outage is no evidence about the model: a group with a rollout that lost its server
       // is left out of the update (rollouts that avoided the tools would otherwise look better), and
       // a step in which every call the model made failed on the server's side trains nothing and
-      // does not count: it is played again, and the run stops after MAX_OUTAGE_STEPS such tries.
+      // does not count: it is played again, and the run stops after MAX_OUTAGE_TRIES such tries.
       const realCalls = groups.flat().flatMap((t) => t.toolCalls).filter(wasSent);
       // (every rollout failing outright — its server session could not be opened — is one too)
       const failedRollouts = groups.flat().filter((t) => t.finish === "error");
       const callsAllFailed = realCalls.length > 0 && realCalls.every(isServerFault);
       const outage = callsAllFailed || (failedRollouts.length > 0 && failedRollouts.length === groups.flat().length);
-      outageSteps = outage ? outageSteps + 1 : 0;
+      outageTries = outage ? outageTries + 1 : 0;
       // where the stdio servers' stderr is kept (nothing for HTTP servers: they print elsewhere)
       const serverStderr = stderrNote(servers.entries.map((e) => e.target), serverLogFrom !== undefined ? runDir.path("server.log") : o.connect?.serverLog);
       if (outage) {
@@ -607,11 +607,11 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
             ? `warning: step ${step}: every tool call (${realCalls.length}) failed on the server's side, so nothing was trained and the step is played again; the first with: ${first}`
             : `warning: step ${step}: every rollout (${failedRollouts.length}) failed, so nothing was trained and the step is played again; the first with: ${first}`,
         );
-        if (outageSteps >= MAX_OUTAGE_STEPS) {
+        if (outageTries >= MAX_OUTAGE_TRIES) {
           // the weights are those of the last step that trained; its checkpoint is kept
           throw new TrainMcpError(
             "ServerUnreachable",
-            `the MCP server failed every tool call ${outageSteps} times in a row at step ${step}, so the run stopped (the first failure: ${first}); nothing was trained on those tries, and the run stands at step ${state.step}${state.step > 0 ? " (its checkpoint is kept)" : ""}: resume with --resume ${runDir.dir} once the server works${serverStderr}`,
+            `the MCP server failed every tool call ${outageTries} times in a row at step ${step}, so the run stopped (the first failure: ${first}); nothing was trained on those tries, and the run stands at step ${state.step}${state.step > 0 ? " (its checkpoint is kept)" : ""}: resume with --resume ${runDir.dir} once the server works${serverStderr}`,
           );
         }
         continue;
@@ -690,10 +690,10 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     // leaves the report of what the run has, and the checkpoint it can be measured from again
     let after: EvalResult | undefined;
     let afterFailed: unknown;
-    if (!interrupted && heldout.length > 0 && beforeRecord && beforeStep === state.step) {
+    if (!interrupted && heldout.length > 0 && beforeLine?.step === state.step) {
       // no GRPO step since "before" (--steps 0): the same weights, measured already
       log(`no GRPO step trained since the before-RL evaluation (step ${state.step}): after RL is that measurement, not played again`);
-      const rec: EvalRecord = { ...evals.find((e) => e.label === "before")!, label: "after", time: new Date().toISOString() };
+      const rec: EvalRecord = { ...beforeLine, label: "after", time: new Date().toISOString() };
       runDir.append("eval.jsonl", [rec]);
       evals.push(rec);
       after = { n: rec.n, success_rate: rec.success_rate, mean_reward: rec.mean_reward, mean_turns: rec.mean_turns, per_tag: rec.per_tag ?? {}, trajectories: [] };
