@@ -50,6 +50,9 @@ export function linkedFetch(base: FetchLike = fetch): FetchLike {
         return reader.cancel(reason);
       },
     });
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    const wrapped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    // a constructed Response has no url or redirect flag; keep the real ones for whoever reads them
+    Object.defineProperties(wrapped, { url: { value: response.url }, redirected: { value: response.redirected } });
+    return wrapped;
   };
 }

@@ -45,6 +45,8 @@ describe("linkedFetch", () => {
       const res = await f(`${base}/call/${i}`, { signal: session.signal });
       expect(res.status).toBe(200);
       expect(res.headers.get("x-echo")).toBe(`/call/${i}`);
+      expect(res.url).toBe(`${base}/call/${i}`);
+      expect(res.redirected).toBe(false);
       expect(await res.json()).toEqual({ url: `/call/${i}` });
     }
     const accepted = await f(`${base}/accepted`, { signal: session.signal, method: "POST", body: "{}" });
