@@ -21,6 +21,7 @@ import { scrubKey as scrub } from "../mcp/command-credentials.js";
 export { scrub };
 import { JudgeReplyError } from "./ruler-prompt.js";
 import { openAiEndpoint } from "../mcp/openai-base-url.js";
+import { sleep } from "../sleep.js";
 
 export const JudgeClientSchema = z.object({
   baseURL: z.string().url().describe("OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"),
@@ -98,21 +99,6 @@ function classify(e: unknown, timeoutMs: number): Verdict {
     return { retry, reason: `HTTP ${status}: ${e.message}`.slice(0, 300), retryAfterMs: retryAfterMs(e.headers) };
   }
   return { retry: false, reason: e instanceof Error ? e.message : String(e) };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 export interface JudgeCall<T> {

@@ -108,6 +108,17 @@ const TrainConfigFields = GrpoConfigSchema.extend({
   isolate: z.enum(["auto", "on", "off"]).default("auto").describe("a fresh server per rollout (auto: for stateful fixtures)"),
   max_concurrent_rollouts: z.number().int().min(1).default(64),
   tool_timeout_ms: TimeoutMsSchema.default(30_000).describe("per tool call (--timeout): milliseconds, or a number with a unit (500ms, 30s, 2m); at least 100 ms"),
+  outage_tries: z
+    .number()
+    .int()
+    .min(1)
+    .default(3)
+    .describe("tries in a row of a step in which the server failed every tool call (each trains nothing) before the run stops, resumable"),
+  outage_wait_s: z
+    .number()
+    .min(0)
+    .default(10)
+    .describe("seconds to wait before playing such a step again, doubled for each further try (10, 20, ...: a server that restarts within half a minute does not stop the run)"),
   server_cwd: z
     .string()
     .optional()

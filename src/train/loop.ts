@@ -41,6 +41,7 @@ import { keepScenarioRecord, scenarioRecord } from "./scenario-record.js";
 import { RUN_FILES } from "../report/run-files.js";
 import { ServerSet, stderrNote } from "./servers.js";
 import { collectDemonstrations, sftStep } from "./sft.js";
+import { sleep } from "../sleep.js";
 
 export interface TrainHooks {
   log(line: string): void;
@@ -127,7 +128,6 @@ function pick(train: Scenario[], position: number, count: number, seed: number):
  */
 const MIN_TOOL_CALLER_SHARE = 0.2;
 /** tries in a row of one step with every tool call failing on the server's side before the run stops */
-const MAX_OUTAGE_TRIES = 3;
 
 /** "1 rollout", "2 rollouts" */
 const countOf = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -587,7 +587,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       // A server outage is no evidence about the model: a group with a rollout that lost its server
       // is left out of the update (rollouts that avoided the tools would otherwise look better), and
       // a step in which every call the model made failed on the server's side trains nothing and
-      // does not count: it is played again, and the run stops after MAX_OUTAGE_TRIES such tries.
+      // does not count: it is played again after a wait, and the run stops after outage_tries such tries.
       const realCalls = groups.flat().flatMap((t) => t.toolCalls).filter(wasSent);
       // (every rollout failing outright — its server session could not be opened — is one too)
       const failedRollouts = groups.flat().filter((t) => t.finish === "error");
@@ -607,12 +607,18 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
             ? `warning: step ${step}: every tool call (${realCalls.length}) failed on the server's side, so nothing was trained and the step is played again; the first with: ${first}`
             : `warning: step ${step}: every rollout (${failedRollouts.length}) failed, so nothing was trained and the step is played again; the first with: ${first}`,
         );
-        if (outageTries >= MAX_OUTAGE_TRIES) {
+        if (outageTries >= cfg.outage_tries) {
           // the weights are those of the last step that trained; its checkpoint is kept
           throw new TrainMcpError(
             "ServerUnreachable",
-            `the MCP server failed every tool call ${outageTries} times in a row at step ${step}, so the run stopped (the first failure: ${first}); nothing was trained on those tries, and the run stands at step ${state.step}${state.step > 0 ? " (its checkpoint is kept)" : ""}: resume with --resume ${runDir.dir} once the server works${serverStderr}`,
+            `the MCP server failed every tool call ${outageTries === 1 ? "once" : `${outageTries} times in a row`} at step ${step}, so the run stopped (the first failure: ${first}); nothing was trained on those tries, and the run stands at step ${state.step}${state.step > 0 ? " (its checkpoint is kept)" : ""}: resume with --resume ${runDir.dir} once the server works${serverStderr}`,
           );
+        }
+        // a server that is restarting gets time to come back: 10 s, 20 s, ... by default
+        const waitS = cfg.outage_wait_s * 2 ** (outageTries - 1);
+        if (waitS > 0) {
+          log(`waiting ${waitS} s before try ${outageTries + 1} of ${cfg.outage_tries} of step ${step}`);
+          await sleep(waitS * 1000, o.signal).catch(() => undefined); // Ctrl-C ends the wait; the loop's check stops the run
         }
         continue;
       }

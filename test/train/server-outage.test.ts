@@ -1,7 +1,7 @@
 /**
  * A server that dies on every call during training: no step trains on the outage (no update, no
  * metrics line, no checkpoint: the weights stay those of the last sound step and the step is
- * played again), each try says so, and after three in a row the run stops with a usage error
+ * played again after a wait, so a server that comes back in time costs a try), each try says so, and after three in a row the run stops with a usage error
  * naming what failed and how to resume, its rollouts kept. A server that dies now and then during an evaluation, and tools that refuse
  * every call, are named in warnings.
  */
@@ -32,7 +32,7 @@ describe("a server outage during training", () => {
     const down = path.join(tempDir("outage-switch"), "down");
     const config = resolveTrainConfig({
       server: [stdioTarget("crash-calc", "--down-when", down)], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
-      max_steps: 3, groups_per_step: 2, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64, save_steps: 1, tool_timeout_ms: 10_000,
+      max_steps: 3, groups_per_step: 2, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64, save_steps: 1, tool_timeout_ms: 10_000, outage_wait_s: 0.05,
     });
     const logs: string[] = [];
     // the server goes down once step 2 has trained
@@ -48,6 +48,8 @@ describe("a server outage during training", () => {
     expect(e!.message.endsWith(`once the server works (its stderr: ${path.join(out, "server.log")})`)).toBe(true);
     const outageTries = logs.flatMap((l) => /^warning: step (\d+): every tool call \(\d+\) failed on the server's side, so nothing was trained and the step is played again/.exec(l)?.[1] ?? []).map(Number);
     expect(outageTries).toEqual([3, 3, 3]);
+    // a wait before each try but the first, doubled each time, none after the last
+    expect(logs.filter((l) => l.startsWith("waiting"))).toEqual(["waiting 0.05 s before try 2 of 3 of step 3", "waiting 0.1 s before try 3 of 3 of step 3"]);
     // no summary line of a step that trained nothing
     expect(logs.filter((l) => /^step \d+\/3:/.test(l)).map((l) => l.slice(0, 8))).toEqual(["step 1/3", "step 2/3"]);
     const grpoSteps = () => readJsonl(path.join(out, "metrics.jsonl")).filter((m) => m.phase === "grpo").map((m) => m.step);
@@ -67,6 +69,29 @@ describe("a server outage during training", () => {
     expect(phases().filter((p) => p === "outage")).toHaveLength(8 * 3);
   }, 300_000);
 
+  it("waits before playing an outage's step again, so a server back within the wait costs one try and the run trains every step", async () => {
+    const scenarios = path.join(tempDir("outage-back-scenarios"), "train-only.jsonl");
+    fs.writeFileSync(scenarios, compoundScenarios("train", 4).join("\n") + "\n");
+    const out = path.join(tempDir("outage-back"), "run");
+    const down = path.join(tempDir("outage-back-switch"), "down");
+    fs.writeFileSync(down, ""); // down from the first step
+    const config = resolveTrainConfig({
+      server: [stdioTarget("crash-calc", "--down-when", down)], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
+      max_steps: 2, groups_per_step: 1, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64, tool_timeout_ms: 10_000, outage_tries: 2, outage_wait_s: 0.2,
+    });
+    const logs: string[] = [];
+    // the server comes back while the run waits
+    const log = (l: string) => {
+      logs.push(l);
+      if (l.startsWith("waiting")) fs.rmSync(down);
+    };
+    const result = await train({ config, hooks: { log } });
+    expect(result.steps).toBe(2);
+    expect(logs.filter((l) => l.startsWith("waiting"))).toEqual(["waiting 0.2 s before try 2 of 2 of step 1"]);
+    expect(readJsonl(path.join(out, "metrics.jsonl")).filter((m) => m.phase === "grpo").map((m) => m.step)).toEqual([1, 2]);
+    expect(readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "outage")).toHaveLength(4);
+  }, 300_000);
+
   it.each([
     ["with tools that change state: each rollout opens its own session, which fails", [] as string[], /^warning: step 1: every rollout \(2\) failed, so nothing was trained and the step is played again; the first with: server: cannot reach MCP server/],
     ["with read-only tools: the rollouts share the session and call nothing, and a ping finds it gone", ["--sampling"], /^warning: step 1: no rollout called a tool, and http:\/\/127\.0\.0\.1:\d+\/mcp does not answer a ping \(/],
@@ -77,7 +102,7 @@ describe("a server outage during training", () => {
     fs.writeFileSync(scenarios, [task("alpha", "train"), task("beta", "train"), task("gamma", "test")].join("\n") + "\n");
     const config = resolveTrainConfig({
       server: [server.url], model: tinyModelDir(3), scenarios: [scenarios], out: path.join(tempDir("gone"), "run"), seed: 1, sft: "off",
-      max_steps: 1, groups_per_step: 1, num_generations: 2, max_turns: 1, max_tokens_per_turn: 4, engine: "tfjs",
+      max_steps: 1, groups_per_step: 1, num_generations: 2, max_turns: 1, max_tokens_per_turn: 4, engine: "tfjs", outage_wait_s: 0,
     });
     const logs: string[] = [];
     let killed: Promise<void> | undefined;
