@@ -4,7 +4,8 @@
  * checked once here, with messages, so the model code can trust them.
  */
 import { z } from "zod";
-import type { RopeScaling } from "./model/layers.js";
+import { SUPPORTED_ROPE_SCALING, type RopeScaling } from "./model/layers.js";
+import { TrainMcpError } from "../errors.js";
 
 export const HfConfigSchema = z
   .object({
@@ -65,13 +66,15 @@ export function resolveConfig(input: unknown, where = "config.json"): ModelConfi
   const parsed = HfConfigSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`${where}: field "${issue.path.join(".")}": ${issue.message}`);
+    const field = issue.path.join(".");
+    const missing = issue.path.reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[k] : undefined), input) === undefined;
+    throw new TrainMcpError("ModelInvalid", `${where}: field "${field}": ${missing ? "is missing" : issue.message}`);
   }
   const c = parsed.data;
   const numKvHeads = c.num_key_value_heads ?? c.num_attention_heads;
   const headDim = c.head_dim ?? c.hidden_size / c.num_attention_heads;
   const check = (ok: boolean, msg: string) => {
-    if (!ok) throw new Error(`${where}: ${msg}`);
+    if (!ok) throw new TrainMcpError("ModelInvalid", `${where}: ${msg}`);
   };
   check(Number.isInteger(headDim), `hidden_size ${c.hidden_size} is not divisible by num_attention_heads ${c.num_attention_heads}`);
   check(c.num_attention_heads % numKvHeads === 0, `num_attention_heads ${c.num_attention_heads} is not divisible by num_key_value_heads ${numKvHeads}`);
@@ -104,11 +107,14 @@ export function resolveConfig(input: unknown, where = "config.json"): ModelConfi
 function ropeOf(c: HfConfig, where: string): { theta: number; scaling: RopeScaling | null } {
   const params = c.rope_parameters ?? undefined;
   if (params && typeof params.rope_theta !== "number")
-    throw new Error(`${where}: rope_parameters has no rope_theta (per-layer-type RoPE, as in Gemma 3, is not supported)`);
+    throw new TrainMcpError("ModelInvalid", `${where}: rope_parameters has no rope_theta (per-layer-type RoPE, as in Gemma 3, is not supported)`);
   const fromParams = params?.rope_theta as number | undefined;
   if (c.rope_theta !== undefined && fromParams !== undefined && c.rope_theta !== fromParams)
-    throw new Error(`${where}: rope_theta ${c.rope_theta} and rope_parameters.rope_theta ${fromParams} disagree`);
+    throw new TrainMcpError("ModelInvalid", `${where}: rope_theta ${c.rope_theta} and rope_parameters.rope_theta ${fromParams} disagree`);
   const theta = fromParams ?? c.rope_theta ?? 10000;
   const raw = (c.rope_scaling ?? (params && (params.rope_type ?? "default") !== "default" ? params : null)) as RopeScaling | null;
+  const kind = raw ? (raw.rope_type ?? raw.type ?? "default") : "default";
+  if (!(SUPPORTED_ROPE_SCALING as readonly string[]).includes(kind))
+    throw new TrainMcpError("ModelInvalid", `${where}: field "${c.rope_scaling ? "rope_scaling" : "rope_parameters"}": RoPE scaling type "${kind}" is not supported (supported: ${SUPPORTED_ROPE_SCALING.join(", ")}); remove it to run at the model's native context length`);
   return { theta, scaling: raw };
 }

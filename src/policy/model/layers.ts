@@ -23,6 +23,8 @@ export interface RopeScaling {
   original_max_position_embeddings?: number;
 }
 
+export const SUPPORTED_ROPE_SCALING = ["default", "linear", "llama3"] as const;
+
 /** inv_freq per pair i, with "linear" or "llama3" scaling (_compute_llama3_parameters). */
 export function ropeInvFreq(headDim: number, theta: number, scaling?: RopeScaling | null): Float64Array {
   const half = headDim / 2;
@@ -44,7 +46,7 @@ export function ropeInvFreq(headDim: number, theta: number, scaling?: RopeScalin
       return (1 - smooth) * (f / factor) + smooth * f;
     });
   }
-  throw new Error(`rope_scaling type "${kind}" is not supported (supported: default, linear, llama3)`);
+  throw new Error(`rope_scaling type "${kind}" is not supported (supported: ${SUPPORTED_ROPE_SCALING.join(", ")})`);
 }
 
 /**
