@@ -174,7 +174,7 @@ describe("LLM generator against train-mcp serve (built-in model, constrained dec
     expect(r.requests).toBe(1);
     expect(a.exchanges).toHaveLength(r.requests);
     expect(r.usedJsonObjectFallback).toBe(false);
-    expect(r.rejected).toEqual({ invalid: 0, duplicate: 0, namesTool: 0 });
+    expect(r.rejected).toEqual({ invalid: 0, duplicate: 0, namesTool: 0, contradicted: 0 });
     expect(r.scenarios).toHaveLength(1);
 
     // the scenario is the reply's first task, passed through the generator's own checks

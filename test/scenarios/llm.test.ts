@@ -119,7 +119,7 @@ describe("LLM generator", () => {
     try {
       const log: string[] = [];
       const r = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 3, log: (l) => log.push(l) });
-      expect(r.rejected).toEqual({ invalid: 8, duplicate: 1, namesTool: 1 });
+      expect(r.rejected).toEqual({ invalid: 8, duplicate: 1, namesTool: 1, contradicted: 0 });
       expect(log).toContain("request 1: task rejected (task: Too small: expected string to have >=8 characters)");
       expect(log).toContain("request 1: task rejected (task: not a request in words (fewer than three words))");
       expect(log).toContain("request 1: task rejected (task: holds chat-template markup (<tool_call>, <|…|>))");
@@ -292,7 +292,7 @@ describe("LLM generator", () => {
       expect(code).toBe(0);
       expect(readScenarioFile(good)).toHaveLength(6);
       expect(ok.headers[0].authorization).toBe("Bearer sk-secret-key-xyz");
-      expect(written.join("")).toContain("checked on the server: 0 of 6 tasks confirmed by replaying their solution calls (tag verified:replay); 0 dropped (no result states their expected answer); 6 kept unverified\n");
+      expect(written.join("")).toContain("checked on the server: 0 of 6 tasks confirmed by replaying their solution calls (tag verified:replay); 0 more dropped and replaced (no result states their expected answer); 6 kept unverified\n");
 
       // every task contradicted by the server: nothing written
       const wrong = await startChatServer(() => ({
@@ -303,7 +303,8 @@ describe("LLM generator", () => {
       await wrong.close();
       expect(code3).toBe(2);
       expect(existsSync(contradicted)).toBe(false);
-      expect(written.join("")).toContain(`every task the model wrote was contradicted by the server's results; nothing written to ${contradicted}`);
+      expect(written.join("")).toContain(`every task the model wrote was contradicted by the server's results (1, e.g. "For a garden, what is 19 rows of 23 plants in all?": `);
+      expect(written.join("")).toContain(`; nothing written to ${contradicted}`);
 
       const none = join(dir, "none.jsonl");
       const code2 = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", bad.url, "--llm-model", "test-model", "--llm-max-requests", "2", "--n", "2", "--out", none]);
@@ -358,6 +359,38 @@ describe("LLM generator", () => {
       const schema = JSON.stringify(server.requests[0].response_format?.json_schema?.schema);
       expect(schema).toContain('"solution"');
     } finally {
+      await server.close();
+    }
+  });
+
+  it("a task the server contradicts is replaced by a spare one of the reply, and a split of two or more always holds a test task", async () => {
+    const things = ["boxes of tea", "garden chairs", "concert tickets", "bus passes", "paint tins"];
+    const right = (i: number) => ({ task: `How much do ${i + 11} ${things[i]} cost at ${i + 23} dollars each?`, expected_answer: String((i + 11) * (i + 23)), answer_kind: "numeric", solution: [{ tool: "calculate", arguments_json: `{"expression": "${i + 11}*${i + 23}"}` }] });
+    // the second task's answer is wrong: 2 + 2 is not 5
+    const tasks = [right(0), { task: "For a garden, what is 2 plus 2 flower beds?", expected_answer: "5", answer_kind: "numeric", solution: [{ tool: "calculate", arguments_json: '{"expression": "2+2"}' }] }, right(1), right(2), right(3), right(4)].map((t) => ({ difficulty: 1, tags: [], ...t }));
+    const server = await startChatServer(() => ({ content: JSON.stringify({ scenarios: tasks }) }));
+    const dir = mkdtempSync(join(tmpdir(), "scen-llm-vet-"));
+    const written: string[] = [];
+    const spyErr = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    const spyOut = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    try {
+      const out = join(dir, "five.jsonl");
+      const code = await main(["scenarios", "generate", "--server", "fixture:calculator", "--generator", "llm", "--llm-base-url", server.url, "--llm-model", "test-model", "--n", "5", "--test-fraction", "0.5", "--out", out]);
+      expect(code).toBe(0);
+      const got = readScenarioFile(out);
+      expect(got.map((x) => x.task)).toEqual([0, 2, 3, 4, 5].map((i) => tasks[i].task));
+      expect(got.map((x) => x.id)).toEqual(["calculator-llm-0001", "calculator-llm-0002", "calculator-llm-0003", "calculator-llm-0004", "calculator-llm-0005"]);
+      expect(got.every((x) => x.tags.includes("verified:replay"))).toBe(true);
+      expect(got.filter((x) => x.split === "test").length).toBe(3); // round(2.5)
+      expect(server.requests).toHaveLength(1);
+      expect(written.join("")).toContain("checked on the server: 5 of 5 tasks confirmed by replaying their solution calls (tag verified:replay); 1 more dropped and replaced (no result states their expected answer: \"For a garden, what is 2 plus 2 flower beds?\": ");
+
+      // 2 tasks at a test fraction of 0.2 round to no test task: one is held out all the same
+      const two = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 2, testFraction: 0.2 });
+      expect(two.scenarios.map((x) => x.split).sort()).toEqual(["test", "train"]);
+    } finally {
+      spyErr.mockRestore();
+      spyOut.mockRestore();
       await server.close();
     }
   });

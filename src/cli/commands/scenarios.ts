@@ -19,7 +19,7 @@ import { connect } from "../../mcp/connect.js";
 import type { Toolbox } from "../../mcp/types.js";
 import { formatProblem, parseScenarioText, readScenarioFile, writeScenarioFile } from "../../scenarios/io.js";
 import { generateWithLlm } from "../../scenarios/llm/generate.js";
-import { checkLlmScenarios } from "../../scenarios/llm/verify.js";
+import { LlmTaskChecker } from "../../scenarios/llm/verify.js";
 import { isReadOnlyTool } from "../../scenarios/verified/generic.js";
 import { templateLinksWarning, writesWarning } from "../../train/servers.js";
 import { replayMutates, replayScenario } from "../../scenarios/replay.js";
@@ -150,6 +150,10 @@ export function register(program: Command): void {
           if (flags.generator === "llm") {
             if (!flags.llmBaseUrl || !flags.llmModel) throw new TrainMcpError("ConfigInvalid", "--generator llm needs --llm-base-url and --llm-model");
             const seed = intFlag("--seed", flags.seed, 0);
+            // the model's answers, checked as they come by replaying its solution calls on the
+            // server: a contradicted task is replaced by another, not written
+            const checker = new LlmTaskChecker(toolbox, { allowWrites: fixture !== undefined || flags.allowWrites === true, timeoutMs: options.timeoutMs });
+            const dropped: string[] = [];
             const r = await generateWithLlm(toolbox.tools, {
               baseUrl: flags.llmBaseUrl,
               model: flags.llmModel,
@@ -161,19 +165,28 @@ export function register(program: Command): void {
               server: target,
               idPrefix: flags.idPrefix ?? (fixture ? `${fixture}-llm` : "llm"),
               onProgress: bar.update,
+              vet: async (draft, solution) => {
+                const c = await checker.check(draft, solution);
+                if (c.kind !== "dropped") return c.scenario;
+                dropped.push(`"${draft.task.length > 60 ? `${draft.task.slice(0, 60)}…` : draft.task}": ${c.detail}`);
+                return undefined;
+              },
               // a line of its own, also when a progress bar is drawn on the terminal
               log: (line) => process.stderr.write(`${process.stderr.isTTY ? "\n" : ""}${line}\n`),
+            }).catch((e: unknown) => {
+              // the requests ran out with too few tasks: say when the server's results were why
+              if (checker.report.scenarios.length === 0 && dropped.length > 0)
+                throw new TrainMcpError("ScenarioInvalid", `every task the model wrote was contradicted by the server's results (${dropped.length}, e.g. ${dropped[0]}); nothing written to ${flags.out}`, true, { cause: e });
+              throw e;
             });
-            // the model's answers, checked by replaying its solution calls on the server
-            const checked = await checkLlmScenarios(r.scenarios, r.solutions, toolbox, { allowWrites: fixture !== undefined || flags.allowWrites === true, timeoutMs: options.timeoutMs });
-            const kept = checked.scenarios.length;
+            const confirmed = r.scenarios.filter((x) => x.tags.includes("verified:replay")).length;
+            const unreplayed = checker.report.unreplayed.length;
             process.stderr.write(
-              `checked on the server: ${checked.confirmed} of ${r.scenarios.length} tasks confirmed by replaying their solution calls (tag verified:replay); ` +
-                `${checked.dropped.length} dropped (no result states their expected answer${checked.dropped.length ? `: ${checked.dropped[0].id}, ${checked.dropped[0].detail}` : ""}); ` +
-                `${kept - checked.confirmed} kept unverified${checked.unreplayed.length ? ` (${checked.unreplayed.length} with a solution that could not be replayed, e.g. ${checked.unreplayed[0].id}: ${checked.unreplayed[0].why})` : ""}\n`,
+              `checked on the server: ${confirmed} of ${r.scenarios.length} tasks confirmed by replaying their solution calls (tag verified:replay); ` +
+                `${dropped.length} more dropped and replaced (no result states their expected answer${dropped.length ? `: ${dropped[0]}` : ""}); ` +
+                `${r.scenarios.length - confirmed} kept unverified${unreplayed ? ` (${unreplayed} with a solution that could not be replayed, e.g. ${checker.report.unreplayed[0].why})` : ""}\n`,
             );
-            if (kept === 0) throw new TrainMcpError("ScenarioInvalid", `every task the model wrote was contradicted by the server's results; nothing written to ${flags.out}`);
-            result = checked.scenarios;
+            result = r.scenarios;
           } else {
             // the generator calls the tools for real, and can take minutes: say so before it does
             process.stderr.write(`building ${n} verified scenarios by calling the tools of ${redactTargetCredentials(target)} ...\n`);

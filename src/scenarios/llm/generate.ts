@@ -54,6 +54,14 @@ export interface LlmOptions {
   /** default "llm" */
   idPrefix?: string;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Checks each task as it is accepted (replay on the server, verify.ts): the scenario to keep
+   * (with its reference, once confirmed), or undefined when the server contradicts it; a
+   * contradicted task does not count towards `n`, so the spare tasks of a reply, then more
+   * requests, take its place. The drafts' ids and splits are provisional: both are set once
+   * the `n` tasks are known.
+   */
+  vet?: (draft: Scenario, solution: LlmSolution | undefined) => Promise<Scenario | undefined>;
   /** one line per notable event (fallback, retry, rejected tasks); never includes the key */
   log?: (line: string) => void;
 }
@@ -68,7 +76,7 @@ export interface LlmResult {
   requests: number;
   /** true when the provider refused json_schema and JSON mode was used */
   usedJsonObjectFallback: boolean;
-  rejected: { invalid: number; duplicate: number; namesTool: number };
+  rejected: { invalid: number; duplicate: number; namesTool: number; contradicted: number };
 }
 
 export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOptions): Promise<LlmResult> {
@@ -88,9 +96,12 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
   });
   await checkLlmModel(client, options.model, options.baseUrl);
 
-  const accepted: LlmTask[] = [];
+  const accepted: Array<{ task: LlmTask; scenario: Scenario }> = [];
   const filter = new NearDuplicateFilter(options.dedupeThreshold ?? 0.8);
-  const rejected = { invalid: 0, duplicate: 0, namesTool: 0 };
+  const rejected = { invalid: 0, duplicate: 0, namesTool: 0, contradicted: 0 };
+  const idPrefix = options.idPrefix ?? "llm";
+  const width = Math.max(4, String(n).length);
+  const idOf = (i: number) => `${idPrefix}-${String(i + 1).padStart(width, "0")}`;
   let jsonObject = false;
   let requests = 0;
   let transientFailures = 0;
@@ -104,7 +115,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
     if (requests >= maxRequests) {
       throw new TrainMcpError(
         "JudgeFailed",
-        `LLM generator: only ${accepted.length} of ${n} valid, distinct tasks after ${requests} requests to ${redactUrlCredentials(options.baseUrl)} (${received} tasks received; rejected: ${rejected.invalid} invalid${lastInvalid ? ` [${lastInvalid}]` : ""}, ${rejected.duplicate} near-duplicate, ${rejected.namesTool} naming a tool)${lastError ? ` (last error: ${lastError})` : ""}; nothing written`,
+        `LLM generator: only ${accepted.length} of ${n} valid, distinct tasks after ${requests} requests to ${redactUrlCredentials(options.baseUrl)} (${received} tasks received; rejected: ${rejected.invalid} invalid${lastInvalid ? ` [${lastInvalid}]` : ""}, ${rejected.duplicate} near-duplicate, ${rejected.namesTool} naming a tool${rejected.contradicted ? `, ${rejected.contradicted} contradicted by the server` : ""})${lastError ? ` (last error: ${lastError})` : ""}; nothing written`,
         false,
       );
     }
@@ -112,7 +123,7 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
     const want = Math.min(batch, n - accepted.length + Math.ceil(batch / 4)); // a little slack for rejects
     let content: Answer;
     try {
-      content = await ask(client, options, tools, want, accepted.map((a) => a.task), jsonObject, requests);
+      content = await ask(client, options, tools, want, accepted.map((a) => a.task.task), jsonObject, requests);
     } catch (e) {
       if (!jsonObject && isJsonSchemaUnsupported(e)) {
         jsonObject = true;
@@ -174,32 +185,48 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
         log(`request ${requests}: task rejected (near-duplicate)`);
         continue;
       }
-      accepted.push(task);
+      const draft = scenarioOf(task, idOf(accepted.length), "train", options.server);
+      const scenario = options.vet ? await options.vet(draft, solutionOf(task)) : draft;
+      if (!scenario) {
+        rejected.contradicted++;
+        log(`request ${requests}: task rejected (the server's results contradict its expected answer)`);
+        continue;
+      }
+      accepted.push({ task, scenario });
       options.onProgress?.(Math.min(accepted.length, n), n);
       if (accepted.length >= n) break;
     }
   }
 
   const rng = new Rng(`${options.seed ?? 1}/llm-split`);
-  const testIdx = new Set(rng.sample([...Array(n).keys()], Math.round(n * (options.testFraction ?? 0.25))));
-  const width = Math.max(4, String(n).length);
-  const scenarios = accepted.slice(0, n).map((t, i) =>
-    ScenarioSchema.parse({
-      id: `${options.idPrefix ?? "llm"}-${String(i + 1).padStart(width, "0")}`,
-      task: t.task,
-      difficulty: t.difficulty,
-      split: testIdx.has(i) ? "test" : "train",
-      tags: ["generator:llm", ...(t.tags ?? []).slice(0, 5)],
-      ...(options.server ? { server: redactTargetCredentials(options.server) } : {}),
-      ...(expectedOf(t) ? { expected: [expectedOf(t)] } : {}),
-    }),
-  );
+  const testIdx = new Set(rng.sample([...Array(n).keys()], testCount(n, options.testFraction ?? 0.25)));
+  const scenarios = accepted.slice(0, n).map((a, i): Scenario => ({ ...a.scenario, id: idOf(i), split: testIdx.has(i) ? "test" : "train" }));
   const solutions = new Map<string, LlmSolution>();
   scenarios.forEach((sc, i) => {
-    const solution = solutionOf(accepted[i]);
+    const solution = solutionOf(accepted[i].task);
     if (solution) solutions.set(sc.id, solution);
   });
   return { scenarios, solutions, requests, usedJsonObjectFallback: jsonObject, rejected };
+}
+
+/** How many of n tasks are held out: the fraction, rounded, but never all or none of two or more when it is strictly between 0 and 1. */
+export function testCount(n: number, fraction: number): number {
+  const k = Math.round(n * fraction);
+  if (n < 2 || fraction <= 0 || fraction >= 1) return k;
+  return Math.min(n - 1, Math.max(1, k));
+}
+
+function scenarioOf(t: LlmTask, id: string, split: "train" | "test", server: string | undefined): Scenario {
+  const expected = expectedOf(t);
+  return ScenarioSchema.parse({
+    id,
+    task: t.task,
+    difficulty: t.difficulty,
+    split,
+    tags: ["generator:llm", ...(t.tags ?? []).slice(0, 5)],
+    ...(server ? { server: redactTargetCredentials(server) } : {}),
+    ...(expected ? { expected: [expected] } : {}),
+  });
 }
 
 /** The model's solution calls with their arguments parsed; the answer is its expected_answer. */

@@ -24,53 +24,68 @@ export interface LlmCheckReport {
   unreplayed: Array<{ id: string; why: string }>;
 }
 
+/** What one task's check found: confirmed (with its reference), kept unverified (and why), or contradicted. */
+export type LlmTaskCheck =
+  | { kind: "confirmed"; scenario: Scenario }
+  | { kind: "kept"; scenario: Scenario; why?: string }
+  | { kind: "dropped"; detail: string };
+
+export interface LlmCheckOptions {
+  allowWrites?: boolean;
+  timeoutMs?: number;
+}
+
 export async function checkLlmScenarios(
   scenarios: readonly Scenario[],
   solutions: ReadonlyMap<string, LlmSolution>,
   toolbox: Toolbox,
-  o: { allowWrites?: boolean; timeoutMs?: number } = {},
+  o: LlmCheckOptions = {},
 ): Promise<LlmCheckReport> {
-  const validator = new ArgumentValidator();
-  const report: LlmCheckReport = { scenarios: [], confirmed: 0, dropped: [], unreplayed: [] };
-  for (const scenario of scenarios) {
-    const solution = solutions.get(scenario.id);
-    const keep = (why?: string) => {
-      report.scenarios.push(scenario);
-      if (why) report.unreplayed.push({ id: scenario.id, why });
-    };
-    if (!solution) {
-      keep();
-      continue;
+  const checker = new LlmTaskChecker(toolbox, o);
+  for (const scenario of scenarios) await checker.check(scenario, solutions.get(scenario.id));
+  return checker.report;
+}
+
+/** Checks tasks one at a time (the generator asks for more when one is contradicted), keeping the tally. */
+export class LlmTaskChecker {
+  readonly report: LlmCheckReport = { scenarios: [], confirmed: 0, dropped: [], unreplayed: [] };
+  private readonly validator = new ArgumentValidator();
+
+  constructor(
+    private readonly toolbox: Toolbox,
+    private readonly o: LlmCheckOptions = {},
+  ) {}
+
+  async check(scenario: Scenario, solution: LlmSolution | undefined): Promise<LlmTaskCheck> {
+    const r = await this.checkOne(scenario, solution);
+    if (r.kind === "dropped") this.report.dropped.push({ id: scenario.id, detail: r.detail });
+    else {
+      this.report.scenarios.push(r.scenario);
+      if (r.kind === "confirmed") this.report.confirmed++;
+      else if (r.why) this.report.unreplayed.push({ id: scenario.id, why: r.why });
     }
-    if ("problem" in solution) {
-      keep(solution.problem);
-      continue;
-    }
+    return r;
+  }
+
+  private async checkOne(scenario: Scenario, solution: LlmSolution | undefined): Promise<LlmTaskCheck> {
+    if (!solution) return { kind: "kept", scenario };
+    if ("problem" in solution) return { kind: "kept", scenario, why: solution.problem };
     const answerChecks = scenario.expected?.length ? scenario.expected : undefined;
-    if (!answerChecks || !solution.answer) {
-      keep("no expected answer to check");
-      continue;
-    }
-    const problem = callProblem(solution.calls, toolbox, validator, o.allowWrites === true);
-    if (problem) {
-      keep(problem);
-      continue;
-    }
-    const writes = solution.calls.some((c) => !isReadOnlyTool(toolbox.tools.find((t) => t.name === c.name)!));
-    const box = writes ? await toolbox.isolated() : toolbox;
+    if (!answerChecks || !solution.answer) return { kind: "kept", scenario, why: "no expected answer to check" };
+    const problem = callProblem(solution.calls, this.toolbox, this.validator, this.o.allowWrites === true);
+    if (problem) return { kind: "kept", scenario, why: problem };
+    const writes = solution.calls.some((c) => !isReadOnlyTool(this.toolbox.tools.find((t) => t.name === c.name)!));
+    const box = writes ? await this.toolbox.isolated() : this.toolbox;
     try {
       const reference = { calls: solution.calls, answer: solution.answer };
-      const r = await replayScenario(box, { expected: answerChecks, reference }, { timeoutMs: o.timeoutMs });
-      if (r.pass) {
-        report.confirmed++;
-        report.scenarios.push({ ...scenario, tags: [...scenario.tags, "verified:replay"], reference });
-      } else if (/^reference call \d+/.test(r.detail)) keep(r.detail);
-      else report.dropped.push({ id: scenario.id, detail: r.detail });
+      const r = await replayScenario(box, { expected: answerChecks, reference }, { timeoutMs: this.o.timeoutMs });
+      if (r.pass) return { kind: "confirmed", scenario: { ...scenario, tags: [...scenario.tags, "verified:replay"], reference } };
+      if (/^reference call \d+/.test(r.detail)) return { kind: "kept", scenario, why: r.detail };
+      return { kind: "dropped", detail: r.detail };
     } finally {
-      if (box !== toolbox) await box.close().catch(() => undefined);
+      if (box !== this.toolbox) await box.close().catch(() => undefined);
     }
   }
-  return report;
 }
 
 /** Why the calls cannot be replayed: a tool the server lacks, arguments its schema refuses, a
