@@ -398,7 +398,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       else log(`${rec.split === "test" ? "held-out" : "probe (held-out + training)"} ${label}: success ${(r.success_rate * 100).toFixed(1)}% of ${r.n} (${took})`);
       return r;
     };
+    let savedStep = state.step; // the step of the newest checkpoint (a resume's, or none yet)
     const checkpoint = () => {
+      savedStep = state.step;
       state.time = new Date().toISOString();
       state.wall_s = round(priorWall + (performance.now() - t0) / 1000, 1);
       saveTrainingCheckpoint(ckDir, {
@@ -608,7 +610,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
             : `warning: step ${step}: every rollout (${failedRollouts.length}) failed, so nothing was trained and the step is played again; the first with: ${first}`,
         );
         if (outageTries >= cfg.outage_tries) {
-          // the weights are those of the last step that trained; its checkpoint is kept
+          // the weights are those of the last step that trained: checkpointed now (as Ctrl-C
+          // does), not only at the last save_steps, so a resume loses no trained step
+          if (state.step > savedStep) checkpoint();
           throw new TrainMcpError(
             "ServerUnreachable",
             `the MCP server failed every tool call ${outageTries === 1 ? "once" : `${outageTries} times in a row`} at step ${step}, so the run stopped (the first failure: ${first}); nothing was trained on those tries, and the run stands at step ${state.step}${state.step > 0 ? " (its checkpoint is kept)" : ""}: resume with --resume ${runDir.dir} once the server works${serverStderr}`,

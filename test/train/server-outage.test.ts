@@ -25,14 +25,15 @@ function compoundScenarios(split: "train" | "test", n: number): string[] {
 }
 
 describe("a server outage during training", () => {
-  it("does not count a step the outage spoiled: no update, metrics or checkpoint, the step played again; three tries in a row stop the run (exit 2), and a resume goes on from the last step that trained", async () => {
+  it("does not count a step the outage spoiled: no update, metrics or checkpoint, the step played again; three tries in a row stop the run (exit 2) with the last step that trained checkpointed, and a resume goes on from it", async () => {
     const scenarios = path.join(tempDir("outage-scenarios"), "train-only.jsonl");
     fs.writeFileSync(scenarios, compoundScenarios("train", 8).join("\n") + "\n");
     const out = path.join(tempDir("outage"), "run");
     const down = path.join(tempDir("outage-switch"), "down");
     const config = resolveTrainConfig({
       server: [stdioTarget("crash-calc", "--down-when", down)], model: "default", scenarios: [scenarios], out, seed: 2, sft: "off",
-      max_steps: 3, groups_per_step: 2, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64, save_steps: 1, tool_timeout_ms: 10_000, outage_wait_s: 0.05,
+      // save_steps beyond the run: the checkpoint of step 2 is the one the outage's stop writes
+      max_steps: 3, groups_per_step: 2, num_generations: 4, max_turns: 2, max_tokens_per_turn: 64, save_steps: 10, tool_timeout_ms: 10_000, outage_wait_s: 0.05,
     });
     const logs: string[] = [];
     // the server goes down once step 2 has trained
@@ -54,7 +55,7 @@ describe("a server outage during training", () => {
     expect(logs.filter((l) => /^step \d+\/3:/.test(l)).map((l) => l.slice(0, 8))).toEqual(["step 1/3", "step 2/3"]);
     const grpoSteps = () => readJsonl(path.join(out, "metrics.jsonl")).filter((m) => m.phase === "grpo").map((m) => m.step);
     expect(grpoSteps()).toEqual([1, 2]);
-    expect(fs.readdirSync(path.join(out, "checkpoints")).filter((d) => d.startsWith("step-")).sort()).toEqual(["step-000001", "step-000002"]);
+    expect(fs.readdirSync(path.join(out, "checkpoints")).filter((d) => d.startsWith("step-")).sort()).toEqual(["step-000000", "step-000002"]);
     // every rollout played is kept: the outage's as phase "outage"
     const phases = () => readJsonl(path.join(out, "trajectories.jsonl")).map((t) => t.phase);
     expect(phases().filter((p) => p === "grpo")).toHaveLength(8 * 2);
