@@ -454,8 +454,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     /** Supervised steps on verified reference solutions, from step `from` + 1 (a resume's). */
     async function warmStart(trainSet: Scenario[], from: number): Promise<number> {
       const ts = performance.now();
-      const { demos, rejected } = await collectDemonstrations(trainSet, tokenizer, servers, { ...rollout, components: evalComponents, seed: cfg.seed });
-      log(`warm start: ${countOf(demos.length, "demonstration")} from reference solutions${rejected ? ` (${rejected} did not verify and ${rejected === 1 ? "was" : "were"} dropped)` : ""}`);
+      const { demos, rejected, firstProblem } = await collectDemonstrations(trainSet, tokenizer, servers, { ...rollout, components: evalComponents, seed: cfg.seed });
+      log(`warm start: ${countOf(demos.length, "demonstration")} from reference solutions${rejected ? ` (${rejected} did not verify and ${rejected === 1 ? "was" : "were"} dropped; the first, ${firstProblem})` : ""}`);
+      if (demos.length === 0 && rejected > 0) log(`warning: the warm start has no demonstration to train on, so GRPO starts from a model that may not call tools yet`);
       if (demos.length === 0) return from;
       const lr = trainable.optimizer.lr;
       trainable.optimizer.lr = cfg.sft_learning_rate;

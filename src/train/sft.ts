@@ -33,7 +33,7 @@ export async function collectDemonstrations(
   tokenizer: ChatTokenizer,
   servers: ServerSet,
   o: DemoOptions,
-): Promise<{ demos: Trajectory[]; rejected: number }> {
+): Promise<{ demos: Trajectory[]; rejected: number; firstProblem?: string }> {
   const withRef = scenarios.filter((s) => s.reference);
   if (withRef.length === 0) return { demos: [], rejected: 0 };
   const teacher = new TeacherPolicy(tokenizer, withRef);
@@ -53,8 +53,11 @@ export async function collectDemonstrations(
   // answering as its reference says (an error only where one is marked expected)
   const refOf = new Map(withRef.map((s) => [s.id, s.reference!]));
   const callsAsExpected = (t: Trajectory) => t.toolCalls.every((c, i) => !c.error && c.isError === !!refOf.get(t.scenarioId)?.calls[i]?.error);
-  const demos = all.filter((t) => t.finish === "answer" && (t.success || !("verifier" in t.rewards)) && callsAsExpected(t));
-  return { demos, rejected: all.length - demos.length };
+  const problemOf = (t: Trajectory): string | undefined =>
+    t.error ? t.error : t.finish !== "answer" ? `it ended with ${t.finish}, not an answer` : !(t.success || !("verifier" in t.rewards)) ? "its answer failed the scenario's checks" : !callsAsExpected(t) ? "a call did not answer as its reference says" : undefined;
+  const demos = all.filter((t) => problemOf(t) === undefined);
+  const firstDropped = all.find((t) => problemOf(t) !== undefined);
+  return { demos, rejected: all.length - demos.length, ...(firstDropped ? { firstProblem: `${firstDropped.scenarioId}: ${problemOf(firstDropped)}` } : {}) };
 }
 
 export interface SftStepResult {
