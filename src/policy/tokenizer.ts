@@ -182,6 +182,26 @@ export class ChatTokenizer {
     return ChatTokenizer.fromObjects(readJson(tjPath), config, { eosTokenIds, chatTemplate, where: dir });
   }
 
+  /**
+   * Why a model folder has no chat template to render conversations with (none in
+   * tokenizer_config.json, no chat_template.jinja), or undefined when it has one; read without
+   * loading tokenizer.json, so a start can refuse the folder at once.
+   */
+  static missingChatTemplate(dir: string): string | undefined {
+    if (existsSync(join(dir, "chat_template.jinja"))) return undefined;
+    const cfgPath = join(dir, "tokenizer_config.json");
+    if (!existsSync(cfgPath)) return `${dir} has no chat template (no tokenizer_config.json, no chat_template.jinja); a chat model's folder has one of them`;
+    let template: unknown;
+    try {
+      template = (readJson(cfgPath) as { chat_template?: unknown }).chat_template;
+    } catch {
+      return undefined; // an unreadable file is named when the tokenizer loads
+    }
+    if (template === undefined || template === null || template === "" || (Array.isArray(template) && template.length === 0))
+      return `${cfgPath} has no chat_template, and there is no chat_template.jinja: a base model without one cannot play chat rollouts (add the template of its instruct sibling)`;
+    return undefined;
+  }
+
   /** Text → ids. Special-token strings in the text become their ids; no BOS unless add_bos_token
    *  (and never for a `continuation`: text that follows other ids, such as a turn of a conversation). */
   encode(text: string, opts: { continuation?: boolean } = {}): number[] {

@@ -28,6 +28,7 @@ import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights
 import { redactSecretValues } from "../mcp/command-credentials.js";
 import { anchorPaths, loraLearningRateWarning, scrubSecrets, type TrainConfig } from "./config.js";
 import { isTrainMcpError, TrainMcpError } from "../errors.js";
+import { ChatTokenizer } from "../policy/tokenizer.js";
 import { scheduledLr, warmupStepsOf } from "../rl/lr-schedule.js";
 import { EvaluationFailed, evaluate, faultText, isServerFault, metServerOutage, wasSent, type EvalResult } from "./evaluate.js";
 import { grpoUpdate } from "./grpo-update.js";
@@ -784,7 +785,8 @@ export function summaryOfFailedRun(e: unknown): TrainSummary | undefined {
  * Throws the error the user acts on (exit 2).
  */
 function checkInputs(cfg: TrainConfig): void {
-  resolveModelDir(cfg.model);
+  const noTemplate = ChatTokenizer.missingChatTemplate(resolveModelDir(cfg.model));
+  if (noTemplate) throw new TrainMcpError("ModelInvalid", `--model ${cfg.model}: ${noTemplate}`);
   if (cfg.server_template_dir && !(fs.existsSync(cfg.server_template_dir) && fs.statSync(cfg.server_template_dir).isDirectory()))
     throw new TrainMcpError("ConfigInvalid", `--template-dir (server_template_dir): ${cfg.server_template_dir} is no folder`);
   // read again once the servers are known (their tools check the calls): files are small

@@ -164,7 +164,10 @@ export async function loadInferencePolicy(spec: string, o: { engine: "auto" | "o
   if (o.engine === "tfjs" && folder.weightsDir && (await initBackend({ device: o.device ?? "auto" })) === "wasm") assertWeightsFitWasm(readModelConfig(folder.weightsDir), `--model ${spec}`);
   const loaded = await loadModelFolder(folder, o.seed ?? 0);
   const { config, weights } = loaded;
-  const tokenizer = await ChatTokenizer.fromDir(tokenizerDirOf(loaded, folder));
+  const tokenizerDir = tokenizerDirOf(loaded, folder);
+  const noTemplate = ChatTokenizer.missingChatTemplate(tokenizerDir);
+  if (noTemplate) throw new TrainMcpError("ModelInvalid", `--model ${spec}: ${noTemplate}`);
+  const tokenizer = await ChatTokenizer.fromDir(tokenizerDir);
   const sampler = await samplerFor(config, tokenizer, o.engine, o.log ?? (() => undefined), () => weights, async () => {
     if ((await initBackend({ device: o.device ?? "auto" })) === "wasm") assertWeightsFitWasm(config, `--model ${spec}`);
     return { model: new Transformer(config, weights, false), owned: true };

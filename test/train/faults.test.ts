@@ -329,6 +329,24 @@ describe("faults and bad input", () => {
     expect(asResume.stderr).toMatch(new RegExp(`^train-mcp: --resume ${model.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is a model folder \\(config\\.json with model_type "\\w+"\\), not a run directory: --resume takes the folder a run wrote \\(its --out\\); a model is given with --model\n$`));
   });
 
+  it("a model folder without a chat template is refused (exit 2) before a run directory exists, by train and by eval", async () => {
+    const dir = tempDir("no-template");
+    fs.cpSync(path.resolve("src/policy/default-model"), dir, { recursive: true });
+    fs.rmSync(path.join(dir, "chat_template.jinja"), { force: true });
+    const tokCfg = JSON.parse(fs.readFileSync(path.join(dir, "tokenizer_config.json"), "utf8")) as Record<string, unknown>;
+    delete tokCfg.chat_template;
+    fs.writeFileSync(path.join(dir, "tokenizer_config.json"), JSON.stringify(tokCfg));
+    const out = path.join(tempDir("no-template-run"), "run");
+    const r = await cli(tinyRun(dir, scenarios, out, 1));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`train-mcp: --model ${dir}: ${path.join(dir, "tokenizer_config.json")} has no chat_template, and there is no chat_template.jinja: a base model without one cannot play chat rollouts (add the template of its instruct sibling)\n`);
+    expect(fs.existsSync(out)).toBe(false);
+    fs.rmSync(path.join(dir, "tokenizer_config.json"));
+    const e = await cli(["eval", "--model", dir, "--server", "fixture:calculator", "--scenarios", scenarios, "--n", "1"]);
+    expect(e.code).toBe(2);
+    expect(e.stderr).toBe(`train-mcp: --model ${dir}: ${dir} has no chat template (no tokenizer_config.json, no chat_template.jinja); a chat model's folder has one of them\n`);
+  });
+
   it("exits 2 before loading the weights of a model the wasm backend cannot train, naming the memory it needs", async () => {
     // Qwen3-0.6B's shape with the real Qwen3 tokenizer; no weights: the check runs before they load
     const dir = tempDir("qwen3-shape");
