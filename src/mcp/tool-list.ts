@@ -51,14 +51,63 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
   // a tool that must run as an MCP task (taskSupport "required") refuses a plain tools/call,
   // which is all train-mcp sends: offering it to a model would only teach it to fail
   const taskOnly = [...tools.values()].filter((t) => t.execution?.taskSupport === "required").map((t) => t.name);
-  const list = [...tools.values()].filter((t) => !taskOnly.includes(t.name));
+  // a schema that breaks JSON Schema's shape (`enum: 5`, `properties: [...]`) breaks the chat
+  // template that renders it too, and with it every rollout: that tool is left out, by name
+  const malformed = new Map([...tools.values()].flatMap((t) => {
+    const problem = schemaShapeProblem(t.inputSchema, "inputSchema");
+    return problem ? [[t.name, problem] as const] : [];
+  }));
+  const list = [...tools.values()].filter((t) => !taskOnly.includes(t.name) && !malformed.has(t.name));
   const notes = [...conflicting].map((n) => `the server lists tool ${JSON.stringify(n)} more than once with different definitions: the first is the one a model sees`);
+  for (const [name, problem] of malformed) notes.push(`left out ${JSON.stringify(name)}: its ${problem}, so no model could be shown it or call it`);
   // a model writes the name inside JSON in a chat template's tool-call format; other characters
   // break that format, and OpenAI-compatible endpoints refuse such function names
   const odd = list.filter((t) => !/^[A-Za-z0-9_.-]{1,64}$/.test(t.name)).map((t) => JSON.stringify(t.name));
   if (odd.length > 0) notes.push(`${odd.join(", ")}: a tool name outside A-Z a-z 0-9 _ . - (or over 64 characters) may not be callable by a model`);
   if (taskOnly.length > 0) notes.push(`left out ${taskOnly.join(", ")}: ${taskOnly.length === 1 ? "it runs" : "they run"} only as MCP tasks (execution.taskSupport "required"), which train-mcp does not speak`);
   return { tools: list, notes };
+}
+
+const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;
+
+/**
+ * The first place where a JSON Schema breaks the shape every dialect gives its keywords (what a
+ * chat template iterates over): `properties` an object of schemas, `required` and `enum` arrays,
+ * `items` a schema (or a list of them), the combinators lists; undefined when none does. The
+ * top level must describe an object of arguments.
+ */
+export function schemaShapeProblem(schema: unknown, at: string, depth = 0): string | undefined {
+  if (typeof schema === "boolean" || depth > 32) return undefined;
+  if (!schema || typeof schema !== "object" || Array.isArray(schema)) return `${at} is not a schema (an object)`;
+  const s = schema as Record<string, unknown>;
+  if (depth === 0 && s.type !== "object") return `${at}.type is ${JSON.stringify(s.type)}, not "object" (MCP tools take an object of arguments)`;
+  if (s.type !== undefined && typeof s.type !== "string" && !(Array.isArray(s.type) && s.type.every((t) => typeof t === "string"))) return `${at}.type is not a type name`;
+  if (s.required !== undefined && !(Array.isArray(s.required) && s.required.every((r) => typeof r === "string"))) return `${at}.required is not a list of names`;
+  if (s.enum !== undefined && !Array.isArray(s.enum)) return `${at}.enum is not a list`;
+  if (s.properties !== undefined) {
+    if (!s.properties || typeof s.properties !== "object" || Array.isArray(s.properties)) return `${at}.properties is not an object`;
+    for (const [k, v] of Object.entries(s.properties)) {
+      const p = schemaShapeProblem(v, `${at}.properties.${k}`, depth + 1);
+      if (p) return p;
+    }
+  }
+  if (s.items !== undefined) {
+    const items = Array.isArray(s.items) ? s.items : [s.items];
+    for (const [i, v] of items.entries()) {
+      const p = schemaShapeProblem(v, Array.isArray(s.items) ? `${at}.items.${i}` : `${at}.items`, depth + 1);
+      if (p) return p;
+    }
+  }
+  for (const key of SCHEMA_LISTS) {
+    const list = s[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) return `${at}.${key} is not a list`;
+    for (const [i, v] of list.entries()) {
+      const p = schemaShapeProblem(v, `${at}.${key}.${i}`, depth + 1);
+      if (p) return p;
+    }
+  }
+  return undefined;
 }
 
 /** What servers in the wild get slightly wrong and mean plainly: an input schema without

@@ -116,6 +116,18 @@ describe.concurrent("train-mcp CLI", () => {
     expect(r.stderr).toBe('note: left out research: it runs only as MCP tasks (execution.taskSupport "required"), which train-mcp does not speak\n');
   });
 
+  it("leaves out a tool whose input schema breaks JSON Schema's shape (a chat template cannot render it), naming it and the field", async () => {
+    const r = await cli("tools", "--server", stdioTarget("sloppy", "--malformed"));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^loose\b/m);
+    for (const name of ["badenum", "listprops", "stringargs"]) expect(r.stdout).not.toMatch(new RegExp(`^${name}\\b`, "m"));
+    expect(r.stderr).toBe(
+      'note: left out "badenum": its inputSchema.properties.mode.enum is not a list, so no model could be shown it or call it\n' +
+        'note: left out "listprops": its inputSchema.properties is not an object, so no model could be shown it or call it\n' +
+        'note: left out "stringargs": its inputSchema.type is "string", not "object" (MCP tools take an object of arguments), so no model could be shown it or call it\n',
+    );
+  });
+
   it("tools notes a name the server lists twice with different definitions, not a page served again", async () => {
     const r = await cli("tools", "--server", stdioTarget("sloppy", "--conflict"));
     expect(r.code).toBe(0);

@@ -1,7 +1,8 @@
 /**
  * A test MCP server (stdio) with the small mistakes servers in the wild make: input schemas
  * without `type` or with `properties: null`, and a cursor that pages back to itself. With
- * `--conflict`, one name is listed twice with different definitions.
+ * `--conflict`, one name is listed twice with different definitions; with `--malformed`, three
+ * tools whose schemas break JSON Schema's shape.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -12,6 +13,14 @@ const TOOLS = [
   { name: "nullprops", description: "Takes nothing.", inputSchema: { type: "object", properties: null } },
 ];
 
+// `--malformed`: schemas that break JSON Schema's shape (and the chat templates that render them)
+if (process.argv.includes("--malformed")) {
+  TOOLS.push(
+    { name: "badenum", description: "An enum that is no list.", inputSchema: { type: "object", properties: { mode: { type: "string", enum: 5 } } } } as never,
+    { name: "listprops", description: "Properties as a list.", inputSchema: { type: "object", properties: [{ name: "x" }] } } as never,
+    { name: "stringargs", description: "Arguments that are no object.", inputSchema: { type: "string" } } as never,
+  );
+}
 if (process.argv.includes("--conflict")) TOOLS.push({ name: "loose", description: "Something else under the same name.", inputSchema: {} });
 
 // `--resources-only`: a server that declares no tools capability at all (tools/list is "Method not found")
