@@ -10,6 +10,7 @@ import type { RewardComponent } from "../rewards/types.js";
 import type { Policy } from "../rollout/policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
 import type { Scenario } from "../scenarios/schema.js";
+import { sleep } from "../sleep.js";
 import { playAndScore } from "./play.js";
 import type { ServerSet } from "./servers.js";
 
@@ -31,6 +32,12 @@ export interface EvalOptions {
   /** scale the weighted reward to [0, 1] as training does (default true) */
   normalizeRewards?: boolean;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * A scenario whose rollout lost its server (it crashed mid-rollout) is played again after a
+   * wait (doubled each try), up to `tries` times: a crash is no evidence about the model. What is
+   * still lost after that counts as a failure.
+   */
+  outageReplay?: { tries: number; waitS: number; signal?: AbortSignal; log?: (line: string) => void };
 }
 
 export interface EvalResult {
@@ -42,11 +49,13 @@ export interface EvalResult {
   k?: number;
   per_tag: Record<string, number>;
   trajectories: Trajectory[];
+  /** rollouts that lost their server and were played again (the caller keeps them, phase "outage") */
+  replaced?: Trajectory[];
 }
 
 export async function evaluate(scenarios: Scenario[], policy: Policy, servers: ServerSet, o: EvalOptions): Promise<EvalResult> {
   if (scenarios.length === 0) return { n: 0, success_rate: 0, mean_reward: 0, mean_turns: 0, per_tag: {}, trajectories: [] };
-  const played = await playAndScore(scenarios, policy, servers, {
+  const playOptions = {
     groupSize: o.k,
     seed: o.seed,
     temperature: o.k === 1 ? 0 : o.temperature,
@@ -60,19 +69,35 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
     toolTimeoutMs: o.toolTimeoutMs,
     components: o.components,
     normalizeRewards: o.normalizeRewards,
-    onProgress: o.onProgress,
-  });
+  };
+  const played = await playAndScore(scenarios, policy, servers, { ...playOptions, onProgress: o.onProgress });
   const groups = played.scored.map((s) => s.group.trajectories);
+  const replaced: Trajectory[] = [];
+  const replay = o.outageReplay;
+  for (let attempt = 1; replay && attempt <= replay.tries; attempt++) {
+    const lost = groups.flatMap((g, i) => (g.some(metServerOutage) ? [i] : []));
+    if (lost.length === 0) break;
+    const waitS = replay.waitS * 2 ** (attempt - 1);
+    replay.log?.(`${lost.length} of ${scenarios.length} scenarios lost the server mid-rollout: played again${waitS > 0 ? ` in ${waitS} s` : ""} (try ${attempt} of ${replay.tries})`);
+    if (waitS > 0) await sleep(waitS * 1000, replay.signal).catch(() => undefined);
+    if (replay.signal?.aborted) break;
+    // group indices past every earlier try's: each rollout keeps an id of its own
+    const again = await playAndScore(lost.map((i) => scenarios[i]), policy, servers, { ...playOptions, firstGroupIndex: scenarios.length * attempt });
+    again.scored.forEach((s, j) => {
+      replaced.push(...groups[lost[j]]);
+      groups[lost[j]] = s.group.trajectories;
+    });
+  }
   // a policy or server that fails every rollout would read as a 0% model: say what failed instead
   const all = groups.flat();
   // (the rollouts travel with the error: the run keeps them, they show what failed)
   if (all.every((t) => t.finish === "error")) {
-    throw new EvaluationFailed(`evaluation: every rollout failed (${all.length} of ${all.length}), the first with: ${all[0]?.error ?? "no message"}`, all);
+    throw new EvaluationFailed(`evaluation: every rollout failed (${all.length} of ${all.length}), the first with: ${all[0]?.error ?? "no message"}`, all, replaced);
   }
   // a server that fails every call (crashing, hanging) would read as a 0% model too
   const calls = all.flatMap((t) => t.toolCalls).filter(wasSent);
   if (calls.length > 0 && calls.every(isServerFault)) {
-    throw new EvaluationFailed(`evaluation: every tool call failed on the server's side (${calls.length} of ${calls.length}), the first with: ${faultText(calls[0].result)}`, all);
+    throw new EvaluationFailed(`evaluation: every tool call failed on the server's side (${calls.length} of ${calls.length}), the first with: ${faultText(calls[0].result)}`, all, replaced);
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   // a scenario's success: the share of its k rollouts that passed (0 or 1 when k = 1)
@@ -89,6 +114,7 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
     mean_turns: mean(all.map((t) => t.turns)),
     per_tag: Object.fromEntries([...tagHits].map(([k, v]) => [k, mean(v)])),
     trajectories: all,
+    ...(replaced.length > 0 ? { replaced } : {}),
   };
   if (o.k > 1) {
     result.k = o.k;
@@ -123,6 +149,8 @@ export class EvaluationFailed extends TrainMcpError {
   constructor(
     message: string,
     readonly trajectories: Trajectory[],
+    /** rollouts that lost their server and were played again before it gave up */
+    readonly replaced: Trajectory[] = [],
   ) {
     super("RolloutFailed", message, true);
   }

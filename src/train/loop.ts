@@ -379,14 +379,20 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         components: evalComponents,
         normalizeRewards: cfg.rewards.normalize,
         onProgress: (d, t) => o.hooks.progress?.(`eval ${label}`, d, t),
+        // a server that crashed mid-evaluation gets the waits and tries a training step gets
+        outageReplay: { tries: cfg.outage_tries - 1, waitS: cfg.outage_wait_s, signal: o.signal, log: (l) => log(`eval ${label}: ${l}`) },
       }).catch((e: unknown) => {
         // an evaluation that measured nothing still leaves its rollouts: they show what failed
-        if (e instanceof EvaluationFailed) runDir.appendTrajectories(e.trajectories, { step, phase: "eval", label });
+        if (e instanceof EvaluationFailed) {
+          runDir.appendTrajectories(e.replaced, { step, phase: "outage", label });
+          runDir.appendTrajectories(e.trajectories, { step, phase: "eval", label });
+        }
         throw e;
       });
+      if (r.replaced) runDir.appendTrajectories(r.replaced, { step, phase: "outage", label });
       const lost = r.trajectories.filter(metServerOutage);
       if (lost.length > 0)
-        log(`warning: eval ${label}: ${lost.length} of ${r.trajectories.length} rollouts lost the server mid-rollout (counted as failures), the first with: ${faultText(lost[0].toolCalls.find((c) => c.error === "connection")!.result)}`);
+        log(`warning: eval ${label}: ${lost.length} of ${r.trajectories.length} rollouts lost the server mid-rollout${r.replaced ? " on every try" : ""} (counted as failures), the first with: ${faultText(lost[0].toolCalls.find((c) => c.error === "connection")!.result)}`);
       const rec: EvalRecord = { step, label, split: scenarios.every((x) => x.split === "test") ? "test" : "test+train", n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, per_tag: r.per_tag, time: new Date().toISOString() };
       if (r.pass_at_k !== undefined) Object.assign(rec, { pass_at_k: r.pass_at_k, k: r.k });
       runDir.append("eval.jsonl", [rec]);
