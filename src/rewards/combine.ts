@@ -300,5 +300,7 @@ export function rewardMetrics(scored: readonly ScoredGroup[]): Record<string, nu
 function withDetails(b: RewardBreakdown): { rewardDetails?: Record<string, string> } {
   const details: Record<string, string> = { ...b.details };
   for (const [name, message] of Object.entries(b.failed)) details[name] = `failed: ${message}`;
+  // a judge that gave no score says why in the rollout itself, not only in the console
+  for (const [name, reason] of Object.entries(b.missing)) details[name] = `missing: ${reason}`;
   return Object.keys(details).length > 0 ? { rewardDetails: details } : {};
 }

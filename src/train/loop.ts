@@ -15,7 +15,7 @@ import { defaultServerLogSize, keepServerLog } from "../mcp/server-log.js";
 import { resumeChanges } from "./resume-changes.js";
 import { checkJudge } from "../rewards/judge-check.js";
 import { Rng } from "../policy/sampling.js";
-import { rewardMetrics } from "../rewards/combine.js";
+import { rewardMetrics, type ScoredGroup } from "../rewards/combine.js";
 import { rewardsFromConfig } from "../rewards/defaults.js";
 import type { RewardComponent } from "../rewards/types.js";
 import { sampleUntilFull } from "../rl/dynamic-sampling.js";
@@ -683,7 +683,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       }
       // every group left to the other rewards: the judge is down or its replies unusable
       if (cfg.rewards.judge && groups.length > 0 && Number(record["reward/judge_fallbacks"] ?? 0) >= groups.length)
-        log(`warning: step ${step}: the judge failed on every group (${groups.length}), so the rewards came from the other components only; see the trajectories' judge explanations`);
+        log(`warning: step ${step}: the judge failed on every group (${groups.length}), so the rewards came from the other components only; why is in each rollout's rewardDetails in trajectories.jsonl, the first: ${firstJudgeMiss(scored, components)}`);
       o.hooks.onMetrics?.(record);
       log(
         `step ${step}/${cfg.max_steps}: reward ${fmt(record["reward/total"])} success ${fmt(record["reward/success_rate"])} ` +
@@ -797,6 +797,13 @@ function checkInputs(cfg: TrainConfig): void {
     throw new TrainMcpError("ConfigInvalid", `--template-dir (server_template_dir): ${cfg.server_template_dir} is no folder`);
   // read again once the servers are known (their tools check the calls): files are small
   for (const spec of cfg.scenarios) if (spec !== "auto") readScenarioFileLines(spec);
+}
+
+/** Why the judge gave the first of a step's groups no score, as its rollouts keep it. */
+function firstJudgeMiss(scored: readonly ScoredGroup[], components: readonly RewardComponent[]): string {
+  const judges = components.filter((c) => c.judge).map((c) => c.name);
+  for (const s of scored) for (const b of s.breakdown) for (const name of judges) if (b.missing[name]) return b.missing[name].replace(/\s+/g, " ").slice(0, 300);
+  return "no reason given";
 }
 
 function readEvals(runDir: RunDir): EvalRecord[] {

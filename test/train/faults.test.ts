@@ -378,7 +378,11 @@ describe("faults and bad input", () => {
       const secret = "sk-test-never-in-files-1234567890";
       const r = await cli([...tinyRun(model, scenarios, out, 1).filter((a) => a !== "--quiet"), "--config", config], { env: { TEST_JUDGE_KEY: secret } });
       expect(r.code).toBe(0);
-      expect(r.stderr).toContain("warning: step 1: the judge failed on every group (2), so the rewards came from the other components only");
+      expect(r.stderr).toMatch(/warning: step 1: the judge failed on every group \(2\), so the rewards came from the other components only; why is in each rollout's rewardDetails in trajectories\.jsonl, the first: .*judge is down/);
+      // each rollout of the step says why it got no judge score
+      const grpo = readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "grpo");
+      expect(grpo.length).toBeGreaterThan(0);
+      for (const t of grpo) expect((t.rewardDetails as Record<string, string>).ruler).toMatch(/^missing: .*judge is down/);
       const m = readJsonl(path.join(out, "metrics.jsonl")).find((x) => x.phase === "grpo")!;
       expect(m["reward/judge_fallbacks"]).toBe(2);
       expect(judge.requests.length).toBe(4); // 2 groups × 2 attempts
