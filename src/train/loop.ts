@@ -340,7 +340,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
 
     // a remote policy plays the rollouts; with LoRA, the server loads the adapters after each update
     const remote = cfg.policy_url
-      ? await RemoteLearner.connect({ baseURL: cfg.policy_url, model: cfg.policy_model, apiKey: o.policyApiKey, tokenizer, trainee: model, baseModelDir: setup.modelDir, runDir: runDir.dir, log })
+      ? await RemoteLearner.connect({ baseURL: cfg.policy_url, model: cfg.policy_model, apiKey: o.policyApiKey, apiKeyEnv: cfg.policy_api_key_env, tokenizer, trainee: model, baseModelDir: setup.modelDir, runDir: runDir.dir, log })
       : undefined;
     const refreshPolicy = async () => {
       await sampler.refresh();

@@ -21,6 +21,8 @@ export interface RemoteLearnerOptions {
   /** the base model's name on the server; default: the first it lists */
   model?: string;
   apiKey?: string;
+  /** the environment variable the key came from (--policy-api-key-env), for messages */
+  apiKeyEnv?: string;
   tokenizer: ChatTokenizer;
   /** the trainer's model: its adapters are what the server loads */
   trainee: Transformer;
@@ -58,6 +60,14 @@ export class RemoteLearner {
       entries = await policy.listModelEntries();
       served = entries.map((m) => m.id);
     } catch (e) {
+      // a key missing or wrong fails every request alike: say which setting holds it
+      if (e instanceof OpenAI.APIError && (e.status === 401 || e.status === 403))
+        throw new TrainMcpError(
+          "ConfigInvalid",
+          `--policy-url ${where} refused the key (HTTP ${e.status}): ${o.apiKeyEnv ? `set $${o.apiKeyEnv} to its key` : "no key was sent; name the environment variable that holds it with --policy-api-key-env"}`,
+          true,
+          { cause: e },
+        );
       // an endpoint that answers but has no GET /models (some proxies) can still play a named model
       if (o.model && e instanceof OpenAI.APIError && e.status !== undefined) {
         o.log?.(`warning: --policy-url ${where}: GET /models failed (${e.message}); asking for --policy-model ${o.model} unchecked`);

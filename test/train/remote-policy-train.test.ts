@@ -119,6 +119,26 @@ describe("train with a remote policy", () => {
     expect(notUrl.message).toBe("--policy-url localhost-8000: not a URL (expected e.g. http://127.0.0.1:8000/v1)");
   });
 
+  it("names the key setting when the endpoint refuses the key (HTTP 401), named model or not", async () => {
+    const keyed = await startServer({ model: modelDir, servedModelName: "tiny-base", port: 0, engine: "tfjs", apiKey: "sk-policy-key" });
+    try {
+      for (const over of [{}, { policy_model: "tiny-base" }, { policy_api_key_env: "TEST_POLICY_KEY_UNSET" }]) {
+        const out = path.join(tempDir("remote-401"), "run");
+        const e = await train({ config: resolveTrainConfig({ ...oneStep(), policy_url: keyed.url, ...over, out }), hooks: { log: () => undefined } }).then(
+          () => new Error("trained"),
+          (x: Error) => x,
+        );
+        expect((e as TrainMcpError).usage).toBe(true);
+        expect(e.message).toBe(
+          `--policy-url ${keyed.url} refused the key (HTTP 401): ${"policy_api_key_env" in over ? "set $TEST_POLICY_KEY_UNSET to its key" : "no key was sent; name the environment variable that holds it with --policy-api-key-env"}`,
+        );
+        expect(fs.existsSync(out)).toBe(false);
+      }
+    } finally {
+      await keyed.close();
+    }
+  });
+
   it("refuses an endpoint that serves a LoRA checkpoint folded into its base: the trainer's adapters need the base itself", async () => {
     const lora = tempDir("served-lora");
     await makeAdapter(lora, readModelConfig(modelDir));
