@@ -6,7 +6,6 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { z } from "zod";
-import { TrainMcpError } from "../errors.js";
 import { ToolSpecSchema, type OpenAiTool, type ToolSpec } from "./types.js";
 
 const MAX_PAGES = 1000;
@@ -24,6 +23,8 @@ export interface ToolList {
 export async function listAllTools(client: Client, timeoutMs: number): Promise<ToolList> {
   const tools = new Map<string, ToolSpec>();
   const conflicting = new Set<string>();
+  // an entry the tool schema refuses (no inputSchema, no name) is left out by name, the rest kept
+  const invalid = new Map<string, string>();
   // a server without the tools capability answers tools/list with "Method not found": it has none
   const caps = client.getServerCapabilities();
   if (caps && !caps.tools) return { tools: [], notes: ["the server declares no tools capability (it may offer only resources or prompts)"] };
@@ -36,7 +37,9 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
       if (!parsed.success) {
         const name = typeof (raw as { name?: unknown })?.name === "string" ? (raw as { name: string }).name : "?";
         const issue = parsed.error.issues[0];
-        throw new TrainMcpError("ServerUnreachable", `server sent an invalid tool "${name}": ${issue ? `${issue.path.join(".") || "(tool)"}: ${issue.message}` : "bad shape"}`);
+        const where = issue ? issue.path.join(".") || "(tool)" : "(tool)";
+        invalid.set(name, !issue ? "bad shape" : /received undefined$/.test(issue.message) ? `no ${where}` : `${where}: ${issue.message}`);
+        continue;
       }
       // a name listed twice (or a page served again) keeps its first definition; two different
       // definitions under one name are the server's ambiguity, worth a note
@@ -59,6 +62,7 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
   }));
   const list = [...tools.values()].filter((t) => !taskOnly.includes(t.name) && !malformed.has(t.name));
   const notes = [...conflicting].map((n) => `the server lists tool ${JSON.stringify(n)} more than once with different definitions: the first is the one a model sees`);
+  for (const [name, problem] of invalid) notes.push(`left out ${JSON.stringify(name)}: the server sent it in a shape MCP does not allow (${problem})`);
   for (const [name, problem] of malformed) notes.push(`left out ${JSON.stringify(name)}: its ${problem}, so no model could be shown it or call it`);
   // a model writes the name inside JSON in a chat template's tool-call format; other characters
   // break that format, and OpenAI-compatible endpoints refuse such function names

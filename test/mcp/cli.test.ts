@@ -120,9 +120,10 @@ describe.concurrent("train-mcp CLI", () => {
     const r = await cli("tools", "--server", stdioTarget("sloppy", "--malformed"));
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^loose\b/m);
-    for (const name of ["badenum", "listprops", "stringargs"]) expect(r.stdout).not.toMatch(new RegExp(`^${name}\\b`, "m"));
+    for (const name of ["badenum", "listprops", "stringargs", "noschema"]) expect(r.stdout).not.toMatch(new RegExp(`^${name}\\b`, "m"));
     expect(r.stderr).toBe(
-      'note: left out "badenum": its inputSchema.properties.mode.enum is not a list, so no model could be shown it or call it\n' +
+      'note: left out "noschema": the server sent it in a shape MCP does not allow (no inputSchema)\n' +
+        'note: left out "badenum": its inputSchema.properties.mode.enum is not a list, so no model could be shown it or call it\n' +
         'note: left out "listprops": its inputSchema.properties is not an object, so no model could be shown it or call it\n' +
         'note: left out "stringargs": its inputSchema.type is "string", not "object" (MCP tools take an object of arguments), so no model could be shown it or call it\n',
     );

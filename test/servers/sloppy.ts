@@ -1,8 +1,8 @@
 /**
  * A test MCP server (stdio) with the small mistakes servers in the wild make: input schemas
  * without `type` or with `properties: null`, and a cursor that pages back to itself. With
- * `--conflict`, one name is listed twice with different definitions; with `--malformed`, three
- * tools whose schemas break JSON Schema's shape.
+ * `--conflict`, one name is listed twice with different definitions; with `--malformed`, four
+ * tools whose schemas break JSON Schema's shape or are missing.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -19,6 +19,7 @@ if (process.argv.includes("--malformed")) {
     { name: "badenum", description: "An enum that is no list.", inputSchema: { type: "object", properties: { mode: { type: "string", enum: 5 } } } } as never,
     { name: "listprops", description: "Properties as a list.", inputSchema: { type: "object", properties: [{ name: "x" }] } } as never,
     { name: "stringargs", description: "Arguments that are no object.", inputSchema: { type: "string" } } as never,
+    { name: "noschema", description: "No input schema at all." } as never,
   );
 }
 if (process.argv.includes("--conflict")) TOOLS.push({ name: "loose", description: "Something else under the same name.", inputSchema: {} });
