@@ -16,6 +16,7 @@
  * rollout its own, while state a server keeps globally stays shared — nothing a client can
  * change. `isolation` says which one you got.
  */
+import { closestName } from "../closest-name.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -172,8 +173,9 @@ export class McpToolbox implements Toolbox {
     if (this.closed) return fault("connection", "the toolbox is closed");
     const tool = this.shared.byName.get(name);
     if (!tool) {
-      const known = this.shared.tools.map((t) => t.name).join(", ");
-      return fault("unknown_tool", `unknown tool "${name}"; known tools: ${known || "(none)"}${resourceToolHint(name, this.options.resourceTools)}`);
+      const names = this.shared.tools.map((t) => t.name);
+      const near = names.find((n) => n.toLowerCase() === name.toLowerCase()) ?? closestName(name, names);
+      return fault("unknown_tool", `unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ""}; known tools: ${names.join(", ") || "(none)"}${resourceToolHint(name, this.options.resourceTools)}`);
     }
     const check = this.shared.validator.check(name, tool.inputSchema, args);
     if (!check.ok) return fault("invalid_arguments", `invalid arguments for ${name}: ${check.message}`);

@@ -172,7 +172,7 @@ describe.concurrent("train-mcp CLI", () => {
     expect(bad.stderr).toContain("not valid JSON");
     const unknown = await cli("call", "-s", everything, "ehco", "{}");
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown tool "ehco"');
+    expect(unknown.stderr).toContain('unknown tool "ehco" (did you mean "echo"?)');
     // commander's own usage errors too
     const typo = await cli("train", "--server", "fixture:calculator", "--stepz", "3");
     expect(typo.code).toBe(2);

@@ -85,6 +85,10 @@ describe("argument validation before sending", () => {
     const r = await tb.call("ehco", { text: "x" });
     expect(r).toMatchObject({ isError: true, fault: "unknown_tool" });
     expect(r.text).toContain("echo, order, slow");
+    expect(r.text).toContain('unknown tool "ehco" (did you mean "echo"?)');
+    // a name in the wrong case is named too; one far from every name is not guessed at
+    expect((await tb.call("ECHO", { text: "x" })).text).toContain('(did you mean "echo"?)');
+    expect((await tb.call("translate", { text: "x" })).text).not.toContain("did you mean");
   });
 });
 
