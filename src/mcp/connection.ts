@@ -273,11 +273,20 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
     await sseClient.close().catch(() => {});
     throw new TrainMcpError(
       "ServerUnreachable",
-      `cannot reach MCP server at ${spec.url}: Streamable HTTP answered ${status} and legacy SSE failed: ${message(e)}`,
+      `cannot reach MCP server at ${spec.url}: Streamable HTTP answered ${status} and legacy SSE failed: ${message(e)}${authHint(status, headers)}`,
       true,
       { cause: e },
     );
   }
+}
+
+/** What a 401/403 asks of the user: a credential, or another one. */
+function authHint(status: number, headers: Record<string, string>): string {
+  if (status !== 401 && status !== 403) return "";
+  const given = Object.keys(headers).some((k) => k.toLowerCase() === "authorization");
+  return given
+    ? ` (HTTP ${status}: the server refused the Authorization header given; check the token)`
+    : ` (HTTP ${status}: the server wants credentials; pass them with -H 'Authorization: Bearer …')`;
 }
 
 /** A connection cut under a request (undici's "other side closed", ECONNRESET), not a refusal. */

@@ -48,6 +48,25 @@ describe.each(["http", "sse"] as const)("over %s", (mode) => {
 });
 
 describe("faults and isolation over HTTP", () => {
+  it("names credentials when the endpoint answers 401: the -H flag to pass them, or the token it refused", async () => {
+    // an endpoint behind a token check, refusing every request that lacks the right one
+    const guard = http.createServer((_req, res) => {
+      res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" });
+      res.end(JSON.stringify({ error: "unauthorized" }));
+    });
+    await new Promise<void>((r) => guard.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(guard.address() as AddressInfo).port}/mcp`;
+    try {
+      const bare = await connect(url, { timeoutMs: 5000 }).then(() => undefined, (e: Error) => e);
+      expect(bare?.message).toMatch(/^cannot reach MCP server at .*: Streamable HTTP answered 401 and legacy SSE failed: .* \(HTTP 401: the server wants credentials; pass them with -H 'Authorization: Bearer …'\)$/);
+      const wrong = await connect(url, { timeoutMs: 5000, headers: { Authorization: "Bearer nope" } }).then(() => undefined, (e: Error) => e);
+      expect(wrong?.message).toMatch(/\(HTTP 401: the server refused the Authorization header given; check the token\)$/);
+      expect(wrong?.message).not.toContain("nope");
+    } finally {
+      await new Promise((r) => guard.close(r));
+    }
+  });
+
   it("fails the in-flight call when the session drops and reconnects on the next call", async () => {
     const first = await serve("http");
     const port = new URL(first.url).port;
