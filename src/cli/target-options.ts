@@ -64,7 +64,8 @@ export function parseEnvAndHeaders(envList: string[] = [], headerList: string[] 
   const env: Record<string, string> = {};
   for (const kv of envList) {
     const i = kv.indexOf("=");
-    if (i <= 0) throw new TrainMcpError("ConfigInvalid", `--env expects K=V, got a value without a name before "="`);
+    if (i < 0) throw new TrainMcpError("ConfigInvalid", `--env expects K=V, got a value with no "="`);
+    if (i === 0) throw new TrainMcpError("ConfigInvalid", `--env expects K=V, got a value without a name before "="`);
     env[kv.slice(0, i)] = kv.slice(i + 1);
   }
   const headers: Record<string, string> = {};

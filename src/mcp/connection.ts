@@ -186,7 +186,9 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     // the exit status / spawn error says more than the SDK's "Connection closed"
     const why = transport.describeFailure();
     const what = /^(spawn |server )/.test(why) ? why : `${message(e)} (${why})`;
-    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: ${what}`, true, { cause: e });
+    // `FOO=1 node server.js` is a shell's way to set a variable; no shell runs the command here
+    const envHint = /^spawn \S+ ENOENT/.test(why) && /^[A-Za-z_][A-Za-z0-9_]*=/.test(spec.command) ? `; "${spec.command.split("=")[0]}=…" before the command is shell syntax: give the variable with -e ${spec.command.split("=")[0]}=…` : "";
+    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: ${what}${envHint}`, true, { cause: e });
   }
   return Connection.make(client, transport, "stdio", tasks);
 }

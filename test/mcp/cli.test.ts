@@ -192,6 +192,15 @@ describe.concurrent("train-mcp CLI", () => {
     expect(missing.code).toBe(2);
     oneCleanLine(missing.stderr);
     expect(missing.stderr).toContain("spawn train-mcp-no-such-command ENOENT");
+    // a shell's `VAR=value command` form: no shell runs the command, so say how to give the variable
+    const shellEnv = await cli("tools", "-s", "GREETING=hi node server.js");
+    expect(shellEnv.code).toBe(2);
+    oneCleanLine(shellEnv.stderr);
+    expect(shellEnv.stderr).toContain("spawn GREETING=hi ENOENT");
+    expect(shellEnv.stderr).toMatch(/; "GREETING=…" before the command is shell syntax: give the variable with -e GREETING=…\n$/);
+    const noEquals = await cli("tools", "-s", "fixture:calculator", "-e", "NOEQUALS");
+    expect(noEquals.code).toBe(2);
+    expect(noEquals.stderr).toBe('train-mcp: --env expects K=V, got a value with no "="\n');
     // a web server that is not an MCP endpoint answers with a page: one line of its text
     const web = createServer((_req, res) => res.writeHead(502, { "content-type": "text/html" }).end("<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n<h1>502 Bad Gateway</h1>\n<hr><center>nginx</center>\n</body>\n</html>\n"));
     await new Promise<void>((ok) => web.listen(0, "127.0.0.1", ok));
