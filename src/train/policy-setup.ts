@@ -61,6 +61,21 @@ export function resolveModelDir(model: string): string {
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
     throw new TrainMcpError("ModelInvalid", `--model ${model}: no such folder (expected "default" or a Hugging Face model folder)${hubIdHint(model)}`);
   if (!hasWeights(dir)) refuseRunDirectory(model);
+  // a LoRA checkpoint is weights on top of a base: training starts from a whole model
+  const adapterCfg = path.join(dir, "adapter_config.json");
+  if (fs.existsSync(adapterCfg) && !fs.existsSync(path.join(dir, "config.json"))) {
+    let base: unknown;
+    try {
+      base = (JSON.parse(fs.readFileSync(adapterCfg, "utf8")) as { base_model_name_or_path?: unknown }).base_model_name_or_path;
+    } catch {
+      base = undefined;
+    }
+    const run = path.basename(path.dirname(dir)) === "checkpoints" ? path.dirname(path.dirname(dir)) : undefined;
+    throw new TrainMcpError(
+      "ModelInvalid",
+      `--model ${model} is a LoRA adapter (adapter_config.json), not a whole model: train from its base${typeof base === "string" ? ` (${base})` : ""} with --model${run ? `, or continue its run with --resume ${run}` : ""}; eval, serve and export-onnx take the adapter as it is`,
+    );
+  }
   for (const f of ["config.json", "tokenizer.json"])
     if (!fs.existsSync(path.join(dir, f))) throw new TrainMcpError("ModelInvalid", `--model ${model}: ${path.join(dir, f)} is missing`);
   return dir;

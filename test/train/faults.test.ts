@@ -329,6 +329,19 @@ describe("faults and bad input", () => {
     expect(asResume.stderr).toMatch(new RegExp(`^train-mcp: --resume ${model.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is a model folder \\(config\\.json with model_type "\\w+"\\), not a run directory: --resume takes the folder a run wrote \\(its --out\\); a model is given with --model\n$`));
   });
 
+  it("a LoRA checkpoint given to train --model is named as an adapter, with its base and its run", async () => {
+    const run = tempDir("lora-run");
+    const step = path.join(run, "checkpoints", "step-000002");
+    fs.mkdirSync(step, { recursive: true });
+    fs.writeFileSync(path.join(step, "adapter_config.json"), JSON.stringify({ peft_type: "LORA", r: 4, base_model_name_or_path: "/models/qwen3-0.6b" }));
+    fs.writeFileSync(path.join(step, "adapter_model.safetensors"), "");
+    const out = path.join(tempDir("lora-out"), "run");
+    const r = await cli(tinyRun(step, scenarios, out, 1));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`train-mcp: --model ${step} is a LoRA adapter (adapter_config.json), not a whole model: train from its base (/models/qwen3-0.6b) with --model, or continue its run with --resume ${run}; eval, serve and export-onnx take the adapter as it is\n`);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
   it("a model folder without a chat template is refused (exit 2) before a run directory exists, by train and by eval", async () => {
     const dir = tempDir("no-template");
     fs.cpSync(path.resolve("src/policy/default-model"), dir, { recursive: true });
