@@ -62,6 +62,9 @@ export interface ModelConfig {
   raw: HfConfig;
 }
 
+/** Families whose config.json describes exactly the network the engine builds. */
+export const SUPPORTED_MODEL_TYPES: readonly string[] = ["llama", "mistral", "qwen2", "qwen3"];
+
 export function resolveConfig(input: unknown, where = "config.json"): ModelConfig {
   const parsed = HfConfigSchema.safeParse(input);
   if (!parsed.success) {
@@ -80,6 +83,9 @@ export function resolveConfig(input: unknown, where = "config.json"): ModelConfi
   check(c.num_attention_heads % numKvHeads === 0, `num_attention_heads ${c.num_attention_heads} is not divisible by num_key_value_heads ${numKvHeads}`);
   check(headDim % 2 === 0, `head_dim ${headDim} must be even for rotary embeddings`);
   check(c.hidden_act === "silu", `hidden_act "${c.hidden_act}" is not supported (expected "silu")`);
+  // another family in a Llama-shaped config (Gemma's norms and scaling, Phi's partial RoPE...)
+  // would load and train as a different network, silently: only these are known to match
+  check(SUPPORTED_MODEL_TYPES.includes(c.model_type), `model_type "${c.model_type}" is not supported (expected one of ${SUPPORTED_MODEL_TYPES.join(", ")}: the architectures train-mcp's engine implements)`);
   const { theta, scaling } = ropeOf(c, where);
   const eos = c.eos_token_id;
   return {

@@ -24,6 +24,11 @@ describe("config.json errors", () => {
     ["a field of the wrong type", { ...base, hidden_size: "8" }, '/m/config.json: field "hidden_size": Invalid input: expected number, received string'],
     ["heads that do not divide the width", { ...base, hidden_size: 9 }, "/m/config.json: hidden_size 9 is not divisible by num_attention_heads 2"],
     [
+      "another family in a Llama-shaped config",
+      { ...base, model_type: "gemma" },
+      '/m/config.json: model_type "gemma" is not supported (expected one of llama, mistral, qwen2, qwen3: the architectures train-mcp\'s engine implements)',
+    ],
+    [
       "yarn RoPE scaling",
       { ...base, rope_scaling: { type: "yarn", factor: 4, original_max_position_embeddings: 32768 } },
       '/m/config.json: field "rope_scaling": RoPE scaling type "yarn" is not supported (supported: default, linear, llama3); remove it to run at the model\'s native context length',
