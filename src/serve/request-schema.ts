@@ -24,6 +24,11 @@ const ToolCallSchema = z.object({
   function: z.object({ name: z.string().min(1), arguments: z.string().describe("JSON text") }),
 });
 
+/** A parameter accepted at its neutral value only; any other value is refused with why (never ignored). */
+function neutralOnly<const V extends string | number | boolean>(value: V, why: string) {
+  return z.literal(value, { error: why }).describe(why);
+}
+
 export const MessageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: ContentSchema, name: z.string().nullish() }),
   z.object({ role: z.literal("developer"), content: ContentSchema, name: z.string().nullish() }),
@@ -88,28 +93,28 @@ export const ChatCompletionRequestSchema = z.object({
   logprobs: z.boolean().nullable().optional(),
   top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
   response_format: ResponseFormatSchema.nullable().optional(),
-  presence_penalty: z.literal(0).nullable().optional().describe("only 0 is supported"),
+  presence_penalty: neutralOnly(0, "only 0 is supported").nullable().optional(),
   logit_bias: z
     .record(z.string(), z.number())
     .refine((b) => Object.keys(b).length === 0, "logit_bias is not supported")
     .nullable()
     .optional(),
-  frequency_penalty: z.literal(0).nullable().optional().describe("only 0 is supported"),
+  frequency_penalty: neutralOnly(0, "only 0 is supported").nullable().optional(),
   user: z.string().nullish(),
   // vLLM's sampling extensions: accepted at their neutral value, refused otherwise (never ignored)
-  repetition_penalty: z.literal(1).nullish().describe("vLLM extension; only 1 is supported"),
-  min_p: z.literal(0).nullish().describe("vLLM extension; only 0 is supported"),
-  min_tokens: z.literal(0).nullish().describe("vLLM extension; only 0 is supported"),
-  ignore_eos: z.literal(false).nullish().describe("vLLM extension; not supported"),
-  best_of: z.literal(1).nullish().describe("only 1 is supported"),
-  use_beam_search: z.literal(false).nullish().describe("vLLM extension; not supported"),
-  add_generation_prompt: z.literal(true).nullish().describe("vLLM extension; the reply always starts a new assistant turn"),
-  continue_final_message: z.literal(false).nullish().describe("vLLM extension; not supported"),
-  guided_json: z.never().optional().describe("vLLM's guided decoding: use response_format json_schema"),
-  guided_regex: z.never().optional().describe("vLLM's guided decoding: not supported"),
-  guided_choice: z.never().optional().describe("vLLM's guided decoding: not supported"),
-  guided_grammar: z.never().optional().describe("vLLM's guided decoding: not supported"),
-  structured_outputs: z.never().optional().describe("vLLM's structured outputs: use response_format json_schema"),
+  repetition_penalty: neutralOnly(1, "vLLM extension; only 1 is supported").nullish(),
+  min_p: neutralOnly(0, "vLLM extension; only 0 is supported").nullish(),
+  min_tokens: neutralOnly(0, "vLLM extension; only 0 is supported").nullish(),
+  ignore_eos: neutralOnly(false, "vLLM extension; not supported").nullish(),
+  best_of: neutralOnly(1, "only 1 is supported").nullish(),
+  use_beam_search: neutralOnly(false, "vLLM extension; not supported").nullish(),
+  add_generation_prompt: neutralOnly(true, "vLLM extension; the reply always starts a new assistant turn").nullish(),
+  continue_final_message: neutralOnly(false, "vLLM extension; not supported").nullish(),
+  guided_json: z.never({ error: "vLLM's guided decoding: use response_format json_schema" }).optional().describe("vLLM's guided decoding: use response_format json_schema"),
+  guided_regex: z.never({ error: "vLLM's guided decoding: not supported" }).optional().describe("vLLM's guided decoding: not supported"),
+  guided_choice: z.never({ error: "vLLM's guided decoding: not supported" }).optional().describe("vLLM's guided decoding: not supported"),
+  guided_grammar: z.never({ error: "vLLM's guided decoding: not supported" }).optional().describe("vLLM's guided decoding: not supported"),
+  structured_outputs: z.never({ error: "vLLM's structured outputs: use response_format json_schema" }).optional().describe("vLLM's structured outputs: use response_format json_schema"),
   chat_template_kwargs: z
     .record(z.string(), z.unknown())
     .nullable()

@@ -155,6 +155,11 @@ describe("serve", () => {
       expect(r.status, field).toBe(400);
       expect(((await r.json()) as { error: { param: string } }).error.param).toBe(field);
     }
+    // the message says what is supported, not zod's "expected 0"
+    const penalty = await fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "default", messages: user("x"), max_tokens: 2, presence_penalty: 0.5 }) });
+    expect(((await penalty.json()) as { error: { message: string } }).error.message).toBe("presence_penalty: only 0 is supported");
+    const guided = await fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "default", messages: user("x"), max_tokens: 2, guided_json: { type: "object" } }) });
+    expect(((await guided.json()) as { error: { message: string } }).error.message).toBe("guided_json: vLLM's guided decoding: use response_format json_schema");
     // their neutral values are fine
     const neutral = await fetch(`${server.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "default", messages: user("x"), max_tokens: 2, repetition_penalty: 1, min_tokens: 0, ignore_eos: false, add_generation_prompt: true }) });
     expect(neutral.status).toBe(200);
