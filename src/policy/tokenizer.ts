@@ -183,6 +183,30 @@ export class ChatTokenizer {
   }
 
   /**
+   * The end-of-generation id the chat template closes an assistant message with: Qwen's folders
+   * list both <|endoftext|> (151643) and <|im_end|> (151645) as eos ids, and only the second is
+   * what the template writes after a turn. Found by rendering a short exchange; the lowest eos id
+   * when the template shows none (or there is no template).
+   */
+  turnEndId(): number | undefined {
+    const marker = "§turn-end-probe§";
+    let rendered: string;
+    try {
+      rendered = this.renderChat([{ role: "user", content: "hi" }, { role: "assistant", content: marker }], { addGenerationPrompt: false });
+    } catch {
+      return this.eosTokenIds[0];
+    }
+    const at = rendered.indexOf(marker);
+    if (at < 0) return this.eosTokenIds[0];
+    let best: { id: number; at: number } | undefined;
+    for (const id of this.eosTokenIds) {
+      const found = rendered.indexOf(this.decode([id]), at + marker.length);
+      if (found >= 0 && (!best || found < best.at)) best = { id, at: found };
+    }
+    return best?.id ?? this.eosTokenIds[0];
+  }
+
+  /**
    * Why a model folder has no chat template to render conversations with (none in
    * tokenizer_config.json, no chat_template.jinja), or undefined when it has one; read without
    * loading tokenizer.json, so a start can refuse the folder at once.

@@ -14,6 +14,13 @@ export interface LocalPolicyOptions {
   sampler: Sampler | (() => Sampler);
   /** conversations longer than this many tokens are not extended (the rollout ends truncated) */
   maxContextTokens?: number;
+  /**
+   * The text the chat template closes an assistant turn with (ChatTokenizer.turnEndId): a turn
+   * that stopped on another end-of-generation token (a Qwen model's <|endoftext|> where the
+   * template writes <|im_end|>) is found in the next rendering by this one. Default: the text of
+   * the token the turn stopped on.
+   */
+  turnEndText?: string;
 }
 
 export class LocalPolicy implements Policy {
@@ -44,7 +51,7 @@ export class LocalPolicy implements Policy {
     results.forEach((full, k) => {
       const { c, i, cap } = live[k];
       const r = full.ids.length > cap ? { ids: full.ids.slice(0, cap), logprobs: full.logprobs.slice(0, cap), finish: "length" as const } : full;
-      const endText = r.finish === "eos" ? codec.decode(r.ids.slice(-1)) : null;
+      const endText = r.finish === "eos" ? (this.options.turnEndText ?? codec.decode(r.ids.slice(-1))) : null;
       c.ledger.appendSampled(r.ids, r.logprobs, endText);
       const ids = r.finish === "eos" ? r.ids.slice(0, -1) : r.ids;
       turns[i] = { text: codec.decode(ids, { skipSpecial: false }), finish: r.finish === "length" ? "length" : "stop", tokens: r.ids.length };

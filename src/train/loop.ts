@@ -34,7 +34,7 @@ import { EvaluationFailed, evaluate, faultText, isServerFault, metServerOutage, 
 import { grpoUpdate } from "./grpo-update.js";
 import { playAndScore } from "./play.js";
 import { RemoteLearner } from "./remote-learner.js";
-import { resolveModelDir, setupPolicy, type PolicySetup } from "./policy-setup.js";
+import { resolveModelDir, setupPolicy, turnEndTextOf, type PolicySetup } from "./policy-setup.js";
 import { readScenarioFileLines } from "../scenarios/io.js";
 import { heldSecrets, RunDir, type EvalRecord } from "./run-dir.js";
 import { BUNDLED_SCENARIOS_DIR, loadScenarios, takeAcrossServers } from "./scenario-source.js";
@@ -348,7 +348,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     };
     // resumed: the server still plays the base model, not the weights just restored
     if (remote && restored) await refreshPolicy();
-    const policy: Policy = remote?.policy ?? new LocalPolicy({ codec: tokenizer, sampler, maxContextTokens: model.config.maxPositions });
+    const policy: Policy = remote?.policy ?? new LocalPolicy({ codec: tokenizer, sampler, maxContextTokens: model.config.maxPositions, turnEndText: turnEndTextOf(tokenizer) });
     const rollout = {
       maxTurns: cfg.max_turns,
       maxTokensPerTurn: cfg.max_tokens_per_turn,

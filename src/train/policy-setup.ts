@@ -110,6 +110,12 @@ export async function setupPolicy(o: PolicySetupOptions): Promise<PolicySetup> {
   return { modelDir, randomInit: !withWeights, tokenizer, model, trainable, sampler, backend };
 }
 
+/** The text the chat template closes an assistant turn with, for LocalPolicy's ledger. */
+export function turnEndTextOf(tokenizer: ChatTokenizer): string | undefined {
+  const id = tokenizer.turnEndId();
+  return id === undefined ? undefined : tokenizer.decode([id]);
+}
+
 /** The ids that end a generation: the tokenizer's, and the model config's. */
 export function endOfTurnIds(tokenizer: ChatTokenizer, config: ModelConfig): number[] {
   return [...new Set([...tokenizer.eosTokenIds, ...config.eosTokenIds])];

@@ -19,7 +19,7 @@ export class TeacherPolicy implements Policy {
     scenarios: readonly Scenario[],
   ) {
     for (const s of scenarios) if (s.reference) this.byTask.set(s.task, s.reference);
-    const end = assistantEndId(tokenizer);
+    const end = tokenizer.turnEndId();
     if (end === undefined) throw new Error("teacher: the tokenizer has no end-of-turn token");
     this.endId = end;
   }
@@ -39,27 +39,3 @@ export class TeacherPolicy implements Policy {
   }
 }
 
-/**
- * The end-of-generation id the chat template closes an assistant message with: Qwen's folders list
- * both <|endoftext|> (151643) and <|im_end|> (151645) as eos ids, and only the second ends a turn
- * the template can render again. Found by rendering a short exchange; the lowest eos id when the
- * template shows none (it ends turns without one).
- */
-export function assistantEndId(tokenizer: ChatTokenizer): number | undefined {
-  const marker = "§teacher-answer§";
-  let rendered: string;
-  try {
-    rendered = tokenizer.renderChat([{ role: "user", content: "hi" }, { role: "assistant", content: marker }], { addGenerationPrompt: false });
-  } catch {
-    return tokenizer.eosTokenIds[0];
-  }
-  const at = rendered.indexOf(marker);
-  if (at < 0) return tokenizer.eosTokenIds[0];
-  const after = at + marker.length;
-  let best: { id: number; at: number } | undefined;
-  for (const id of tokenizer.eosTokenIds) {
-    const at = rendered.indexOf(tokenizer.decode([id]), after);
-    if (at >= 0 && (!best || at < best.at)) best = { id, at };
-  }
-  return best?.id ?? tokenizer.eosTokenIds[0];
-}

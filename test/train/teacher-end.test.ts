@@ -14,7 +14,6 @@ import { ChatTokenizer } from "../../src/policy/tokenizer.js";
 import { readScenarioFile } from "../../src/scenarios/io.js";
 import { ServerSet } from "../../src/train/servers.js";
 import { collectDemonstrations } from "../../src/train/sft.js";
-import { assistantEndId } from "../../src/train/teacher.js";
 import { tempDir } from "./helpers.js";
 
 const require = createRequire(import.meta.url);
@@ -27,7 +26,7 @@ describe("the warm start's teacher", () => {
     fs.writeFileSync(path.join(dir, "generation_config.json"), JSON.stringify({ eos_token_id: [151645, 151643], pad_token_id: 151643 }));
     const tokenizer = await ChatTokenizer.fromDir(dir);
     expect(tokenizer.eosTokenIds).toEqual([151643, 151645]);
-    expect(assistantEndId(tokenizer)).toBe(151645);
+    expect(tokenizer.turnEndId()).toBe(151645);
 
     const scenarios = readScenarioFile("scenarios/calculator.jsonl").filter((s) => s.split === "train" && s.reference?.calls.length === 1).slice(0, 3);
     const servers = await ServerSet.connect(["fixture:calculator"], "auto");

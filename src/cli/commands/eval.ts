@@ -65,7 +65,7 @@ export function register(program: Command): void {
       const logLine = (l: string) => process.stderr.write(`${redactUrlCredentials(l)}\n`);
       const { ServerSet } = await import("../../train/servers.js");
       const { loadScenarios, takeAcrossServers } = await import("../../train/scenario-source.js");
-      const { loadInferencePolicy } = await import("../../train/policy-setup.js");
+      const { loadInferencePolicy, turnEndTextOf } = await import("../../train/policy-setup.js");
       const { evaluate } = await import("../../train/evaluate.js");
       const { LocalPolicy } = await import("../../rollout/local-policy.js");
       const { defaultRewards, rewardsFromConfig, RewardConfigSchema } = await import("../../rewards/defaults.js");
@@ -140,7 +140,7 @@ export function register(program: Command): void {
           const run = { hasExpectations: scenarios.some((s) => s.expected?.length), hasReferences: scenarios.some((s) => s.reference?.calls.length), maxTurns, knownTools: servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)), stateTimeoutMs: connectOptions.timeoutMs };
           const components = trained?.rewards ? rewardsFromConfig(trained.rewards, run) : defaultRewards(run);
           try {
-            const r = await evaluate(scenarios, new LocalPolicy({ codec: p.tokenizer, sampler: p.sampler, maxContextTokens: p.config.maxPositions }), servers, {
+            const r = await evaluate(scenarios, new LocalPolicy({ codec: p.tokenizer, sampler: p.sampler, maxContextTokens: p.config.maxPositions, turnEndText: turnEndTextOf(p.tokenizer) }), servers, {
               k,
               temperature,
               seed,
