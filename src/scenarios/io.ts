@@ -160,6 +160,9 @@ export function writeFileAtomic(path: string, text: string): void {
 
 function issueToProblem(line: number, issue: z.core.$ZodIssue, root: unknown): ScenarioProblem {
   const path = issue.path as PropertyKey[];
+  // a misspelled key inside an object is named where it is: expected[0].tolerence, not expected[0]
+  if (issue.code === "unrecognized_keys")
+    return { line, field: formatPath([...path, issue.keys[0]]), message: `unknown field${issue.keys.length > 1 ? ` (and ${issue.keys.slice(1).map((k) => JSON.stringify(k)).join(", ")})` : ""}` };
   const got = valueAt(root, path);
   return { line, field: formatPath(path), message: issueMessage(issue, got) };
 }
