@@ -702,6 +702,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       // the best weights so far are kept as a checkpoint, also between save_steps
       if ((cfg.save_steps > 0 && step % cfg.save_steps === 0) || best) checkpoint();
     }
+    // a stop asked for during the last step: checkpointed below, and "after RL" left to --resume
+    if (o.signal?.aborted) interrupted = true;
     if (state.step > 0 || sftSteps > 0) checkpoint();
 
     // 4. held-out success after RL; an evaluation that fails (the server went down) still

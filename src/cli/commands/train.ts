@@ -360,6 +360,10 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
     if (summary.interrupted) {
       process.exitCode = stopSignal === "SIGTERM" ? 143 : 130;
       h.log(`stopped after step ${summary.steps} (checkpointed): continue with: train-mcp train --resume ${summary.run_dir}`);
+    } else if (stopSignal) {
+      // the signal came during the final evaluation, which ran to its end: the run is whole
+      process.exitCode = 0;
+      h.log(`the ${stopSignal} came during the final evaluation, which finished: the run is complete`);
     }
     return summary;
   } finally {
