@@ -362,7 +362,7 @@ export function scrubSecrets<T>(value: T): T {
     for (const [k, v] of Object.entries(value)) {
       // apiKeyEnv / api_key_env name a variable, they hold no secret
       if (k === "server" && Array.isArray(v)) out[k] = v.map((t) => (typeof t === "string" ? redactTargetCredentials(t) : scrubSecrets(t)));
-      else out[k] = SECRET_KEY.test(k) && !/^api_?key_?env$/i.test(k) && typeof v === "string" ? "[redacted]" : scrubSecrets(v);
+      else out[k] = SECRET_KEY.test(k) && !/api_?key_?env$/i.test(k) && typeof v === "string" ? "[redacted]" : scrubSecrets(v);
     }
     return out as T;
   }

@@ -55,6 +55,10 @@ describe("resolveTrainConfig", () => {
     const cfg = resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "http://127.0.0.1:8000/v1" } });
     expect(cfg.server_sampling).toEqual({ model: "qwen", base_url: "http://127.0.0.1:8000/v1", max_tokens: 1024, api_key_env: "OPENAI_API_KEY" });
     expect(scrubSecrets(cfg).server_sampling).toEqual(cfg.server_sampling);
+    // every *_api_key_env names a variable: a saved config keeps it, so a resume can read it back
+    const withPolicy = resolveTrainConfig({}, { server, policy_url: "http://127.0.0.1:8000/v1", lora_rank: 4, policy_api_key_env: "MY_POLICY_KEY" });
+    expect(scrubSecrets(withPolicy).policy_api_key_env).toBe("MY_POLICY_KEY");
+    expect(() => resolveTrainConfig({}, scrubSecrets(withPolicy) as Record<string, unknown>, "config.json")).not.toThrow();
     expect(() => resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "nope" } }, "train.json")).toThrow(/train\.json: field "server_sampling\.base_url"/);
     expect(() => resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "ftp://127.0.0.1/v1" } }, "train.json")).toThrow('train.json: field "server_sampling.base_url": expects an http(s) URL');
     expect(() => resolveTrainConfig({}, { server, server_sampling: { model: "qwen", base_url: "http://x/v1", api_key: "sk-1" } }, "train.json")).toThrow(/server_sampling/);

@@ -329,6 +329,16 @@ describe("faults and bad input", () => {
     expect(asResume.stderr).toMatch(new RegExp(`^train-mcp: --resume ${model.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is a model folder \\(config\\.json with model_type "\\w+"\\), not a run directory: --resume takes the folder a run wrote \\(its --out\\); a model is given with --model\n$`));
   });
 
+  it("--resume with another --out is refused: a resume continues in its own directory", async () => {
+    const run = tempDir("resume-out");
+    fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: ["fixture:calculator"] }));
+    const other = path.join(tempDir("resume-other"), "run");
+    const r = await cli(["train", "--resume", run, "--out", other, "--steps", "2"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`train-mcp: --resume ${run} continues that run in its own directory: drop --out ${other} (to start a new run there, drop --resume; to branch, copy the run directory first)\n`);
+    expect(fs.existsSync(other)).toBe(false);
+  });
+
   it("a LoRA checkpoint given to train --model is named as an adapter, with its base and its run", async () => {
     const run = tempDir("lora-run");
     const step = path.join(run, "checkpoints", "step-000002");

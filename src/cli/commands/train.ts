@@ -274,6 +274,9 @@ function checkResumeDir(dir: string): void {
 
 async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}): Promise<TrainSummary> {
   if (f.resume) checkResumeDir(f.resume);
+  // a resume continues in its own directory: another --out would start a new run there instead
+  if (f.resume && f.out !== undefined && path.resolve(f.out) !== path.resolve(f.resume))
+    throw new TrainMcpError("ConfigInvalid", `--resume ${f.resume} continues that run in its own directory: drop --out ${f.out} (to start a new run there, drop --resume; to branch, copy the run directory first)`);
   // a resume's --config is laid over the run's saved config, as its flags are
   const saved = f.resume ? readConfigFile(`${f.resume}/config.json`) : undefined;
   const given = f.config ? readConfigFile(f.config) : undefined;
