@@ -177,6 +177,14 @@ const TrainConfigFields = GrpoConfigSchema.extend({
   }),
 }).strict();
 
+/** A field with no default: absent from a saved config.json means it was unset, not unknown to that version. */
+export function isUnsetWhenAbsent(key: string): boolean {
+  const field = (TrainConfigFields.shape as Record<string, z.ZodType | undefined>)[key];
+  if (!field) return false;
+  const r = field.safeParse(undefined);
+  return r.success && r.data === undefined;
+}
+
 export const TrainConfigSchema = TrainConfigFields.superRefine((cfg, ctx) => {
   // the KL term's reference is the base model with the adapters off; full fine-tuning keeps no copy of it
   if (cfg.beta !== 0 && cfg.lora_rank === 0)

@@ -8,7 +8,7 @@
 import path from "node:path";
 import { TrainMcpError } from "../errors.js";
 import { sameTarget } from "../mcp/target.js";
-import { scrubSecrets, type TrainConfig } from "./config.js";
+import { isUnsetWhenAbsent, scrubSecrets, type TrainConfig } from "./config.js";
 
 /** fields that define the run; `flag` is how a user would have set them */
 const FIXED: Record<string, string> = {
@@ -43,7 +43,8 @@ export function resumeChanges(saved: Record<string, unknown>, cfg: TrainConfig, 
   const now = JSON.parse(JSON.stringify(scrubSecrets(cfg))) as Record<string, unknown>;
   const changes: string[] = [];
   for (const key of Object.keys(now)) {
-    if (key === "out" || !(key in saved)) continue; // a field this version added is no change
+    // a field this version added is no change; one without a default was merely unset (JSON drops it)
+    if (key === "out" || (!(key in saved) && !isUnsetWhenAbsent(key))) continue;
     const before = saved[key];
     const after = now[key];
     const same =

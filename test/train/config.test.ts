@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LORA_LEARNING_RATE, loraLearningRateWarning, readConfigFile, resolveTrainConfig, scrubSecrets } from "../../src/train/config.js";
+import { resumeChanges } from "../../src/train/resume-changes.js";
 import { DEMO_CONFIG } from "../../src/train/demo.js";
 import { warmupIgnoredWarning } from "../../src/train/loop.js";
 
@@ -256,5 +257,18 @@ describe("warmupIgnoredWarning", () => {
     expect(warmupIgnoredWarning({ lr_scheduler_type: "constant", warmup_ratio: 0, warmup_steps: 3 })).toMatch(/^warning: warmup_steps 3 has no effect/);
     expect(warmupIgnoredWarning({ lr_scheduler_type: "constant", warmup_ratio: 0 })).toBeUndefined();
     expect(warmupIgnoredWarning({ lr_scheduler_type: "cosine", warmup_ratio: 0.1 })).toBeUndefined();
+  });
+});
+
+describe("resumeChanges", () => {
+  const server = ["fixture:calculator"];
+  it("names a field that was unset before and is set now (epsilon_high), and skips fields with defaults a saved config lacks", () => {
+    const saved = JSON.parse(JSON.stringify(scrubSecrets(resolveTrainConfig({}, { server })))) as Record<string, unknown>;
+    expect("epsilon_high" in saved).toBe(false);
+    expect(resumeChanges(saved, resolveTrainConfig({}, { server, epsilon_high: 0.3 }), "run/config.json")).toEqual(["epsilon_high (unset) → 0.3"]);
+    // a saved config of a version without loss_type: its default is no change
+    const older = { ...saved };
+    delete older.loss_type;
+    expect(resumeChanges(older, resolveTrainConfig({}, { server }), "run/config.json")).toEqual([]);
   });
 });
