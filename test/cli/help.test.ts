@@ -34,7 +34,7 @@ describe("--help", () => {
     expect(text).toContain(`--temperature <x> rollout sampling temperature (default: ${d.temperature})`);
     expect(text).toContain(`--seed <n> random seed (default: ${d.seed})`);
     expect(text).toContain(`(default: ${d.save_steps})`);
-    expect(text).toContain(`loss aggregation (default: ${d.loss_type})`);
+    expect(text).toContain(`loss aggregation: grpo, bnpo, dr_grpo or dapo (default: ${d.loss_type})`);
     expect(text).toContain(`(default: ${d.learning_rate.toExponential()}`);
     expect(text).toContain("--learning-rate");
     expect(text).toContain("--num-generations");

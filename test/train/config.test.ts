@@ -21,6 +21,10 @@ describe("resolveTrainConfig", () => {
     expect(() => resolveTrainConfig({ loss_type: "gspo" }, { server }, "train.json")).toThrow('train.json: field "loss_type": GSPO is not a loss_type: it is importance_sampling_level: "sequence"');
     expect(() => resolveTrainConfig({ loss_type: "ppo" }, { server }, "train.json")).toThrow(/field "loss_type": Invalid option: expected one of "grpo"\|"bnpo"\|"dr_grpo"\|"dapo"/);
     expect(resolveTrainConfig({ importance_sampling_level: "sequence", loss_type: "grpo" }, { server }).importance_sampling_level).toBe("sequence");
+    // the flag says the same (commander's list of choices did not)
+    const flag = spawnSync(process.execPath, ["bin/train-mcp.mjs", "train", "--server", "fixture:calculator", "--loss-type", "gspo"], { encoding: "utf8" });
+    expect(flag.status).toBe(2);
+    expect(flag.stderr).toBe('train-mcp: --loss-type (loss_type): GSPO is not a loss_type: it is importance_sampling_level: "sequence" (with any loss_type; TRL\'s GSPO recipe uses "grpo")\n');
   });
 
   it("gives a LoRA run a LoRA learning rate when none is set, and warns only about a rate the user chose", () => {

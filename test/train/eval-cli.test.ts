@@ -77,6 +77,15 @@ describe("train-mcp eval", () => {
     expect(r.stderr).toContain(`scenarios: those of ${run}`);
     expect(r.stderr).not.toContain("generating");
     expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toMatchObject({ n: 2 });
+    // without --server too: the run's servers, said so
+    const bare = await cli(["eval", "--model", ck, "--max-turns", "1", "--max-tokens-per-turn", "4", "--engine", "tfjs", "--json"]);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stderr).toContain(`servers: those of ${run} (${target})`);
+    expect(JSON.parse(bare.stdout.trim().split("\n").pop()!)).toMatchObject({ n: 2 });
+    // a model that is no run's checkpoint still needs --server
+    const none = await cli(["eval", "--model", "default"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe("train-mcp: eval needs --server <target>: no --model is a checkpoint of a run that records its servers\n");
   });
 
   it("without --scenarios, checkpoints of runs with different scenario sets are refused (exit 2); runs with the same set are scored on it", async () => {

@@ -273,7 +273,9 @@ describe("faults and bad input", () => {
     const start = tempDir("start-here");
     const { args } = fixtureCommand("calculator");
     fs.copyFileSync(args[args.length - 1], path.join(start, "calc.mjs"));
-    fs.copyFileSync(scenarios, path.join(start, "tasks.jsonl"));
+    // (without the fixture's name: played on a command, they would be warned about, and --quiet prints warnings)
+    const lines = fs.readFileSync(scenarios, "utf8").split("\n").filter((l) => l.trim());
+    fs.writeFileSync(path.join(start, "tasks.jsonl"), lines.map((l) => JSON.stringify({ ...(JSON.parse(l) as Record<string, unknown>), server: undefined })).join("\n") + "\n");
     const rel = ["--server", `${process.execPath} calc.mjs`, "--scenarios", "tasks.jsonl", "--out", "run"];
     const first = await cli([...tinyRun(model, scenarios, "unused", 1).filter((a, i, all) => !["--server", "--scenarios", "--out"].includes(a) && !["--server", "--scenarios", "--out"].includes(all[i - 1])), ...rel], { cwd: start });
     expect(first.stderr).toBe("");
@@ -327,6 +329,14 @@ describe("faults and bad input", () => {
     const asResume = await cli(["train", "--resume", model]);
     expect(asResume.code).toBe(2);
     expect(asResume.stderr).toMatch(new RegExp(`^train-mcp: --resume ${model.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is a model folder \\(config\\.json with model_type "\\w+"\\), not a run directory: --resume takes the folder a run wrote \\(its --out\\); a model is given with --model\n$`));
+  });
+
+  it("--quiet drops progress and step lines but still prints warnings", async () => {
+    const out = path.join(tempDir("quiet-warn"), "run");
+    const r = await cli([...tinyRun(model, scenarios, out, 1), "--system-prompt", "Use the tools. API key: sk-test-SECRET1234567890abc"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^warning: system_prompt holds what looks like a key or credential/m);
+    expect(r.stderr).not.toMatch(/^step 1\/1:/m);
   });
 
   it("--resume with another --out is refused: a resume continues in its own directory", async () => {

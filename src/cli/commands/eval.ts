@@ -38,7 +38,7 @@ export function register(program: Command): void {
     .command("eval")
     .description("evaluate checkpoints on held-out scenarios (success, reward, turns, pass@k)")
     .requiredOption("--model <dir>", 'checkpoint or model folder, or "default"; repeat to compare', collect)
-    .requiredOption("-s, --server <target>", "MCP server; repeat for several", collect)
+    .option("-s, --server <target>", "MCP server; repeat for several (default: the servers of the run a --model checkpoint belongs to)", collect)
     .option("--scenarios <file>", "scenario file (repeatable; default: the bundled set of each fixture)", collect)
     .addOption(new Option("--split <split>", "which scenarios").choices(["test", "train", "all"]).default("test"))
     .option("--k <n>", "samples per scenario (1 = greedy); k > 1 samples at --temperature: success, reward and turns are means over all k, pass@k the share of scenarios with a success among them", "1")
@@ -53,6 +53,8 @@ export function register(program: Command): void {
     .option("--json", "one JSON object per model on stdout")
     .option("--trajectories <file>", "write every rollout (JSONL, with its model and scenario's template) to this file");
   addConnectOptions(cmd).action(async (f: EvalFlags) => {
+      // a run's checkpoint knows the servers it trained on: --server may be left out then
+      f.server = f.server?.length ? f.server : await runServers(f.model);
       // every number is checked before a server starts or a model loads
       const k = intFlag("--k", f.k, 1);
       const n = f.n !== undefined ? intFlag("--n", f.n, 1) : undefined;
@@ -210,6 +212,31 @@ function round(x: number): number {
 function scenarioSetKey(d: { train: readonly Scenario[]; test: readonly Scenario[] }): string {
   const rows = [...d.train, ...d.test].map((s) => JSON.stringify([s.split, s.id, s.task, s.expected ?? null]));
   return JSON.stringify(rows.sort());
+}
+
+/** The servers the first checkpoint among `models` trained on (its run's config.json), for an eval without --server. */
+async function runServers(models: readonly string[]): Promise<string[]> {
+  const { runOfCheckpoint } = await import("../../train/run-dir.js");
+  const { redactTargetCredentials } = await import("../../mcp/target.js");
+  const fs = await import("node:fs");
+  for (const model of models) {
+    const run = runOfCheckpoint(model);
+    if (!run) continue;
+    let saved: { server?: unknown };
+    try {
+      saved = JSON.parse(fs.readFileSync(path.join(run, "config.json"), "utf8")) as typeof saved;
+    } catch {
+      continue;
+    }
+    const servers = Array.isArray(saved.server) ? saved.server.map(String) : [];
+    if (servers.some((t) => t.includes("[redacted]")))
+      throw new TrainMcpError("ConfigInvalid", `eval: the servers of ${run} were saved without their credentials: pass them with --server`);
+    if (servers.length > 0) {
+      process.stderr.write(`servers: those of ${run} (${servers.map(redactTargetCredentials).join(", ")})\n`);
+      return servers;
+    }
+  }
+  throw new TrainMcpError("ConfigInvalid", "eval needs --server <target>: no --model is a checkpoint of a run that records its servers");
 }
 
 /** The scenario files of each run the checkpoints among `models` belong to (once per run), where

@@ -92,7 +92,8 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--groups-per-step <n>", `scenarios per step (B)${helpDefault(cmd, "groups_per_step")}`)
     .option("--group-size <n>", `rollouts per scenario (G; TRL's --num-generations is the same flag)${helpDefault(cmd, "num_generations")}`)
     .option("--lr <x>", `learning rate (TRL's --learning-rate is the same flag) (${cmd.name() === "demo" ? `demo: ${formatValue(fieldDefault("learning_rate", true))}` : `default: ${DEFAULT_LEARNING_RATE.toExponential()}, TRL's for full fine-tuning; ${DEFAULT_LORA_LEARNING_RATE.toExponential()} with --lora-rank`})`)
-    .addOption(new Option("--loss-type <t>", `loss aggregation${helpDefault(cmd, "loss_type")}`).choices(["grpo", "bnpo", "dr_grpo", "dapo"]))
+    // checked by the config schema, which tells "gspo" where GSPO is set (commander would only list the choices)
+    .option("--loss-type <t>", `loss aggregation: grpo, bnpo, dr_grpo or dapo${helpDefault(cmd, "loss_type")}; GSPO is importance_sampling_level "sequence" in a --config file`)
     .option("--epsilon <x>", `lower clip range${helpDefault(cmd, "epsilon")}`)
     .option("--epsilon-high <x>", `upper clip range (DAPO clip-higher)${cmd.name() === "demo" ? helpDefault(cmd, "epsilon_high") : " (default: --epsilon's)"}`)
     .option("--beta <x>", `KL coefficient (needs LoRA: the reference is the base model)${helpDefault(cmd, "beta")}`)
@@ -125,7 +126,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--policy-model <name>", "the base model's name on the remote policy (default: the first it lists)")
     .option("--policy-api-key-env <name>", "environment variable holding --policy-url's key (default: none is sent; $OPENAI_API_KEY stays the judge's)")
     .option("--resume <run-dir>", "continue a run from its newest checkpoint")
-    .option("-q, --quiet", "no progress output")
+    .option("-q, --quiet", "no progress output or step lines (warnings still print)")
     .option("--json", "print the summary as one JSON line at the end")
     .option("--jsonl", "print each step's metrics as a JSON line");
   // --env, --cwd, --header (never saved), --timeout (tool_timeout_ms), --server-log, --inherit-env
@@ -219,7 +220,8 @@ function hooks(f: TrainFlags): { hooks: TrainHooks; stop(): void } {
     stop: stopBar,
     hooks: {
       log: (line) => {
-        if (quiet) return;
+        // quiet drops the running commentary, not what the user must act on
+        if (quiet && !line.startsWith("warning:")) return;
         stopBar();
         process.stderr.write(`${line}\n`);
       },
