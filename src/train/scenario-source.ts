@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { SCENARIO_RECORD_FILE } from "./scenario-record.js";
 import { TrainMcpError } from "../errors.js";
 import { redactTargetCredentials } from "../mcp/target.js";
 import { readScenarioFile, readScenarioFileLines, ScenarioFileError, writeScenarioFile, type ScenarioProblem } from "../scenarios/io.js";
@@ -73,6 +74,7 @@ export async function loadScenarios(
         sources.push(saved);
         continue;
       }
+      if (saved) refuseRegenerating(saved, o.generatedIn!);
       const n = o.generateN ?? 200;
       const target = redactTargetCredentials(entry.target);
       o.log(`generating ${n} execution-verified scenarios for ${target} ...`);
@@ -157,6 +159,7 @@ async function generateTraining(
       o.sources.push(saved);
       continue;
     }
+    if (saved) refuseRegenerating(saved, o.generatedIn!);
     o.log(`generating ${o.n} execution-verified training scenarios for ${redactTargetCredentials(entry.target)} ...`);
     // each extra task helps; a server that offers fewer (or none) leaves the others' and the run's own
     let scenarios: Scenario[];
@@ -198,4 +201,14 @@ export function takeAcrossServers(scenarios: readonly Scenario[], n: number): Sc
  *  their own process's. */
 function writesPolicy(target: string, log: (line: string) => void): { allowWrites: boolean; onNote: (line: string) => void } {
   return { allowWrites: target.startsWith("fixture:"), onNote: (line) => log(`note: ${line.replace("--allow-writes calls them", "`scenarios generate --allow-writes` then --scenarios FILE calls them")}`) };
+}
+
+/**
+ * A resumed run whose record lists its sets never generates one again: a new set would differ
+ * (another server state, another version) and leave a file the run did not train on. A run that
+ * kept no record (it stopped before its sets were written, or an older version made it) generates.
+ */
+function refuseRegenerating(file: string, runDir: string): void {
+  if (!fs.existsSync(path.join(runDir, SCENARIO_RECORD_FILE))) return;
+  throw new TrainMcpError("ScenarioInvalid", `${file} is gone: the run generated it when it started and its other files refer to it, so a resume does not generate it again; restore it (or start a new run)`);
 }

@@ -91,6 +91,19 @@ describe("resume and the run's scenarios", () => {
     expect(lastJson(resumed.stdout).steps).toBe(2);
   });
 
+  it("a resume whose generated set is gone is refused (exit 2) without generating a new one into the run", async () => {
+    const out = path.join(tempDir("gone-generated"), "run");
+    const first = await cli(tinyRun(model, out, 1, ["--generate-train-scenarios", "6", "--quiet"]));
+    expect(first.code, first.stderr).toBe(0);
+    const generated = path.join(out, "scenarios-train-0.jsonl");
+    fs.rmSync(generated);
+    const resumed = await cli(["train", "--resume", out, "--steps", "2"]);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain(`train-mcp: ${generated} is gone: the run generated it when it started and its other files refer to it, so a resume does not generate it again; restore it (or start a new run)`);
+    expect(resumed.stderr).not.toContain("generating");
+    expect(fs.existsSync(generated)).toBe(false);
+  });
+
   it("a start that fails after its scenarios are loaded takes their record away with the rest (an --out made beforehand stays empty)", async () => {
     const made = tempDir("made-before");
     const config = path.join(tempDir("zero"), "c.json");
