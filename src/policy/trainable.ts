@@ -68,7 +68,7 @@ export class Trainable {
    * One update: for each micro-batch, the loss and its gradient; the gradients are averaged over
    * the micro-batches, clipped by global norm, and applied once with AdamW.
    */
-  step<M extends MicroBatch>(micro: M[], lossFn: LossFn<M>, opts: { entropy?: boolean } = {}): StepResult {
+  step<M extends MicroBatch>(micro: M[], lossFn: LossFn<M>, opts: { entropy?: boolean; onMicroBatch?: (done: number, total: number) => void } = {}): StepResult {
     if (micro.length === 0) throw new Error("Trainable.step: no micro-batches");
     if (!gradientsReady()) throw new Error("Trainable.step: tfjs gradients are not registered; call `await initBackend()` (src/policy/backend.ts) first");
     const vars = this.model.trainableVariables();
@@ -78,13 +78,14 @@ export class Trainable {
     let lossSum = 0;
     this.model.training = true;
     try {
-      for (const mb of micro) {
+      for (const [i, mb] of micro.entries()) {
         const { value, grads } = tf.variableGrads(() => {
           const { logp, entropy } = this.model.tokenLogprobs(mb.ids, { entropy: opts.entropy, only: mb.mask });
           return lossFn(logp, mb, entropy);
         }, list);
         lossSum += value.dataSync()[0];
         value.dispose();
+        opts.onMicroBatch?.(i + 1, micro.length);
         names.forEach((n, i) => {
           const g = grads[list[i].name];
           const prev = acc.get(n);

@@ -24,6 +24,8 @@ export interface UpdateInput {
   microBatchTokens: number;
   /** the sampler is another engine than the trainer (onnxruntime): truncated IS applies */
   samplerIsOtherEngine: boolean;
+  /** micro-batches done of all iterations' (a progress bar: an update can take minutes) */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export function grpoUpdate(trainable: Trainable, input: UpdateInput): MetricRecord {
@@ -100,7 +102,7 @@ export function grpoUpdate(trainable: Trainable, input: UpdateInput): MetricReco
         metrics.add(lossMetricRecord(m));
         return loss;
       },
-      { entropy: true },
+      { entropy: true, onMicroBatch: (d, t) => input.onProgress?.(iteration * t + d, cfg.num_iterations * t) },
     );
     gradNormSum += result.gradNorm;
   }

@@ -638,7 +638,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const serverSound = toTrain.map((s) => s.group.trajectories).filter((g) => !g.some(metServerOutage));
       let update: ReturnType<typeof grpoUpdate>;
       try {
-        update = grpoUpdate(trainable, { groups: serverSound, cfg: { ...cfg, max_completion_length: cfg.max_completion_length ?? turnsCap }, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine });
+        update = grpoUpdate(trainable, { groups: serverSound, cfg: { ...cfg, max_completion_length: cfg.max_completion_length ?? turnsCap }, microBatchSize: cfg.micro_batch_size, microBatchTokens: cfg.micro_batch_tokens, samplerIsOtherEngine, onProgress: (d, t) => o.hooks.progress?.(`step ${step} update`, d, t) });
       } catch (e) {
         runDir.appendTrajectories(groups.flat(), { phase: "grpo" }); // the step's rollouts outlive a failed update
         throw e;

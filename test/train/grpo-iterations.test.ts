@@ -74,6 +74,11 @@ describe("grpoUpdate num_iterations", () => {
     expect(once.optimizer.stepCount).toBe(1);
     expect(m1[MetricKey.ratioMean]).toBeCloseTo(1, 6);
     expect(maxAbsDiff(weightsOf(once), weightsOf(viaUpdate))).toBeGreaterThan(1e-5);
+
+    // micro-batches of 2 rollouts: 2 per iteration, 4 in all, each reported as it is done
+    const progress: Array<[number, number]> = [];
+    grpoUpdate(new Trainable(await Transformer.load(tinyModelDir(5)), { lr: 2e-2 }), { groups: [group], cfg, microBatchSize: 2, microBatchTokens: 2048, samplerIsOtherEngine: false, onProgress: (d, t) => progress.push([d, t]) });
+    expect(progress).toEqual([[1, 4], [2, 4], [3, 4], [4, 4]]);
   });
 });
 
