@@ -50,6 +50,20 @@ describe("train-mcp scenarios", () => {
     expect(s.out).toMatch(/TOOL/);
   });
 
+  it("generate refuses fewer scenarios than --n, naming --accept-fewer, which writes the ones built", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "scen-fewer-"));
+    const server = stdioTarget("sqlite");
+    const refused = await run(["scenarios", "generate", "--server", server, "--n", "100", "--out", join(dir, "a.jsonl")]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/could only build (\d+) distinct verified scenarios of the 100 asked for .*; lower --n, pass --accept-fewer to write the ones built, or write scenarios by hand/);
+    const built = Number(/could only build (\d+)/.exec(refused.err)![1]);
+    expect(existsSync(join(dir, "a.jsonl"))).toBe(false);
+    const fewer = await run(["scenarios", "generate", "--server", server, "--n", "100", "--accept-fewer", "--out", join(dir, "b.jsonl")]);
+    expect(fewer.code).toBe(0);
+    expect(fewer.err).toContain(`note: built ${built} distinct verified scenarios of the 100 asked for: the server's tools offer no more`);
+    expect(readScenarioFile(join(dir, "b.jsonl"))).toHaveLength(built);
+  }, 60_000);
+
   it("generate names the tools no scenario calls", async () => {
     const g = await run(["scenarios", "generate", "--server", "fixture:shop", "--n", "2", "--seed", "1", "--out", join(dir, "shop2.jsonl")]);
     expect(g.code).toBe(0);

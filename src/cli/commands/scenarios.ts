@@ -44,6 +44,7 @@ interface GenerateFlags extends TargetFlags {
   llmMaxRequests?: string;
   concurrency?: string;
   verify: boolean;
+  acceptFewer?: boolean;
   stateful?: boolean;
   allowWrites?: boolean;
   idPrefix?: string;
@@ -119,6 +120,7 @@ export function register(program: Command): void {
     .option("--test-fraction <f>", "share of held-out test scenarios", "0.25")
     .option("--id-prefix <p>", "scenario id prefix (default: the fixture name, or s / llm)")
     .option("--concurrency <k>", "verified: scenarios built at once (default 4)")
+    .option("--accept-fewer", "verified: write the scenarios built when the server's tools offer fewer than --n distinct ones (as train --scenarios auto does), instead of refusing")
     .option("--no-verify", "verified: skip replaying every reference solution on a fresh server")
     .option("--stateful", "verified: build state-changing tasks on fresh server instances (default: detected from tool names)")
     .option("--no-stateful", "verified: treat the server as stateless")
@@ -198,6 +200,8 @@ export function register(program: Command): void {
               idPrefix: flags.idPrefix ?? fixture ?? "s",
               concurrency: flags.concurrency ? intFlag("--concurrency", flags.concurrency, 1) : undefined,
               verify: flags.verify,
+              acceptFewer: flags.acceptFewer === true,
+              fewer: "lower --n, pass --accept-fewer to write the ones built",
               stateful: flags.stateful,
               allowWrites: fixture !== undefined || flags.allowWrites === true,
               onProgress: bar.update,
