@@ -28,6 +28,16 @@ export function hubIdHint(spec: string): string {
   return /^[\w-][\w.-]*\/[\w.-]+$/.test(id) ? `; it looks like a Hugging Face Hub id: train-mcp never downloads, so fetch it first (huggingface-cli download ${id} --local-dir DIR) and give DIR` : "";
 }
 
+/** The base model an adapter_config.json names (`base_model_name_or_path`); a file that is not JSON is a usage error naming it. */
+export function adapterBaseName(adapterCfg: string): string | undefined {
+  try {
+    const base = (JSON.parse(fs.readFileSync(adapterCfg, "utf8")) as { base_model_name_or_path?: unknown }).base_model_name_or_path;
+    return typeof base === "string" ? base : undefined;
+  } catch (e) {
+    throw new TrainMcpError("ModelInvalid", `${adapterCfg}: not JSON (${(e as Error).message})`);
+  }
+}
+
 /** Resolves `spec` without reading weights; bad input is a usage error naming `flag`. */
 export function resolveModelFolder(spec: string, flag = "--model"): ModelFolder {
   const dir = spec === "default" ? defaultModelDir() : path.resolve(spec);
@@ -35,12 +45,7 @@ export function resolveModelFolder(spec: string, flag = "--model"): ModelFolder 
   if (hasWeights(dir)) return { dir, weightsDir: dir };
   const adapterCfg = path.join(dir, "adapter_config.json");
   if (fs.existsSync(adapterCfg)) {
-    let base: string | undefined;
-    try {
-      base = (JSON.parse(fs.readFileSync(adapterCfg, "utf8")) as { base_model_name_or_path?: string }).base_model_name_or_path;
-    } catch (e) {
-      throw new TrainMcpError("ModelInvalid", `${adapterCfg}: not JSON (${(e as Error).message})`);
-    }
+    const base = adapterBaseName(adapterCfg);
     const found = base ? findAdapterBase(base, dir) : undefined;
     if (!found)
       throw new TrainMcpError(

@@ -18,7 +18,7 @@ import { TfjsSampler } from "../policy/tfjs-sampler.js";
 import { ChatTokenizer } from "../policy/tokenizer.js";
 import { Trainable } from "../policy/trainable.js";
 import { assertFitsWasm, assertWeightsFitWasm } from "../policy/wasm-memory.js";
-import { hubIdHint, loadModelFolder, refuseRunDirectory, resolveModelFolder, tokenizerDirOf } from "../policy/model-folder.js";
+import { adapterBaseName, hubIdHint, loadModelFolder, refuseRunDirectory, resolveModelFolder, tokenizerDirOf } from "../policy/model-folder.js";
 import { hasWeights, initRandomWeights, readModelConfig, type NamedWeights } from "../policy/weights.js";
 
 export interface PolicySetupOptions {
@@ -64,16 +64,11 @@ export function resolveModelDir(model: string): string {
   // a LoRA checkpoint is weights on top of a base: training starts from a whole model
   const adapterCfg = path.join(dir, "adapter_config.json");
   if (fs.existsSync(adapterCfg) && !fs.existsSync(path.join(dir, "config.json"))) {
-    let base: unknown;
-    try {
-      base = (JSON.parse(fs.readFileSync(adapterCfg, "utf8")) as { base_model_name_or_path?: unknown }).base_model_name_or_path;
-    } catch {
-      base = undefined;
-    }
+    const base = adapterBaseName(adapterCfg);
     const run = path.basename(path.dirname(dir)) === "checkpoints" ? path.dirname(path.dirname(dir)) : undefined;
     throw new TrainMcpError(
       "ModelInvalid",
-      `--model ${model} is a LoRA adapter (adapter_config.json), not a whole model: train from its base${typeof base === "string" ? ` (${base})` : ""} with --model${run ? `, or continue its run with --resume ${run}` : ""}; eval, serve and export-onnx take the adapter as it is`,
+      `--model ${model} is a LoRA adapter (adapter_config.json), not a whole model: train from its base${base ? ` (${base})` : ""} with --model${run ? `, or continue its run with --resume ${run}` : ""}; eval, serve and export-onnx take the adapter as it is`,
     );
   }
   for (const f of ["config.json", "tokenizer.json"])

@@ -214,20 +214,25 @@ function scenarioSetKey(d: { train: readonly Scenario[]; test: readonly Scenario
   return JSON.stringify(rows.sort());
 }
 
+/** The servers and scenarios a run saved in its config.json; undefined when it cannot be read. */
+async function savedRunConfig(run: string): Promise<{ server?: unknown; scenarios?: unknown } | undefined> {
+  const { readFileSync } = await import("node:fs");
+  try {
+    return JSON.parse(readFileSync(path.join(run, "config.json"), "utf8")) as { server?: unknown; scenarios?: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The servers the first checkpoint among `models` trained on (its run's config.json), for an eval without --server. */
 async function runServers(models: readonly string[]): Promise<string[]> {
   const { runOfCheckpoint } = await import("../../train/run-dir.js");
   const { redactTargetCredentials } = await import("../../mcp/target.js");
-  const fs = await import("node:fs");
   for (const model of models) {
     const run = runOfCheckpoint(model);
     if (!run) continue;
-    let saved: { server?: unknown };
-    try {
-      saved = JSON.parse(fs.readFileSync(path.join(run, "config.json"), "utf8")) as typeof saved;
-    } catch {
-      continue;
-    }
+    const saved = await savedRunConfig(run);
+    if (!saved) continue;
     const servers = Array.isArray(saved.server) ? saved.server.map(String) : [];
     if (servers.some((t) => t.includes("[redacted]")))
       throw new TrainMcpError("ConfigInvalid", `eval: the servers of ${run} were saved without their credentials: pass them with --server`);
@@ -244,17 +249,13 @@ async function runServers(models: readonly string[]): Promise<string[]> {
 async function runScenarios(models: readonly string[], servers: readonly string[], log: (line: string) => void): Promise<Array<{ run: string; specs: string[] }>> {
   const { runOfCheckpoint } = await import("../../train/run-dir.js");
   const { sameTarget } = await import("../../mcp/target.js");
-  const { existsSync, readFileSync } = await import("node:fs");
+  const { existsSync } = await import("node:fs");
   const found: Array<{ run: string; specs: string[] }> = [];
   for (const model of models) {
     const run = runOfCheckpoint(model);
     if (!run || found.some((r) => r.run === run)) continue;
-    let saved: { server?: unknown; scenarios?: unknown };
-    try {
-      saved = JSON.parse(readFileSync(path.join(run, "config.json"), "utf8")) as typeof saved;
-    } catch {
-      continue;
-    }
+    const saved = await savedRunConfig(run);
+    if (!saved) continue;
     const ranOn = Array.isArray(saved.server) ? saved.server.map(String) : [];
     const specs = Array.isArray(saved.scenarios) ? saved.scenarios.map(String) : [];
     if (ranOn.length !== servers.length || !ranOn.every((t, i) => sameTarget(t, servers[i]))) continue;
