@@ -5,8 +5,9 @@
  *    every id, name and email in their results is filed in a ValuePool (harvest.ts).
  * 2. Plan: N slots; a seeded shuffle marks round(N × testFraction) of them "test"; slot i goes
  *    to tool i mod T (tools in seeded order), and to one of that tool's recipes by weight.
- *    A test scenario either uses a held-out phrasing or expects an outcome no training
- *    scenario expects (values not seen in training).
+ *    A test scenario either uses a held-out phrasing of a question no training scenario asks,
+ *    or expects an outcome no training scenario expects (values not seen in training):
+ *    split-guard.ts.
  * 3. Build: each slot runs its recipe with its own random stream (derived from seed, slot and
  *    attempt) on a real server: the shared one for read-only recipes, a fresh isolated instance
  *    for recipes that change state. A draft whose checks fail on its own answer, or whose calls
@@ -36,6 +37,7 @@ import { fileRecipes } from "./files.js";
 import { resourceRecipes } from "./resources.js";
 import { sqlRecipes } from "./sql.js";
 import { Rng } from "./rng.js";
+import { SplitGuard } from "./split-guard.js";
 import { synthesizeArgs } from "./schema-values.js";
 import { sortKeys } from "../sort-keys.js";
 
@@ -156,8 +158,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
 
     const committed: Array<{ slot: number; built: BuiltDraft; split: Split }> = [];
     const seen = new Set<string>();
-    const trainExpected = new Set<string>();
-    const heldOutExpected = new Set<string>();
+    const splitGuard = new SplitGuard();
     const failStreak = new Map<string, number>();
     const exhausted = new Set<string>();
     const perRecipe: Record<string, number> = {};
@@ -195,15 +196,11 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       );
       for (const r of results) {
         const key = r.built ? dedupeKey(r.built) : undefined;
-        // Held-out values: a test scenario on a training template may not expect what a
-        // training scenario expects (the same capital, the same product), and vice versa.
-        const valuesClash =
-          r.built && key && (r.split === "train" ? heldOutExpected.has(key.expected) : !r.built.heldOutTemplate && trainExpected.has(key.expected));
-        if (r.built && key && !seen.has(key.calls) && !seen.has(key.task) && !valuesClash && committed.length < n) {
+        const candidate = r.built && key ? { split: r.split, heldOutTemplate: r.built.heldOutTemplate, expected: key.expected, calls: r.built.calls } : undefined;
+        if (r.built && key && candidate && !seen.has(key.calls) && !seen.has(key.task) && !splitGuard.clashes(candidate) && committed.length < n) {
           seen.add(key.calls);
           seen.add(key.task);
-          if (r.split === "train") trainExpected.add(key.expected);
-          else if (!r.built.heldOutTemplate) heldOutExpected.add(key.expected);
+          splitGuard.add(candidate);
           failStreak.set(r.recipe.id, 0);
           committed.push({ slot: r.slot, built: r.built, split: r.split });
           perRecipe[r.recipe.id] = (perRecipe[r.recipe.id] ?? 0) + 1;
