@@ -14,6 +14,7 @@ import { tokenizeConversation, type TokenRecord } from "./retokenize.js";
 import type { ChatCodec } from "./token-ledger.js";
 import type { ChatMessage } from "./trajectory.js";
 import { openAiEndpoint } from "../mcp/openai-base-url.js";
+import { contextRefusal } from "./context-refusal.js";
 
 export interface RemotePolicyOptions {
   baseURL: string;
@@ -62,18 +63,33 @@ export class RemotePolicy implements Policy {
   }
 
   private async turnOne(c: PolicyConversation, opts: TurnOptions, i: number): Promise<PolicyTurn> {
-    const reply = await this.client.chat.completions.create({
-      model: this.model,
-      // (raw_content is the trajectory's record of a malformed turn, no field of the chat API)
-      messages: c.messages.map(({ raw_content: _raw, ...m }) => m) as OpenAI.Chat.ChatCompletionMessageParam[],
-      tools: c.tools.length ? c.tools : undefined,
-      max_tokens: Math.min(opts.maxTokens, c.maxTokens ?? Number.POSITIVE_INFINITY),
-      temperature: opts.temperature,
-      top_p: opts.topP,
-      seed: opts.seed + i,
-      // the sampler's log-probs, for a remote learner's importance ratio
-      logprobs: true,
-    });
+    const ask = (maxTokens: number) =>
+      this.client.chat.completions.create({
+        model: this.model,
+        // (raw_content is the trajectory's record of a malformed turn, no field of the chat API)
+        messages: c.messages.map(({ raw_content: _raw, ...m }) => m) as OpenAI.Chat.ChatCompletionMessageParam[],
+        tools: c.tools.length ? c.tools : undefined,
+        max_tokens: maxTokens,
+        temperature: opts.temperature,
+        top_p: opts.topP,
+        seed: opts.seed + i,
+        // the sampler's log-probs, for a remote learner's importance ratio
+        logprobs: true,
+      });
+    const asked = Math.min(opts.maxTokens, c.maxTokens ?? Number.POSITIVE_INFINITY);
+    let reply: OpenAI.Chat.ChatCompletion;
+    try {
+      reply = await ask(asked);
+    } catch (e) {
+      // vLLM refuses prompt + max_tokens over the context, where a local policy takes the room
+      // that is left: ask again for that room, or end the rollout truncated when there is none
+      const refusal = e instanceof OpenAI.BadRequestError ? contextRefusal(e.message) : undefined;
+      if (!refusal) throw e;
+      const room = refusal.context - refusal.prompt;
+      if (room >= asked) throw e;
+      if (room <= 0) return { text: "", finish: "length", tokens: 0 };
+      reply = await ask(room);
+    }
     const choice = reply.choices[0];
     if (!choice) throw new Error(`${redactUrlCredentials(this.options.baseURL)}: reply has no choices`);
     const toolCalls = (choice.message.tool_calls ?? []).flatMap((t) =>

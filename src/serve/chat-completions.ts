@@ -162,7 +162,9 @@ export function prepareChat(ctx: ChatContext, req: ChatCompletionRequest): Prepa
     throw new ApiError(400, `messages: the chat template failed: ${(e as Error).message}`, "invalid_request_error", "messages");
   }
   const ctxLen = ctx.registry.config.maxPositions;
-  if (prompt.length >= ctxLen) throw new ApiError(400, `messages: the prompt is ${prompt.length} tokens; the model's context is ${ctxLen}`, "invalid_request_error", "messages", "context_length_exceeded");
+  // OpenAI's wording, which clients (ours: rollout/context-refusal.ts) read the two numbers from
+  if (prompt.length >= ctxLen)
+    throw new ApiError(400, `This model's maximum context length is ${ctxLen} tokens. However, your messages resulted in ${prompt.length} tokens. Please reduce the length of the messages.`, "invalid_request_error", "messages", "context_length_exceeded");
   const room = ctxLen - prompt.length;
   const asked = req.max_completion_tokens ?? req.max_tokens ?? room;
   const stop = req.stop == null ? [] : typeof req.stop === "string" ? [req.stop] : req.stop;

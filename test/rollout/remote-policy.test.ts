@@ -5,6 +5,7 @@ import { connect } from "../../src/mcp/connect.js";
 import type { Toolbox } from "../../src/mcp/types.js";
 import { formatToolCall } from "../../src/policy/tool-calls.js";
 import { playGroups } from "../../src/rollout/group.js";
+import { contextRefusal } from "../../src/rollout/context-refusal.js";
 import { RemotePolicy } from "../../src/rollout/remote-policy.js";
 import { type ChatServer, startChatServer } from "../helpers/chat-server.js";
 
@@ -78,6 +79,58 @@ describe("RemotePolicy over a real OpenAI-compatible HTTP endpoint", () => {
       expect(groups[0].trajectories[0].toolCalls.map((c) => c.error)).toEqual(["parse:bad_arguments", undefined]);
     } finally {
       await replies.close();
+    }
+  });
+});
+
+describe("RemotePolicy near the end of the model's context", () => {
+  let calc: Toolbox;
+  beforeAll(async () => {
+    calc = await connect("fixture:calculator");
+  });
+  afterAll(async () => {
+    await calc?.close();
+  });
+
+  it("reads the three wordings of a context-length refusal", () => {
+    expect(contextRefusal("This model's maximum context length is 2048 tokens. However, you requested 2100 tokens (2000 in the messages, 100 in the completion). Please reduce the length of the messages or completion.")).toEqual({ context: 2048, prompt: 2000 });
+    expect(contextRefusal("'max_tokens' or 'max_completion_tokens' is too large: 100. This model's maximum context length is 2048 tokens and your request has 2000 input tokens (100 > 2048 - 2000).")).toEqual({ context: 2048, prompt: 2000 });
+    expect(contextRefusal("This model's maximum context length is 8192 tokens. However, your messages resulted in 8200 tokens. Please reduce the length of the messages.")).toEqual({ context: 8192, prompt: 8200 });
+    expect(contextRefusal("tool_choice: no tool named x")).toBeUndefined();
+  });
+
+  it("takes the room a vLLM refusal names, and ends the rollout truncated when the prompt leaves none", async () => {
+    const CONTEXT = 350;
+    // 100 "tokens" a message: the system turn and the task leave 150, the next turn none
+    const vllm = await startChatServer((req) => {
+      const prompt = req.messages.length * 100;
+      const asked = Number(req.max_tokens);
+      if (prompt + asked > CONTEXT)
+        return { status: 400, error: `'max_tokens' or 'max_completion_tokens' is too large: ${asked}. This model's maximum context length is ${CONTEXT} tokens and your request has ${prompt} input tokens (${asked} > ${CONTEXT} - ${prompt}).` };
+      return { content: formatToolCall("calculate", { expression: "6*7" }) };
+    });
+    try {
+      const policy = new RemotePolicy({ baseURL: vllm.url, model: "test-model", maxRetries: 0 });
+      const { groups } = await playGroups([{ id: "c", task: "What is 6*7?", difficulty: 1, split: "test", tags: [] }], policy, calc, { groupSize: 1, seed: 3, maxTokensPerTurn: 200 });
+      const t = groups[0].trajectories[0];
+      expect(vllm.requests.map((r) => r.max_tokens)).toEqual([200, 150, 200]);
+      expect(t.finish).toBe("max_tokens");
+      expect(t.error).toBeUndefined();
+      expect(t.toolCalls.map((c) => c.name)).toEqual(["calculate"]);
+    } finally {
+      await vllm.close();
+    }
+  });
+
+  it("still fails the rollout on a refusal of another kind", async () => {
+    const other = await startChatServer(() => ({ status: 400, error: "messages.1.content: unsupported part type" }));
+    try {
+      const policy = new RemotePolicy({ baseURL: other.url, model: "test-model", maxRetries: 0 });
+      const { groups } = await playGroups([{ id: "o", task: "What is 6*7?", difficulty: 1, split: "test", tags: [] }], policy, calc, { groupSize: 1, seed: 3 });
+      expect(groups[0].trajectories[0].finish).toBe("error");
+      expect(groups[0].trajectories[0].error).toMatch(/unsupported part type/);
+    } finally {
+      await other.close();
     }
   });
 });

@@ -19,6 +19,7 @@ import { startServer, type RunningServer } from "../../src/serve/server.js";
 import { SCHEMAS } from "./schemas.js";
 import { makeAdapter } from "./adapter.js";
 import { tinyModelDir, untrainedDefaultModelDir } from "../train/helpers.js";
+import { contextRefusal } from "../../src/rollout/context-refusal.js";
 
 let server: RunningServer;
 let client: OpenAI;
@@ -420,7 +421,8 @@ describe("serve", () => {
     } catch (e) {
       expect((e as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
       expect((e as InstanceType<typeof OpenAI.APIError>).code).toBe("context_length_exceeded");
-      expect((e as Error).message).toMatch(new RegExp(`the model's context is ${ctx}`));
+      expect((e as Error).message).toMatch(new RegExp(`maximum context length is ${ctx} tokens. However, your messages resulted in \\d+ tokens`));
+      expect(contextRefusal((e as Error).message)?.context).toBe(ctx);
     }
   });
 
