@@ -2,17 +2,28 @@
  * Verified scenarios on a database server with a read-only SQL tool (test/servers/sqlite.ts: a
  * real SQLite database behind list_tables / describe_table / query): the solver writes the query.
  * Started with --query-only it has the query tool alone, as the reference Postgres server: the
- * tables are then found through the query tool itself.
+ * tables are then found through the query tool itself. Started with --db on the shop database
+ * (test/helpers/shop-database.ts: keys, names and emails beside categories and quantities), every
+ * expected answer is compared with what the file's rows say, computed here without the server.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type McpToolbox } from "../../src/mcp/connect.js";
 import type { ToolResult } from "../../src/mcp/types.js";
+import { checkAnswer } from "../../src/scenarios/check.js";
 import { replayScenario } from "../../src/scenarios/replay.js";
-import { generateVerified } from "../../src/scenarios/verified/generate.js";
+import type { AnswerCheck, Scenario } from "../../src/scenarios/schema.js";
+import { constantAnswerNote, generateVerified } from "../../src/scenarios/verified/generate.js";
 import { rowsOf, tableNames } from "../../src/scenarios/verified/sql.js";
+import { categoricalColumns, labelColumns, profileColumns, quantityColumns } from "../../src/scenarios/verified/sql-table.js";
+import { writeShopDatabase } from "../helpers/shop-database.js";
 import { stdioTarget } from "../servers/launch.js";
 
 const text = (t: string) => ({ isError: false, text: t, truncated: false }) as ToolResult;
+const SQL_KINDS = ["count", "where", "extreme", "aggregate", "distinct", "top", "lookup"].map((k) => `template:generic.sql.${k}`);
 let tb: McpToolbox;
 
 beforeAll(async () => {
@@ -22,41 +33,108 @@ afterAll(async () => {
   await tb?.close();
 });
 
+const kindOf = (s: Scenario) => s.tags.find((t) => t.startsWith("template:"))!;
+const queryOf = (s: Scenario) => String(s.reference!.calls[0].arguments.sql);
+const checkOf = (s: Scenario) => s.expected![0] as AnswerCheck & { value: string | number };
+
 /** Generates on `box` and checks every SQL scenario against the seeded tables, and by replay. */
 async function expectSqlScenarios(box: McpToolbox, n: number): Promise<void> {
   const { scenarios } = await generateVerified(box, { n, seed: 5 });
   const sql = scenarios.filter((s) => s.tags.some((t) => t.startsWith("template:generic.sql.")));
-  const kinds = new Set(sql.map((s) => s.tags.find((t) => t.startsWith("template:"))));
-  expect(kinds).toEqual(new Set(["template:generic.sql.count", "template:generic.sql.where", "template:generic.sql.extreme"]));
+  const kinds = new Set(sql.map(kindOf));
+  expect([...kinds].every((k) => SQL_KINDS.includes(k))).toBe(true);
+  expect(kinds.size).toBeGreaterThanOrEqual(3);
   // what the seeded tables hold, by query
-  const truth: Record<string, number> = {
+  const truth: Record<string, number | string> = {
     "SELECT COUNT(*) AS n FROM customers": 3,
     "SELECT COUNT(*) AS n FROM orders": 5,
     "SELECT COUNT(*) AS n FROM customers WHERE city = 'London'": 2,
     "SELECT COUNT(*) AS n FROM orders WHERE status = 'open'": 3,
     "SELECT MAX(total) AS v FROM orders": 990,
     "SELECT MIN(total) AS v FROM orders": 12,
+    "SELECT COUNT(DISTINCT city) AS n FROM customers": 2,
+    "SELECT COUNT(DISTINCT status) AS n FROM orders": 3,
+    "SELECT SUM(total) AS v FROM orders": 1230.75,
+    "SELECT AVG(total) AS v FROM orders": 246.15,
+    "SELECT AVG(total) AS v FROM orders WHERE status = 'open'": 40.083333,
+    "SELECT city FROM customers WHERE name = 'Ada Lovelace'": "London",
+    "SELECT city FROM customers WHERE name = 'Grace Hopper'": "New York",
+    "SELECT status FROM orders WHERE id = 13": "cancelled",
   };
   let checked = 0;
   for (const s of sql) {
     const [call] = s.reference!.calls;
     expect(s.reference!.calls).toHaveLength(1);
     expect(call.name).toBe("query");
-    const query = String(call.arguments.sql);
+    const query = queryOf(s);
     expect(query).toMatch(/^SELECT /);
     // the task never gives the query away
     expect(s.task).not.toContain("SELECT");
+    // a count of rows with a value is never the 1 of a name or a key
+    if (kindOf(s) === "template:generic.sql.where") expect(checkOf(s).value).toBeGreaterThanOrEqual(2);
     if (query in truth) {
       checked++;
-      expect(s.expected![0]).toMatchObject({ kind: "numeric", value: truth[query] });
+      expect(s.expected![0]).toMatchObject({ value: truth[query] });
     }
     expect((await replayScenario(box, s)).pass, s.task).toBe(true);
   }
   expect(checked).toBeGreaterThan(2);
 }
 
+/** A cell of a row as better-sqlite3 reads it. */
+type Cell = string | number | null;
+type Rows = Array<Record<string, Cell>>;
+
+/**
+ * What a generated query's one value must be, worked out in JavaScript from the file's rows (not
+ * by running the query): one shape per kind of question. A shape with no oracle fails the test.
+ */
+function oracle(db: Database.Database, query: string): Cell {
+  const rows = (table: string) => db.prepare(`SELECT * FROM ${table}`).all() as Rows;
+  const literal = (l: string): Cell => (l.startsWith("'") ? l.slice(1, -1) : Number(l));
+  const only = <T>(list: T[]): T => {
+    expect(list, `one row answers ${query}`).toHaveLength(1);
+    return list[0];
+  };
+  let m: RegExpExecArray | null;
+  if ((m = /^SELECT COUNT\(\*\) AS n FROM (\w+)$/.exec(query))) return rows(m[1]).length;
+  if ((m = /^SELECT COUNT\(\*\) AS n FROM (\w+) WHERE (\w+) = (.+)$/.exec(query))) {
+    const [, table, column, value] = m;
+    return rows(table).filter((r) => r[column] === literal(value)).length;
+  }
+  if ((m = /^SELECT COUNT\(DISTINCT (\w+)\) AS n FROM (\w+)$/.exec(query))) {
+    const [, column, table] = m;
+    return new Set(rows(table).map((r) => r[column]).filter((v) => v !== null)).size;
+  }
+  if ((m = /^SELECT (MAX|MIN)\((\w+)\) AS v FROM (\w+)$/.exec(query))) {
+    const [, fn, column, table] = m;
+    const values = rows(table).map((r) => r[column] as number);
+    return fn === "MAX" ? Math.max(...values) : Math.min(...values);
+  }
+  if ((m = /^SELECT (SUM|AVG)\((\w+)\) AS v FROM (\w+)(?: WHERE (\w+) = (.+))?$/.exec(query))) {
+    const [, fn, column, table, filterColumn, filterValue] = m;
+    const values = rows(table)
+      .filter((r) => !filterColumn || r[filterColumn] === literal(filterValue))
+      .map((r) => r[column] as number);
+    const sum = values.reduce((a, b) => a + b, 0);
+    return fn === "SUM" ? sum : sum / values.length;
+  }
+  if ((m = /^SELECT (\w+) FROM (\w+) WHERE (\w+) = \(SELECT (MAX|MIN)\((\w+)\) FROM \w+\)$/.exec(query))) {
+    const [, label, table, column, fn] = m;
+    const all = rows(table);
+    const values = all.map((r) => r[column] as number);
+    const extreme = fn === "MAX" ? Math.max(...values) : Math.min(...values);
+    return only(all.filter((r) => r[column] === extreme))[label];
+  }
+  if ((m = /^SELECT (\w+) FROM (\w+) WHERE (\w+) = (.+)$/.exec(query))) {
+    const [, target, table, key, value] = m;
+    return only(rows(table).filter((r) => r[key] === literal(value)))[target];
+  }
+  throw new Error(`no oracle for ${query}`);
+}
+
 describe("SQL recipes", () => {
-  it("count rows, count rows with a value, and find a column's extreme, answered from the database; replayed", async () => {
+  it("count rows, count rows with a value, sum, average, look up, answered from the database; replayed", async () => {
     await expectSqlScenarios(tb, 12);
   });
 
@@ -78,6 +156,97 @@ describe("SQL recipes", () => {
     } finally {
       await pg.close();
     }
+  });
+
+  describe("on a shop database with keys, names and emails beside categories and quantities", () => {
+    let dir: string;
+    let file: string;
+    let db: Database.Database;
+    let scenarios: Scenario[];
+    let sql: Scenario[];
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "sql-recipes-"));
+      file = join(dir, "shop.db");
+      writeShopDatabase(file);
+      db = new Database(file, { readonly: true });
+      const box = await connect(stdioTarget("sqlite", "--db", file), { timeoutMs: 20_000 });
+      try {
+        ({ scenarios } = await generateVerified(box, { n: 40, seed: 5 }));
+      } finally {
+        await box.close();
+      }
+      sql = scenarios.filter((s) => kindOf(s).startsWith("template:generic.sql."));
+    });
+    afterAll(() => {
+      db?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("the answers vary: no one answer in more than a fifth of the tasks, and no count of rows with a value under 2", () => {
+      const byAnswer = new Map<string, number>();
+      for (const s of scenarios) byAnswer.set(JSON.stringify(checkOf(s).value), (byAnswer.get(JSON.stringify(checkOf(s).value)) ?? 0) + 1);
+      const [answer, most] = [...byAnswer].sort((a, b) => b[1] - a[1])[0];
+      // counting rows by a name or an email made 12 of these 40 tasks expect 1
+      expect(most, `${most} of ${scenarios.length} tasks expect ${answer}`).toBeLessThanOrEqual(0.2 * scenarios.length);
+      expect(byAnswer.size).toBeGreaterThan(0.7 * scenarios.length);
+      expect(constantAnswerNote(scenarios)).toBeUndefined();
+      const where = sql.filter((s) => kindOf(s) === "template:generic.sql.where");
+      expect(where.length).toBeGreaterThan(0);
+      for (const s of where) {
+        expect(checkOf(s).value, s.task).toBeGreaterThanOrEqual(2);
+        // counted by a category, never by a key, a name or an email (every count of those is 1)
+        expect(queryOf(s)).toMatch(/ WHERE (city|tier|status|category|quantity) = /);
+      }
+    });
+
+    it("every kind of question is asked, and each expected answer is what the file's rows say", () => {
+      expect(new Set(sql.map(kindOf))).toEqual(new Set(SQL_KINDS));
+      for (const s of sql) {
+        const truth = oracle(db, queryOf(s));
+        const check = checkOf(s);
+        if (typeof truth === "number") {
+          expect(check.kind, s.task).toBe("numeric");
+          expect(Number(check.value), s.task).toBeCloseTo(truth, 5);
+        } else {
+          expect(check, s.task).toMatchObject({ kind: "contains", value: truth });
+          // a text answer is never spelled out in the task
+          expect(s.task.toLowerCase()).not.toContain(String(truth).toLowerCase());
+        }
+      }
+    });
+
+    it("an average is asked to two decimals, and either rounding of a half cent passes", () => {
+      const averages = sql.filter((s) => queryOf(s).includes("AVG("));
+      expect(averages.length).toBeGreaterThan(0);
+      for (const s of averages) expect(s.task).toMatch(/two decimal/);
+      const check: AnswerCheck = { kind: "numeric", value: 2.125, tolerance: 0.006, relTolerance: 0 };
+      expect(checkAnswer(check, "2.12").pass && checkAnswer(check, "2.13").pass).toBe(true);
+      expect(checkAnswer(check, "2.14").pass).toBe(false);
+    });
+
+    it("every task replays on a fresh server instance", async () => {
+      const fresh = await connect(stdioTarget("sqlite", "--db", file), { timeoutMs: 20_000 });
+      try {
+        for (const s of scenarios) expect((await replayScenario(fresh, s)).pass, s.task).toBe(true);
+      } finally {
+        await fresh.close();
+      }
+    });
+  });
+
+  it("tell categories and quantities from keys, names and emails in a sample", () => {
+    const sample = [
+      { id: 1, name: "Ada", email: "ada@x.org", city: "London", customer_id: 7, total: 12.5, quantity: 2 },
+      { id: 2, name: "Alan", email: "alan@x.org", city: "Paris", customer_id: 7, total: 99, quantity: 2 },
+      { id: 3, name: "Grace", email: "grace@x.org", city: "London", customer_id: 8, total: 3.25, quantity: 1 },
+    ];
+    const columns = profileColumns(sample);
+    const names = (list: Array<{ name: string }>) => list.map((c) => c.name);
+    expect(names(categoricalColumns(columns))).toEqual(["city"]);
+    expect(names(quantityColumns(columns))).toEqual(["total", "quantity"]);
+    expect(names(labelColumns(columns))).toEqual(["name", "email"]);
+    // whole numbers that repeat count rows only where no text column repeats
+    expect(names(categoricalColumns(columns.filter((c) => c.name !== "city")))).toEqual(["quantity"]);
   });
 
   it("read table names and rows as database servers write them", () => {

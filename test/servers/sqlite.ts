@@ -1,21 +1,25 @@
 /**
  * A test-only database server shaped like the npm SQLite / Postgres MCP servers: a real SQLite
- * database (better-sqlite3, in memory, seeded) behind `list_tables`, `describe_table` and a
- * read-only `query` that runs one SELECT and answers its rows as JSON.
+ * database (better-sqlite3, in memory and seeded, or a file given) behind `list_tables`,
+ * `describe_table` and a read-only `query` that runs one SELECT and answers its rows as JSON.
  *
  *   node --import tsx test/servers/sqlite.ts               stdio
  *   node --import tsx test/servers/sqlite.ts --query-only  only `query`, as the reference Postgres
  *                                                          server has (tables learned through it)
  *   ... --information-schema  a catalog as Postgres has: information_schema.tables, and no
  *                             sqlite_master (a query naming it fails as on another database)
+ *   ... --db FILE             a database file of the test's (opened read-only) instead of the
+ *                             seeded tables: a larger one, that the test can query directly
  */
 import Database from "better-sqlite3";
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 
-const db = new Database(":memory:");
-db.exec(`
+const dbFlag = process.argv.indexOf("--db");
+const dbFile = dbFlag >= 0 ? process.argv[dbFlag + 1] : undefined;
+const db = dbFile ? new Database(dbFile, { readonly: true, fileMustExist: true }) : new Database(":memory:");
+if (!dbFile) db.exec(`
   CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city TEXT);
   CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, total REAL, status TEXT);
   INSERT INTO customers VALUES (1, 'Ada Lovelace', 'London'), (2, 'Grace Hopper', 'New York'), (3, 'Alan Turing', 'London');

@@ -4,29 +4,33 @@
  * server's table-listing tool, or, for a server that has only the query tool (the reference
  * Postgres server), from the catalog through that tool (SQLite's sqlite_master, then the
  * standard information_schema), and the columns from a few rows of each (looked at, not part of
- * the solution), then ask questions whose solution is one query the solver writes itself:
+ * the solution; sql-table.ts tells keys and names from categories and quantities), then ask
+ * questions whose solution is one query the solver writes itself (sql-questions.ts):
  *
  * - count: how many rows a table has;
- * - count where: how many rows have a column equal to a value seen in the table;
- * - extreme: the largest or smallest value of a numeric column.
+ * - where: how many rows have a categorical column (a status, a city; never a key, a name or an
+ *   email, where every count is 1) equal to a value that at least two rows hold;
+ * - extreme: the largest or smallest value of a numeric column;
+ * - aggregate: the sum or average of a numeric column, over the table or the rows with a value;
+ * - distinct: how many different values a categorical column holds;
+ * - top: the name of the row with the largest or smallest value of a numeric column (no tie);
+ * - lookup: a column of the one row that a unique value (a name, an email) names.
  *
- * The answer is the query's one value, read from the server's real result. Only plain
- * identifiers are used (no quoting games), and only SELECTs are sent.
+ * The answer is the query's one value, read from the server's real result; counts under 2 are
+ * not asked (a model that always says 1 would score), nor a text answer the task itself spells.
+ * Only plain identifiers are used (no quoting games), and only SELECTs are sent.
  */
 import { isResourceTool } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
+import type { AnswerCheck } from "../schema.js";
 import { isReadOnlyTool } from "./generic.js";
 import { answerSentence, containsCheck, isUseful, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
+import { ASKERS, type SqlKind, type SqlQuestion } from "./sql-questions.js";
+import { IDENT, oneValue, profileColumns, readValueCounts, rowsOf, valueCountsQuery, type Row, type SqlValue, type TableView } from "./sql-table.js";
+
+export { rowsOf } from "./sql-table.js";
 
 const SQL_ARG = /^(sql|query|statement|sql_?query)$/i;
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/;
-
-const COUNT_TRAIN = ["How many rows does the {table} table have?", "Count the records in the {table} table."];
-const COUNT_TEST = ["What is the number of rows in {table}?"];
-const WHERE_TRAIN = ["How many rows of the {table} table have {column} equal to {value}?", "In {table}, count the records whose {column} is {value}."];
-const WHERE_TEST = ["How many {table} rows have the {column} {value}?"];
-const EXTREME_TRAIN = ["What is the {which} {column} in the {table} table?", "Find the {which} value of {column} among the {table} rows."];
-const EXTREME_TEST = ["In {table}, which {column} is the {which}? Give the value."];
 
 interface SqlTools {
   sql: ToolSpec;
@@ -43,7 +47,11 @@ const CATALOG_QUERIES = [
   "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema', 'mysql', 'performance_schema', 'sys')",
 ];
 
-type Row = Record<string, unknown>;
+/** How often each kind is drawn among the SQL tool's tasks: the ones with many distinct answers most. */
+const WEIGHTS: Record<SqlKind, number> = { count: 1, where: 2, extreme: 1, aggregate: 2, distinct: 1, top: 2, lookup: 2 };
+/** tables sampled in one attempt before it gives up (each costs a query) */
+const TABLES_TRIED = 4;
+const SAMPLE_ROWS = 20;
 
 /** The SQL recipes a tool list allows: a read-only tool taking one SQL string, and a read-only table lister if there is one. */
 export function sqlRecipes(tools: readonly ToolSpec[]): Recipe[] {
@@ -54,63 +62,58 @@ export function sqlRecipes(tools: readonly ToolSpec[]): Recipe[] {
   const tables = readOnly.find((t) => /tables/i.test(t.name) && ((t.inputSchema.required as string[] | undefined) ?? []).length === 0);
   if (!sql) return [];
   const s: SqlTools = { sql: sql.t, arg: sql.required[0], tables };
-  const recipe = (kind: "count" | "where" | "extreme", weight: number): Recipe => ({
+  return (Object.keys(WEIGHTS) as SqlKind[]).map((kind) => ({
     id: `generic.sql.${kind}`,
     tools: [s.sql.name, ...(s.tables ? [s.tables.name] : [])],
     primary: s.sql.name,
-    weight,
+    weight: WEIGHTS[kind],
     build: (ctx) => build(ctx, s, kind),
-  });
-  return [recipe("count", 1), recipe("where", 2), recipe("extreme", 2)];
+  }));
 }
 
-async function build(ctx: RecipeContext, s: SqlTools, kind: "count" | "where" | "extreme"): Promise<Draft | undefined> {
+async function build(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Promise<Draft | undefined> {
+  const question = await askSomeTable(ctx, s, kind);
+  if (!question) return undefined;
+  const value = oneValue(await ctx.call(s.sql.name, { [s.arg]: question.query }));
+  if (value === undefined || (question.accept && !question.accept(value))) return undefined;
+  const task = ctx.phrase(question.phrasings.train, question.phrasings.test, question.vars);
+  // "the name of the customer whose email is ada.knuth@…": the task would hand out the answer
+  if (typeof value === "string" && spells(task, value)) return undefined;
+  const { check, shown } = question.answer?.(value) ?? plainAnswer(value);
+  return { task, difficulty: question.difficulty, expected: [check], answer: answerSentence(question.label, shown) };
+}
+
+/** The kind's question about the first of a few tables (in random order) that has the columns it needs. */
+async function askSomeTable(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Promise<SqlQuestion | undefined> {
   const names = await listTables(ctx, s);
-  if (names.length === 0) return undefined;
-  const table = ctx.rng.pick(names);
-  const sample = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${table} LIMIT 20` }));
-  if (!sample || sample.length === 0) return undefined;
-  const columns = Object.keys(sample[0]).filter((c) => IDENT.test(c));
-  let query: string;
-  let vars: Record<string, string>;
-  let label: string;
-  let templates: [readonly string[], readonly string[]];
-  if (kind === "count") {
-    query = `SELECT COUNT(*) AS n FROM ${table}`;
-    vars = { table };
-    label = `number of rows in ${table}`;
-    templates = [COUNT_TRAIN, COUNT_TEST];
-  } else if (kind === "where") {
-    // a short text value that several rows may share (a status, a city), not an id or a long note
-    const textColumns = columns.filter((c) => !/(^|_)id$|Id$/.test(c) && sample.some((r) => typeof r[c] === "string" && isPlainValue(r[c] as string)));
-    if (textColumns.length === 0) return undefined;
-    const column = ctx.rng.pick(textColumns);
-    const value = ctx.rng.pick(sample.map((r) => r[column]).filter((v): v is string => typeof v === "string" && isPlainValue(v)));
-    query = `SELECT COUNT(*) AS n FROM ${table} WHERE ${column} = '${value}'`;
-    vars = { table, column: column.replace(/_/g, " "), value: `"${value}"` };
-    label = `number of ${table} rows with ${column.replace(/_/g, " ")} ${value}`;
-    templates = [WHERE_TRAIN, WHERE_TEST];
-  } else {
-    const numeric = columns.filter((c) => !/(^|_)id$|Id$/.test(c) && sample.every((r) => r[c] === null || typeof r[c] === "number") && sample.some((r) => typeof r[c] === "number"));
-    if (numeric.length === 0) return undefined;
-    const column = ctx.rng.pick(numeric);
-    const largest = ctx.rng.bool();
-    query = `SELECT ${largest ? "MAX" : "MIN"}(${column}) AS v FROM ${table}`;
-    vars = { table, column: column.replace(/_/g, " "), which: largest ? "largest" : "smallest" };
-    label = `${vars.which} ${vars.column} in ${table}`;
-    templates = [EXTREME_TRAIN, EXTREME_TEST];
+  for (const table of ctx.rng.shuffle(names).slice(0, TABLES_TRIED)) {
+    const view = await viewTable(ctx, s, table);
+    const question = view && (await ASKERS[kind](ctx, view));
+    if (question) return question;
   }
-  const result = await ctx.call(s.sql.name, { [s.arg]: query });
-  const value = oneValue(result);
-  if (value === undefined) return undefined;
-  // "how many have X" answered 0 teaches nothing a model without the tools would not say
-  if (kind !== "extreme" && value === 0) return undefined;
+  return undefined;
+}
+
+/** A table's first rows and its columns' profiles; value counts on demand, by probe. */
+async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promise<TableView | undefined> {
+  const sample = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${table} LIMIT ${SAMPLE_ROWS}` }));
+  if (!sample || sample.length === 0) return undefined;
   return {
-    task: ctx.phrase(templates[0], templates[1], vars),
-    difficulty: kind === "count" ? 2 : 3,
-    expected: [typeof value === "number" ? numericCheck(value) : containsCheck(value)],
-    answer: answerSentence(label, value),
+    table,
+    sample,
+    columns: profileColumns(sample),
+    valueCounts: async (column) => readValueCounts(rowsOf(await ctx.probe(s.sql.name, { [s.arg]: valueCountsQuery(table, column) }))),
   };
+}
+
+function plainAnswer(value: SqlValue): { check: AnswerCheck; shown: SqlValue } {
+  return { check: typeof value === "number" ? numericCheck(value) : containsCheck(value), shown: value };
+}
+
+/** Whether the task's words include the answer's (letters and digits, any case). */
+function spells(task: string, answer: string): boolean {
+  const norm = (t: string) => ` ${t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()} `;
+  return norm(task).includes(norm(answer));
 }
 
 /** The tables, from the server's lister, else from the catalog through the SQL tool. */
@@ -138,27 +141,4 @@ export function tableNames(result: ToolResult): string[] {
     ? list.map((e) => (typeof e === "string" ? e : e && typeof e === "object" ? Object.entries(e as Row).find(([k]) => /name/i.test(k))?.[1] : undefined))
     : result.text.split("\n").map((l) => l.trim().replace(/^[-*]\s+/, ""));
   return [...new Set(names.filter((n): n is string => typeof n === "string" && IDENT.test(n)))];
-}
-
-/** Rows from a query's result: a JSON list of objects, bare or under one key ({rows: [...]}). */
-export function rowsOf(result: ToolResult): Row[] | undefined {
-  if (result.isError) return undefined;
-  const data = resultData(result);
-  const list = Array.isArray(data) ? data : data && typeof data === "object" ? Object.values(data).find(Array.isArray) : undefined;
-  if (!list || !list.every((r) => r && typeof r === "object" && !Array.isArray(r))) return undefined;
-  return list as Row[];
-}
-
-/** The one value of a one-row, one-column result. */
-function oneValue(result: ToolResult): string | number | undefined {
-  const rows = rowsOf(result);
-  if (!rows || rows.length !== 1) return undefined;
-  const values = Object.values(rows[0]);
-  if (values.length !== 1) return undefined;
-  const v = values[0];
-  return typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.length > 0 && v.length <= 60 ? v : undefined;
-}
-
-function isPlainValue(v: string): boolean {
-  return /^[A-Za-z0-9 .,@-]{1,30}$/.test(v) && !v.includes("'");
 }

@@ -1,0 +1,151 @@
+/**
+ * What the SQL recipes know about one table: a sample of its rows, and what each column looks
+ * like in it (a key, a name, a category whose values repeat, a quantity), so that a question
+ * is asked only of columns where its answer says something. A count of rows whose email is X
+ * is 1 for every X: a model that always answers 1 would score on such tasks without a query.
+ */
+import type { ToolResult } from "../../mcp/types.js";
+import { resultData } from "./recipe.js";
+
+export type Row = Record<string, unknown>;
+/** a value as a query's result gives it and a task may quote it */
+export type SqlValue = string | number;
+
+export const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/;
+/** a key or a reference by its name (id, customer_id, userId, uuid): its numbers are no quantity */
+const ID_LIKE = /(^|_)(id|uuid|guid)$|[a-z0-9](Id|ID)$/i;
+
+export interface ColumnProfile {
+  name: string;
+  /** every sampled value that is not null is a finite number (and there is one) */
+  numeric: boolean;
+  /** every sampled value that is not null is a string (and there is one) */
+  text: boolean;
+  idLike: boolean;
+  /** the sampled values a query and a task can quote, null left out */
+  values: SqlValue[];
+  /** every sampled row has a value and no two are equal: a key, a name, an email */
+  unique: boolean;
+  /** some sampled value occurs twice: a status, a city, a category */
+  repeats: boolean;
+}
+
+export interface TableView {
+  table: string;
+  sample: Row[];
+  columns: ColumnProfile[];
+  /** how many rows of the whole table hold each quotable value of a column, most first; [] when the query fails */
+  valueCounts(column: string): Promise<Array<{ value: SqlValue; n: number }>>;
+}
+
+/** The profile of each plainly named column of a sample. */
+export function profileColumns(sample: readonly Row[]): ColumnProfile[] {
+  if (sample.length === 0) return [];
+  return Object.keys(sample[0])
+    .filter((c) => IDENT.test(c))
+    .map((name) => profileColumn(name, sample.map((r) => r[name])));
+}
+
+function profileColumn(name: string, raw: readonly unknown[]): ColumnProfile {
+  const present = raw.filter((v) => v !== null && v !== undefined);
+  const distinct = new Set(present.map((v) => JSON.stringify(v))).size;
+  return {
+    name,
+    numeric: present.length > 0 && present.every((v) => typeof v === "number" && Number.isFinite(v)),
+    text: present.length > 0 && present.every((v) => typeof v === "string"),
+    idLike: ID_LIKE.test(name),
+    values: present.filter(isQuotable),
+    unique: present.length === raw.length && distinct === raw.length,
+    repeats: distinct < present.length,
+  };
+}
+
+/**
+ * Columns to count rows by: values that repeat (a status, a city), never a key. Text ones are
+ * preferred; whole numbers that repeat (a quantity, a rating) only where no text column does.
+ */
+export function categoricalColumns(columns: readonly ColumnProfile[]): ColumnProfile[] {
+  const repeating = columns.filter((c) => c.repeats && !c.idLike && c.values.length > 0);
+  const text = repeating.filter((c) => c.text);
+  return text.length > 0 ? text : repeating.filter((c) => c.numeric && c.values.every((v) => Number.isInteger(v)));
+}
+
+/** Columns that hold a quantity: numbers, not keys or references. */
+export function quantityColumns(columns: readonly ColumnProfile[]): ColumnProfile[] {
+  return columns.filter((c) => c.numeric && !c.idLike);
+}
+
+/** Columns that name a row: text, a different value in each sampled row (a name, a title, an email). */
+export function labelColumns(columns: readonly ColumnProfile[]): ColumnProfile[] {
+  return columns.filter((c) => c.text && c.unique && !c.idLike && c.values.length > 0);
+}
+
+/** Values of a column that more than one row of the whole table holds, from a GROUP BY probe (else from the sample). */
+export async function repeatedValues(view: TableView, column: string): Promise<SqlValue[]> {
+  const counts = await view.valueCounts(column);
+  if (counts.length > 0) return counts.filter((c) => c.n >= 2).map((c) => c.value);
+  const seen = new Map<string, { value: SqlValue; n: number }>();
+  for (const v of view.sample.map((r) => r[column]).filter(isQuotable)) {
+    const key = JSON.stringify(v);
+    seen.set(key, { value: v, n: (seen.get(key)?.n ?? 0) + 1 });
+  }
+  return [...seen.values()].filter((c) => c.n >= 2).map((c) => c.value);
+}
+
+/** The GROUP BY query behind `valueCounts`. */
+export function valueCountsQuery(table: string, column: string): string {
+  return `SELECT ${column} AS v, COUNT(*) AS n FROM ${table} GROUP BY ${column} ORDER BY n DESC LIMIT 100`;
+}
+
+/** Value counts from the GROUP BY query's rows (a count may come as a string: Postgres' bigint). */
+export function readValueCounts(rows: readonly Row[] | undefined): Array<{ value: SqlValue; n: number }> {
+  return (rows ?? []).flatMap((r) => {
+    const n = asNumber(r.n);
+    return isQuotable(r.v) && typeof n === "number" ? [{ value: r.v, n }] : [];
+  });
+}
+
+/** Rows from a query's result: a JSON list of objects, bare or under one key ({rows: [...]}). */
+export function rowsOf(result: ToolResult): Row[] | undefined {
+  if (result.isError) return undefined;
+  const data = resultData(result);
+  const list = Array.isArray(data) ? data : data && typeof data === "object" ? Object.values(data).find(Array.isArray) : undefined;
+  if (!list || !list.every((r) => r && typeof r === "object" && !Array.isArray(r))) return undefined;
+  return list as Row[];
+}
+
+/** The one value of a one-row, one-column result; undefined for none, several, null or a long text. */
+export function oneValue(result: ToolResult): SqlValue | undefined {
+  const rows = rowsOf(result);
+  if (!rows || rows.length !== 1) return undefined;
+  const values = Object.values(rows[0]);
+  if (values.length !== 1) return undefined;
+  const v = asNumber(values[0]) ?? values[0];
+  return typeof v === "number" ? v : typeof v === "string" && v.length > 0 && v.length <= 60 ? v : undefined;
+}
+
+/** A number, or a string that is one as databases print them (Postgres sends bigint and numeric as text). */
+function asNumber(v: unknown): number | undefined {
+  if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
+  return typeof v === "string" && /^-?(0|[1-9]\d{0,14})(\.\d+)?$/.test(v) ? Number(v) : undefined;
+}
+
+/** A value that can go into a query and a task as it is: a finite number, or a short plain text without quotes. */
+export function isQuotable(v: unknown): v is SqlValue {
+  return typeof v === "number" ? Number.isFinite(v) : typeof v === "string" && /^[A-Za-z0-9 .,@-]{1,30}$/.test(v) && v.trim() === v;
+}
+
+/** The value as an SQL literal: numbers bare, text in single quotes (isQuotable rules out a quote inside). */
+export function sqlLiteral(v: SqlValue): string {
+  return typeof v === "number" ? String(v) : `'${v}'`;
+}
+
+/** The value as a task quotes it: text in double quotes, numbers bare. */
+export function quoted(v: SqlValue): string {
+  return typeof v === "number" ? String(v) : `"${v}"`;
+}
+
+/** A column's name as words: credit_limit → "credit limit". */
+export function words(column: string): string {
+  return column.replace(/_/g, " ");
+}
