@@ -111,6 +111,11 @@ export class RemotePolicy implements Policy {
     };
   }
 
+  /** a one-token chat completion: the endpoint takes the key and plays the model */
+  async ping(): Promise<void> {
+    await this.client.chat.completions.create({ model: this.model, messages: [{ role: "user", content: "Reply with OK." }], max_tokens: 1 });
+  }
+
   /** the ids GET /models lists */
   /** the served models with vLLM's `root` (the weights' folder or hub id) where the server says it */
   async listModelEntries(): Promise<Array<{ id: string; root?: string }>> {

@@ -60,18 +60,12 @@ export class RemoteLearner {
       entries = await policy.listModelEntries();
       served = entries.map((m) => m.id);
     } catch (e) {
-      // a key missing or wrong fails every request alike: say which setting holds it
-      if (e instanceof OpenAI.APIError && (e.status === 401 || e.status === 403))
-        throw new TrainMcpError(
-          "ConfigInvalid",
-          `--policy-url ${where} refused the key (HTTP ${e.status}): ${o.apiKeyEnv ? `set $${o.apiKeyEnv} to its key` : "no key was sent; name the environment variable that holds it with --policy-api-key-env"}`,
-          true,
-          { cause: e },
-        );
+      keyRefusal(e, where, o.apiKeyEnv);
       // an endpoint that answers but has no GET /models (some proxies) can still play a named model
       if (o.model && e instanceof OpenAI.APIError && e.status !== undefined) {
         o.log?.(`warning: --policy-url ${where}: GET /models failed (${e.message}); asking for --policy-model ${o.model} unchecked`);
         policy.model = o.model;
+        await firstTurn(policy, where, o.apiKeyEnv);
         return new RemoteLearner(policy, o);
       }
       throw new TrainMcpError("ConfigInvalid", `--policy-url ${where}: cannot list its models (GET /models: ${(e as Error).message}); is an OpenAI-compatible server running there?`, true, { cause: e });
@@ -80,6 +74,7 @@ export class RemoteLearner {
     if (o.model && served.length > 0 && !served.includes(o.model)) throw new TrainMcpError("ConfigInvalid", `--policy-model ${o.model}: ${where} does not serve it (it serves ${served.join(", ")})`);
     policy.model = o.model ?? served[0];
     checkServedBase(entries.find((m) => m.id === policy.model)?.root, o.baseModelDir, where, o.log);
+    await firstTurn(policy, where, o.apiKeyEnv);
     return new RemoteLearner(policy, o);
   }
 
@@ -122,5 +117,28 @@ function sameFile(a: string, b: string): boolean {
     return fs.readFileSync(a).equals(fs.readFileSync(b));
   } catch {
     return false;
+  }
+}
+
+/** A key missing or wrong fails every request alike: the refusal names the setting that holds it. */
+function keyRefusal(e: unknown, where: string, apiKeyEnv: string | undefined): void {
+  if (e instanceof OpenAI.APIError && (e.status === 401 || e.status === 403))
+    throw new TrainMcpError(
+      "ConfigInvalid",
+      `--policy-url ${where} refused the key (HTTP ${e.status}): ${apiKeyEnv ? `set $${apiKeyEnv} to its key` : "no key was sent; name the environment variable that holds it with --policy-api-key-env"}`,
+      true,
+      { cause: e },
+    );
+}
+
+/** One token of chat before anything runs: a proxy may list models openly and guard chat with a
+ *  key, or list a model it cannot play; either would otherwise fail every rollout, after the
+ *  minutes a warm-start probe or evaluation takes. */
+async function firstTurn(policy: RemotePolicy, where: string, apiKeyEnv: string | undefined): Promise<void> {
+  try {
+    await policy.ping();
+  } catch (e) {
+    keyRefusal(e, where, apiKeyEnv);
+    throw new TrainMcpError("ConfigInvalid", `--policy-url ${where}: a one-token chat completion with model "${policy.model}" failed: ${(e as Error).message}`, true, { cause: e });
   }
 }

@@ -16,6 +16,7 @@ import { resolveTrainConfig } from "../../src/train/config.js";
 import { train } from "../../src/train/loop.js";
 import { readModelConfig } from "../../src/policy/weights.js";
 import { makeAdapter } from "../serve/adapter.js";
+import { startChatServer } from "../helpers/chat-server.js";
 import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
 describe("train with a remote policy", () => {
@@ -136,6 +137,30 @@ describe("train with a remote policy", () => {
       }
     } finally {
       await keyed.close();
+    }
+  });
+
+  it("finds a key that only chat needs, and a listed model that cannot chat, before any rollout", async () => {
+    // a proxy that lists models openly and guards chat completions with a key
+    for (const [reply, want] of [
+      [{ status: 401, error: "missing bearer token" }, `--policy-url URL refused the key (HTTP 401): no key was sent; name the environment variable that holds it with --policy-api-key-env`],
+      [{ status: 404, error: "The model `tiny-base` does not exist." }, `--policy-url URL: a one-token chat completion with model "tiny-base" failed: 404 The model \`tiny-base\` does not exist.`],
+    ] as const) {
+      const proxy = await startChatServer(() => reply, { models: ["tiny-base"] });
+      try {
+        const out = path.join(tempDir("remote-chat-key"), "run");
+        const e = await train({ config: resolveTrainConfig({ ...oneStep(), policy_url: proxy.url, out }), hooks: { log: () => undefined } }).then(
+          () => new Error("trained"),
+          (x: Error) => x,
+        );
+        expect(e.message).toBe(want.replace("URL", proxy.url));
+        expect((e as TrainMcpError).usage).toBe(true);
+        expect(proxy.requests).toHaveLength(1); // the one-token turn, and nothing after it
+        expect(proxy.requests[0].max_tokens).toBe(1);
+        expect(fs.existsSync(out)).toBe(false);
+      } finally {
+        await proxy.close();
+      }
     }
   });
 
