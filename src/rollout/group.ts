@@ -116,6 +116,8 @@ export async function playGroups(scenarios: Scenario[], policy: Policy, toolbox:
       topP: options.topP ?? 1,
       topK: options.topK ?? 0,
       seed: options.seed + start,
+      // rollouts that ended (or could not start) move the bar as they end, not when the wave does
+      onRound: (done) => options.onProgress?.(start + done + (batch.length - episodes.length), slots.length),
     });
     const ms = performance.now() - t0;
     for (const s of batch) s.ms = ms;

@@ -27,6 +27,8 @@ export interface EpisodeLoopOptions extends TurnOptions {
   /** generated tokens at most per episode, all turns together (TRL's max_completion_length);
    *  a turn gets what is left, and an episode with nothing left ends truncated ("max_tokens") */
   maxCompletionTokens?: number;
+  /** after each round of turns: how many of the episodes are done (a progress bar's tick) */
+  onRound?: (done: number) => void;
 }
 
 export abstract class MultiTurnEnv<E extends Episode> {
@@ -42,6 +44,7 @@ export abstract class MultiTurnEnv<E extends Episode> {
         }
       }
       const live = episodes.filter((e) => !e.done);
+      if (round > 0) options.onRound?.(episodes.length - live.length);
       if (live.length === 0) return;
       let turns: PolicyTurn[];
       try {

@@ -53,6 +53,17 @@ describe("rollouts on the calculator fixture", () => {
     });
   }
 
+  it("moves the progress count as rollouts end, not only when their batch ends", async () => {
+    // "easy" answers at once; "hard" calls the tool twice first: the batch ends after round 3
+    const policy = new ScriptedPolicy((c, turn) => (c.messages[1].content === "easy" || turn === 2 ? "done" : call("calculate", { expression: "1+1" })));
+    const seen: Array<[number, number]> = [];
+    const { release } = await playGroups([scenario("e", "easy"), scenario("h", "hard")], policy, stdio, { groupSize: 2, seed: 1, onProgress: (d, t) => seen.push([d, t]) });
+    await release();
+    expect(policy.batches).toEqual([4, 2, 2]);
+    expect(seen[0]).toEqual([2, 4]); // the two easy rollouts, after the first round
+    expect(seen.at(-1)).toEqual([4, 4]);
+  });
+
   it("turns malformed calls and invalid arguments into observations, and counts them", async () => {
     const policy = new ScriptedPolicy((c, turn) => {
       if (turn === 0) return '<tool_call>\n{"name": "calculate", "arguments": {"expression": }\n</tool_call>';
