@@ -64,12 +64,12 @@ const expectedValues = (s: Scenario) => (s.expected ?? []).map((e) => (e as { va
 
 // one generation on the copied folder, for the read tasks and for the other tools' tasks
 let generated: Promise<VerifiedResult> | undefined;
-const generatedOnCopy = () => (generated ??= generateVerified(tb, { n: 30, seed: 3 }));
+const generatedOnCopy = () => (generated ??= generateVerified(tb, { n: 26, seed: 3 }));
 
 describe("file recipes on server-filesystem", () => {
   it("read listed files and find one in a subfolder by its name, with answers from what the files say, replayed on a fresh copy", async () => {
     const { scenarios: all } = await generatedOnCopy();
-    expect(all).toHaveLength(30);
+    expect(all).toHaveLength(26);
     const scenarios = all.filter((s) => /^generic\.files\.(read|find)\./.test(recipeOf(s)));
     expect(scenarios.length).toBeGreaterThanOrEqual(4);
     let finds = 0;
