@@ -296,8 +296,12 @@ function dedupeKey(b: BuiltDraft): { calls: string; task: string; expected: stri
 function selectRecipes(tools: readonly ToolSpec[], useFixtures: boolean): Recipe[] {
   const specific = useFixtures ? applicableFixtureRecipes(tools) : [];
   const covered = new Set(specific.map((r) => r.primary ?? r.tools[0]));
-  const generic = [...genericRecipes(tools), ...resourceRecipes(tools), ...fileRecipes(tools), ...sqlRecipes(tools)].filter((r) => !covered.has(r.primary ?? r.tools[0]));
-  return [...specific, ...generic];
+  const shaped = [...resourceRecipes(tools), ...fileRecipes(tools), ...sqlRecipes(tools)];
+  // a tool that takes a path or a query gets tasks from the recipes that know how to fill them
+  // in: a single call with synthesized arguments (a made-up path, a made-up SQL) only fails
+  const knownShape = new Set(shaped.map((r) => r.primary ?? r.tools[0]));
+  const generic = genericRecipes(tools).filter((r) => !(r.id.startsWith("generic.single.") && knownShape.has(r.tools[0])));
+  return [...specific, ...[...generic, ...shaped].filter((r) => !covered.has(r.primary ?? r.tools[0]))];
 }
 
 function groupByPrimary(recipes: Recipe[]): Map<string, Recipe[]> {
