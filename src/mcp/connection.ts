@@ -188,9 +188,18 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     const what = /^(spawn |server )/.test(why) ? why : `${message(e)} (${why})`;
     // `FOO=1 node server.js` is a shell's way to set a variable; no shell runs the command here
     const envHint = /^spawn \S+ ENOENT/.test(why) && /^[A-Za-z_][A-Za-z0-9_]*=/.test(spec.command) ? `; "${spec.command.split("=")[0]}=…" before the command is shell syntax: give the variable with -e ${spec.command.split("=")[0]}=…` : "";
-    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: ${what}${envHint}`, true, { cause: e });
+    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: ${what}${envHint}${npxHint(spec, why)}`, true, { cause: e });
   }
   return Connection.make(client, transport, "stdio", tasks);
+}
+
+/** npx with no terminal will not ask to install a package it lacks ("npx canceled due to missing
+ *  packages and no YES option"): say how to let it, or how to run the server without it. */
+function npxHint(spec: Extract<LaunchSpec, { kind: "stdio" }>, why: string): string {
+  if (!/npx canceled|missing packages and no YES option/i.test(why)) return "";
+  const away = spec.cwd ? ` (it runs in ${spec.cwd}, where the project's own node_modules is out of npx's sight)` : "";
+  const rewrite = /(^|[/\\])npx(\.cmd)?$/.test(spec.command) ? `write \`npx -y ${spec.args.join(" ")}\`` : "give npx -y";
+  return `; npx needs -y to install the package without asking${away}: ${rewrite}, or run the server's script with node by its absolute path`;
 }
 
 /**

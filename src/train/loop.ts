@@ -140,6 +140,13 @@ export function systemPromptWarning(prompt: string | undefined): string | undefi
   return "warning: system_prompt holds what looks like a key or credential: the model is given it as written, so it is saved as written, in the run's config.json and in every checkpoint's train_mcp.json";
 }
 
+/** How long the rest of a warm start may take (it can stop early), measured on its first steps. */
+export function warmStartEstimate(msPerStep: number, left: number, total: number): string {
+  const s = (msPerStep * left) / 1000;
+  const took = s < 90 ? `${Math.round(s)} s` : s < 5400 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`;
+  return `warm start: ${(msPerStep / 1000).toFixed(msPerStep < 10_000 ? 1 : 0)} s a step, so up to ${took} more for the ${left} steps left of ${total} (it stops early once the training tasks are solved; --sft-steps N caps it, --sft off skips it)`;
+}
+
 /** A warning when warmup is asked for under the constant schedule, which has none (as in
  *  transformers, where `constant` ignores the warmup settings too). */
 export function warmupIgnoredWarning(cfg: { lr_scheduler_type: string; warmup_ratio: number; warmup_steps?: number }): string | undefined {
@@ -488,6 +495,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       // on a slow machine 25 steps are many minutes: say how it goes, and checkpoint, by the clock too
       let lastNote = performance.now();
       let lastCheckpoint = performance.now();
+      const tSteps = performance.now();
       for (let i = from + 1; i <= cfg.sft_steps; i++) {
         // a step is minutes of synchronous compute on a big model: let signals and sockets (an
         // HTTP server's connection) be served between steps
@@ -500,6 +508,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         runDir.append("metrics.jsonl", [rec]);
         o.hooks.onMetrics?.(rec);
         o.hooks.progress?.("warm start", i, cfg.sft_steps);
+        // a big model's warm start can take an hour: say so after a few steps, with the ways out
+        if (i === from + 3 && i < cfg.sft_steps) log(warmStartEstimate((performance.now() - tSteps) / 3, cfg.sft_steps - i, cfg.sft_steps));
         if (performance.now() - lastNote > 60_000 && i % 25 !== 0) {
           log(`warm start ${i}/${cfg.sft_steps}: loss ${r.loss.toFixed(3)}`);
           lastNote = performance.now();

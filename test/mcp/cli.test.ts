@@ -198,6 +198,15 @@ describe.concurrent("train-mcp CLI", () => {
     oneCleanLine(shellEnv.stderr);
     expect(shellEnv.stderr).toContain("spawn GREETING=hi ENOENT");
     expect(shellEnv.stderr).toMatch(/; "GREETING=…" before the command is shell syntax: give the variable with -e GREETING=…\n$/);
+    // npx with no terminal refuses to install what it lacks: say to pass -y (an npx that answers as npm 10/11 does)
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), "npx-standin-"));
+    const npx = path.join(bin, "npx");
+    fs.writeFileSync(npx, `#!/bin/sh\necho 'npm error npx canceled due to missing packages and no YES option: ["@scope/some-server@1.0.0"]' >&2\nexit 1\n`, { mode: 0o755 });
+    const canceled = await cli("tools", "-s", `${npx} @scope/some-server .`);
+    expect(canceled.code).toBe(2);
+    oneCleanLine(canceled.stderr);
+    expect(canceled.stderr).toMatch(/; npx needs -y to install the package without asking: write `npx -y @scope\/some-server \.`, or run the server's script with node by its absolute path\n$/);
+    fs.rmSync(bin, { recursive: true, force: true });
     const noEquals = await cli("tools", "-s", "fixture:calculator", "-e", "NOEQUALS");
     expect(noEquals.code).toBe(2);
     expect(noEquals.stderr).toBe('train-mcp: --env expects K=V, got a value with no "="\n');

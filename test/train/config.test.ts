@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_LORA_LEARNING_RATE, loraLearningRateWarning, readConfigFile, resolveTrainConfig, scrubSecrets } from "../../src/train/config.js";
 import { resumeChanges } from "../../src/train/resume-changes.js";
 import { DEMO_CONFIG } from "../../src/train/demo.js";
-import { warmupIgnoredWarning } from "../../src/train/loop.js";
+import { warmStartEstimate, warmupIgnoredWarning } from "../../src/train/loop.js";
 
 const server = ["fixture:calculator"];
 
@@ -250,6 +250,15 @@ describe("resolveTrainConfig", () => {
     const shipped = JSON.parse(fs.readFileSync("src/policy/default-model/train_mcp.json", "utf8")) as Record<string, unknown>;
     expect(run()).toMatchObject(shipped);
     expect(run("--max-turns", "2", "--system-prompt", "Be brief.")).toMatchObject({ ...shipped, max_turns: 2, system_prompt: "Be brief." });
+  });
+});
+
+describe("warmStartEstimate", () => {
+  it("says the time per step and for the steps left, in the unit that reads best", () => {
+    expect(warmStartEstimate(1200, 197, 200)).toMatch(/^warm start: 1\.2 s a step, so up to 4 min more for the 197 steps left of 200 \(.*--sft-steps N caps it, --sft off skips it\)$/);
+    expect(warmStartEstimate(13_000, 197, 200)).toContain("13 s a step, so up to 43 min more");
+    expect(warmStartEstimate(60_000, 197, 200)).toContain("so up to 3.3 h more");
+    expect(warmStartEstimate(200, 12, 15)).toContain("0.2 s a step, so up to 2 s more for the 12 steps left of 15");
   });
 });
 

@@ -12,6 +12,7 @@ import { calculatorScenarios, tempDir, tinyModelDir } from "./helpers.js";
 describe("GRPO in the real loop", () => {
   it("raises the rollout reward over ten seeded steps", async () => {
     const rewards: number[] = [];
+    const logs: string[] = [];
     const config = resolveTrainConfig({
       server: ["fixture:calculator"],
       model: tinyModelDir(1),
@@ -36,13 +37,15 @@ describe("GRPO in the real loop", () => {
     await train({
       config,
       hooks: {
-        log: () => undefined,
+        log: (l) => logs.push(l),
         onMetrics: (r) => {
           if (r.phase === "grpo") rewards.push(r["reward/total"] as number);
         },
       },
     });
     expect(rewards).toHaveLength(10);
+    // the warm start says after its third step how long the rest may take
+    expect(logs.filter((l) => /^warm start: [\d.]+ s a step, so up to \d+ (s|min) more for the 12 steps left of 15 \(/.test(l))).toHaveLength(1);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const first = mean(rewards.slice(0, 3));
     const last = mean(rewards.slice(-3));
