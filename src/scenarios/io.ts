@@ -30,13 +30,22 @@ export interface ParsedScenarios {
   lines: number[];
 }
 
-/** The error thrown by readScenarioFile: its message lists every problem, one per line. */
+/** problems a refusal lists before it counts the rest (`scenarios check` lists every one) */
+const LISTED_PROBLEMS = 10;
+
+/** The error thrown by readScenarioFile: its message lists the first problems, one per line,
+ *  with `lead` (what they have in common, when that says more) before them. */
 export class ScenarioFileError extends TrainMcpError {
   constructor(
     readonly file: string,
     readonly problems: ScenarioProblem[],
+    lead?: string,
   ) {
-    super("ScenarioInvalid", `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in ${new Set(problems.map((p) => p.line)).size} line${new Set(problems.map((p) => p.line)).size === 1 ? "" : "s"}:\n${problems.map((p) => formatProblem(file, p)).join("\n")}`);
+    const lines = new Set(problems.map((p) => p.line)).size;
+    const shown = problems.slice(0, LISTED_PROBLEMS).map((p) => formatProblem(file, p));
+    const rest = problems.length - shown.length;
+    if (rest > 0) shown.push(`… and ${rest} more (\`train-mcp scenarios check ${file} [--server …]\` lists every one)`);
+    super("ScenarioInvalid", `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in ${lines} line${lines === 1 ? "" : "s"}${lead ? ` (${lead})` : ""}:\n${shown.join("\n")}`);
   }
 }
 

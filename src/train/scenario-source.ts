@@ -139,7 +139,14 @@ function checkAgainstTools(playable: Scenario[], origin: Map<Scenario, { file: s
     for (const p of problemsAgainstTools(s, toolbox.tools, validators.get(toolbox))) byFile.set(from.file, [...(byFile.get(from.file) ?? []), { line: from.line, ...p }]);
   }
   const [first] = byFile;
-  if (first) throw new ScenarioFileError(first[0], first[1]);
+  if (!first) return;
+  const [file, problems] = first;
+  // every scenario naming tools the server lacks: the file is for another server
+  const fromFile = playable.filter((s) => origin.get(s)?.file === file);
+  const missingTool = (p: ScenarioProblem) => /the server has no tool /.test(p.message);
+  const allForeign = fromFile.length > 1 && new Set(problems.filter(missingTool).map((p) => p.line)).size === fromFile.length;
+  const target = servers.entryFor(fromFile[0]).target;
+  throw new ScenarioFileError(file, problems, allForeign ? `none of its scenarios' tools is on ${redactTargetCredentials(target)}: these scenarios are for another server` : undefined);
 }
 
 /** `n` training tasks per server from the verified generator, less any that asks what a held-out

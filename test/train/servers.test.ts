@@ -8,6 +8,7 @@ import { ServerSet, stderrNote } from "../../src/train/servers.js";
 import { redactTargetCredentials } from "../../src/mcp/target.js";
 import { stdioTarget } from "../servers/launch.js";
 import { loadScenarios } from "../../src/train/scenario-source.js";
+import { bundledPath } from "../../src/scenarios/bundled.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -119,6 +120,20 @@ describe("ServerSet isolation", () => {
       expect(e?.message).toContain(`${file}:2: field "expected[0].tool": the server has no tool "search" (its tools: calculate, percentage, compound_interest, statistics)`);
       expect(e?.message).toContain(`${file}:3: field "reference.calls[0].arguments": search refuses these arguments:`);
       expect(e?.message).not.toContain(":1:");
+    } finally {
+      await set.close();
+    }
+  });
+
+  it("refuses a file written for another server in a few lines: what they have in common, the first ten, a count of the rest", async () => {
+    const set = await ServerSet.connect(["fixture:shop"], "off");
+    try {
+      const e = await loadScenarios([bundledPath("calculator")], set, { seed: 1, runDir: os.tmpdir(), log: () => undefined }).then(() => undefined, (x: Error) => x);
+      const lines = e!.message.split("\n");
+      expect(lines[0]).toMatch(/calculator\.jsonl: \d+ problems in 400 lines \(none of its scenarios' tools is on fixture:shop: these scenarios are for another server\):$/);
+      expect(lines).toHaveLength(12);
+      expect(lines[1]).toMatch(/calculator\.jsonl:1: field "reference\.calls\[0\]\.name": the server has no tool "/);
+      expect(lines[11]).toMatch(/^… and \d+ more \(`train-mcp scenarios check .*calculator\.jsonl \[--server …\]` lists every one\)$/);
     } finally {
       await set.close();
     }
