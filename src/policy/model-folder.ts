@@ -76,11 +76,14 @@ function findAdapterBase(base: string, adapterDir: string): string | undefined {
 
 /** A usage error naming the latest checkpoint when `spec` is a run directory (it has checkpoints/). */
 export function refuseRunDirectory(spec: string, flag = "--model"): void {
-  const checkpoints = path.join(path.resolve(spec), "checkpoints");
-  if (!fs.existsSync(checkpoints)) return;
+  const inRun = path.join(path.resolve(spec), "checkpoints");
+  // the run folder itself, or its checkpoints/ folder (no model either)
+  const isRun = fs.existsSync(inRun);
+  const checkpoints = isRun ? inRun : path.resolve(spec);
+  if (!isRun && !(path.basename(checkpoints) === "checkpoints" && fs.existsSync(path.join(checkpoints, "latest.json")))) return;
   const steps = fs.readdirSync(checkpoints).filter((f) => /^step-\d+$/.test(f)).sort();
-  const hint = steps.length ? `name one of its checkpoints, e.g. ${path.join(spec, "checkpoints", steps[steps.length - 1])} (the latest)` : "it holds no checkpoint yet";
-  throw new TrainMcpError("ModelInvalid", `${flag} ${spec} is a run directory, not a model: ${hint}`);
+  const hint = steps.length ? `name one of its checkpoints, e.g. ${path.join(spec, isRun ? "checkpoints" : "", steps[steps.length - 1])} (the latest)` : "it holds no checkpoint yet";
+  throw new TrainMcpError("ModelInvalid", `${flag} ${spec} is ${isRun ? "a run directory" : "a run's checkpoints folder"}, not a model: ${hint}`);
 }
 
 export interface LoadedModel {

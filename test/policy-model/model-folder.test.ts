@@ -62,6 +62,19 @@ describe("--model folders", () => {
     const e = thrown(() => resolveModelFolder(run));
     expect(e.usage).toBe(true);
     expect(e.message).toBe(`--model ${run} is a run directory, not a model: name one of its checkpoints, e.g. ${path.join(run, "checkpoints", "step-000010")} (the latest)`);
+    // its checkpoints/ folder too
+    fs.writeFileSync(path.join(run, "checkpoints", "latest.json"), JSON.stringify({ step: 10, dir: "step-000010" }));
+    const inner = path.join(run, "checkpoints");
+    expect(thrown(() => resolveModelFolder(inner)).message).toBe(`--model ${inner} is a run's checkpoints folder, not a model: name one of its checkpoints, e.g. ${path.join(inner, "step-000010")} (the latest)`);
+  });
+
+  it("eval without --server given a run directory names its checkpoint, not the missing --server", () => {
+    const run = tempDir("run-eval");
+    fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: ["fixture:calculator"] }));
+    fs.mkdirSync(path.join(run, "checkpoints", "step-000003"), { recursive: true });
+    const refused = spawnSync(process.execPath, [BIN, "eval", "--model", run, "--n", "2"], { encoding: "utf8" });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe(`train-mcp: --model ${run} is a run directory, not a model: name one of its checkpoints, e.g. ${path.join(run, "checkpoints", "step-000003")} (the latest)\n`);
   });
 
   it("names what is missing from a folder that is no model, and an adapter whose base is gone", () => {

@@ -241,6 +241,9 @@ async function runServers(models: readonly string[]): Promise<string[]> {
       return servers;
     }
   }
+  // a run folder given for a checkpoint: the message that names the checkpoint says more
+  const { refuseRunDirectory } = await import("../../policy/model-folder.js");
+  for (const model of models) refuseRunDirectory(model);
   throw new TrainMcpError("ConfigInvalid", "eval needs --server <target>: no --model is a checkpoint of a run that records its servers");
 }
 
