@@ -24,7 +24,25 @@ export function buildProgram(): Command {
       },
     });
   for (const register of commands) register(program);
+  checkRequiredAfterUnknown(program);
   return program;
+}
+
+/**
+ * Commander checks required options before unknown ones, so a misspelt `--modle x` was reported
+ * as "required option '--model' not specified": the required ones are checked in a preAction
+ * hook instead, which runs after the unknown-option check (and its did-you-mean).
+ */
+function checkRequiredAfterUnknown(cmd: Command): void {
+  const required = cmd.options.filter((o) => o.mandatory);
+  for (const o of required) o.mandatory = false;
+  if (required.length > 0)
+    cmd.hook("preAction", (_self, action) => {
+      if (action !== cmd) return;
+      const missing = required.find((o) => cmd.getOptionValue(o.attributeName()) === undefined);
+      if (missing) cmd.error(`error: required option '${missing.flags}' not specified`, { code: "commander.missingMandatoryOptionValue" });
+    });
+  for (const sub of cmd.commands) checkRequiredAfterUnknown(sub);
 }
 
 /** `help NAME` for a command that does not exist: commander would print the whole help instead. */

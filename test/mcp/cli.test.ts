@@ -178,6 +178,11 @@ describe.concurrent("train-mcp CLI", () => {
     expect(typo.code).toBe(2);
     oneCleanLine(typo.stderr);
     expect(typo.stderr).toBe("train-mcp: unknown option '--stepz' (Did you mean --steps?)\n");
+    // a misspelt required option is named as misspelt, not as missing; a missing one as missing
+    const misspelt = await cli("eval", "--modle", "default", "--server", "fixture:calculator");
+    expect([misspelt.code, misspelt.stderr]).toEqual([2, "train-mcp: unknown option '--modle' (Did you mean --model?)\n"]);
+    const missing = await cli("tools");
+    expect([missing.code, missing.stderr]).toEqual([2, "train-mcp: required option '-s, --server <target>' not specified\n"]);
     const invalid = await cli("call", "-s", everything, "slow", '{"steps":"many","ms":1}');
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain("/steps: must be integer");
