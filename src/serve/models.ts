@@ -129,7 +129,8 @@ export class ModelRegistry {
       } catch (e) {
         throw new ApiError(400, (e as Error).message, "invalid_request_error", "lora_path");
       }
-      throw new ApiError(400, `${where}: no adapter_config.json (expected a PEFT adapter folder)`, "invalid_request_error", "lora_path");
+      const missing = !fs.existsSync(dir) ? "no such folder" : !fs.statSync(dir).isDirectory() ? "not a folder" : "no adapter_config.json";
+      throw new ApiError(400, `${where}: ${missing} (expected a PEFT adapter folder)`, "invalid_request_error", "lora_path");
     }
     // an adapter was trained on the plain base, not on the base with another adapter folded in
     if (this.foldedOnto)

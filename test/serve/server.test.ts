@@ -538,7 +538,14 @@ describe("serve --adapter at start", () => {
       () => null,
       (e: Error) => e,
     );
-    expect(err?.message).toBe(`--adapter ${missing}: no adapter_config.json (expected a PEFT adapter folder)`);
+    expect(err?.message).toBe(`--adapter ${missing}: no such folder (expected a PEFT adapter folder)`);
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), "serve-empty-adapter-"));
+    const noConfig = await startServer({ model: "default", port: 0, engine: "tfjs", adapters: [{ name: "mine", path: empty }] }).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(noConfig?.message).toBe(`--adapter ${empty}: no adapter_config.json (expected a PEFT adapter folder)`);
+    fs.rmSync(empty, { recursive: true, force: true });
     const twice = await startServer({ model: "default", port: 0, engine: "tfjs", adapters: [{ name: "mine", path: adapterDir }, { name: "mine", path: adapterDir }] }).then(
       () => null,
       (e: Error) => e,

@@ -83,6 +83,14 @@ describe("faults and bad input", () => {
     expect(fs.readdirSync(ck).filter((e) => e.startsWith(".tmp"))).toEqual([]);
   });
 
+  it("--quiet alone prints one line, the result and the run directory", async () => {
+    const out = path.join(tempDir("quiet"), "run");
+    const r = await cli(tinyRun(model, scenarios, out, 1).filter((a) => a !== "--json"), {});
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(new RegExp(`^held-out success \\(2 scenarios\\): before RL \\d+\\.\\d% → after RL \\d+\\.\\d%; run directory: ${out.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n$`));
+  });
+
   it.each([
     ["SIGINT", 130],
     ["SIGTERM", 143],

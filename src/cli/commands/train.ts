@@ -126,7 +126,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--policy-model <name>", "the base model's name on the remote policy (default: the first it lists)")
     .option("--policy-api-key-env <name>", "environment variable holding --policy-url's key (default: none is sent; $OPENAI_API_KEY stays the judge's)")
     .option("--resume <run-dir>", "continue a run from its newest checkpoint")
-    .option("-q, --quiet", "no progress output or step lines (warnings still print)")
+    .option("-q, --quiet", "no progress output or step lines: warnings, and one line with the result at the end")
     .option("--json", "print the summary as one JSON line at the end")
     .option("--jsonl", "print each step's metrics as a JSON line");
   // --env, --cwd, --header (never saved), --timeout (tool_timeout_ms), --server-log, --inherit-env
@@ -416,8 +416,15 @@ export function summaryText(s: TrainSummary): string {
   return text + templateTable(s.heldout_by_template ?? {}) + `report: ${s.report ?? "(not built)"}\nrun directory: ${s.run_dir}\n`;
 }
 
+/** --quiet's whole output on success: the result and where it is, on one line. */
+export function quietSummaryLine(s: TrainSummary): string {
+  return `held-out success (${count(s.heldout_n, "scenario")}): before RL ${pct(s.heldout_before)} → after RL ${pct(s.heldout_after)}; run directory: ${s.run_dir}\n`;
+}
+
 function printSummary(s: TrainSummary, f: TrainFlags): void {
+  // --json carries the result on stdout; --quiet alone still says it, once
   if (!f.quiet) process.stderr.write(summaryText(s));
+  else if (!f.json) process.stderr.write(quietSummaryLine(s));
   if (f.json) process.stdout.write(JSON.stringify(s) + "\n");
 }
 
