@@ -79,6 +79,16 @@ const describeError = (e) => {
   }
 };
 
+// vm's own timeout is a host Error with a plain message; what a snippet throws may be anything
+// (a getter or a Proxy trap that throws): only read inside a try
+const isTimeout = (e) => {
+  try {
+    return e instanceof Error && /Script execution timed out/.test(e.message);
+  } catch {
+    return false;
+  }
+};
+
 const { code, timeoutMs } = JSON.parse(await readStdin());
 const context = vm.createContext({}, { codeGeneration: { strings: false, wasm: false }, name: "snippet" });
 vm.runInContext(BOOTSTRAP, context);
@@ -100,7 +110,7 @@ try {
   }
   result = value === undefined ? null : sandbox.fmt(value);
 } catch (e) {
-  error = /Script execution timed out/.test(String(e?.message)) ? `timed out after ${timeoutMs} ms` : describeError(e);
+  error = isTimeout(e) ? `timed out after ${timeoutMs} ms` : describeError(e);
 }
 // exit once the line is written: a pipe takes a long line in parts, and exit drops what is queued
 process.stdout.write(JSON.stringify({ stdout: sandbox.out.join("\n"), result: cut(result), error: cut(error) }) + "\n", () => process.exit(0));

@@ -37,8 +37,37 @@ export function redactSecretValues(s: string): string {
  *  shapes above: for files a run writes from what tools returned. */
 export function redactHeldSecrets(s: string, held: readonly string[]): string {
   let out = s;
-  for (const secret of held) if (secret.length >= 6) out = out.split(secret).join(REDACTED);
+  // as written, and as JSON text writes it once or more over (a tool's JSON inside a JSONL line):
+  // a secret with a quote or a backslash in it is spelt otherwise there
+  for (const secret of held) if (secret.length >= MIN_HELD_SECRET) for (const form of jsonForms(secret)) out = out.split(form).join(REDACTED);
   return redactSecretValues(out);
+}
+
+/** Whether `s` carries one of the held secrets, as written or as JSON text spells it. */
+export function containsHeldSecret(s: string, held: readonly string[]): boolean {
+  return held.some((secret) => secret.length >= MIN_HELD_SECRET && jsonForms(secret).some((form) => s.includes(form)));
+}
+
+/** Held secrets shorter than this are not blanked: a 3-letter value would blank words everywhere. */
+const MIN_HELD_SECRET = 4;
+
+function jsonForms(secret: string): string[] {
+  const forms = [secret];
+  // three levels: a tool's JSON text, quoted by the model in its answer, inside a JSONL line
+  for (let i = 0; i < 3; i++) forms.push(JSON.stringify(forms[forms.length - 1]).slice(1, -1));
+  return [...new Set(forms.reverse())]; // the longest first: blanking a shorter form first would leave a longer one's escapes behind
+}
+
+/** The credential values among HTTP headers a user gave (-H): each value, and the credential after
+ *  an auth scheme ("Bearer abc…" → "abc…"), which a server may echo alone. */
+export function headerSecretValues(headers: Record<string, string> | undefined): string[] {
+  // a header the user added is there to authenticate, most often: any name but these few
+  const plain = /^(accept|accept-language|content-type|user-agent|cache-control|mcp-protocol-version)$/i;
+  return Object.entries(headers ?? {}).filter(([name]) => !plain.test(name)).flatMap(([, v]) => {
+    const m = /^\s*(?:Bearer|Basic|Token|Bot|ApiKey|Api-Key)\s+(\S+)\s*$/i.exec(v);
+    const cookies = v.split(";").map((c) => c.split("=").slice(1).join("=").trim()).filter((c) => c.length > 0);
+    return [v.trim(), ...(m ? [m[1]] : []), ...cookies];
+  });
 }
 // The words that name a secret, the one list every name test below is built from.
 const SECRET_WORD = String.raw`(?:token|authorization|(?:api|access|secret|license|client|auth|stripe)[-_.]?key|apikey|secret|password|passwd|pwd|credentials?|pat|cookie|auth)`;

@@ -4,7 +4,7 @@
  * Start-up speed matters: training spawns one fresh server per rollout for stateful fixtures, and
  * `node --import tsx server.ts` spends ~1.5 s compiling and resolving hundreds of modules. So each
  * fixture is bundled once with esbuild (a dependency of tsx) into a single ESM file under
- * node_modules/.cache/train-mcp-fixtures/<name>.mjs, rebuilt whenever a source file under the
+ * node_modules/.cache/train-mcp-fixtures/<checkout hash>/<name>.mjs, rebuilt whenever a source file under the
  * fixture's folder or mcp-fixtures/shared/ is newer than the bundle, and run with plain `node`.
  * Native modules (better-sqlite3) stay external and resolve from the repository's node_modules.
  * If bundling fails, we fall back to the tsx loader (slower, same behaviour).
@@ -14,6 +14,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +24,9 @@ export type FixtureName = (typeof fixtureNames)[number];
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const fixturesRoot = join(repoRoot, "mcp-fixtures");
-const cacheDir = join(repoRoot, "node_modules", ".cache", "train-mcp-fixtures");
+// one folder per checkout: a bundle holds its checkout's fixture path, and checkouts may share
+// node_modules (a git worktree with a linked one), where by file times alone the last to build wins
+const cacheDir = join(repoRoot, "node_modules", ".cache", "train-mcp-fixtures", createHash("sha256").update(repoRoot).digest("hex").slice(0, 12));
 
 /** Packages with native code or runtime file lookups that must not be inlined. */
 const EXTERNAL = ["better-sqlite3"];

@@ -17,6 +17,8 @@
  * change. `isolation` says which one you got.
  */
 import { closestName } from "../closest-name.js";
+import { commandLineSecrets, headerSecretValues, secretEnvValues } from "./command-credentials.js";
+import { urlCredentialValues } from "./url-credentials.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,7 +78,10 @@ export class McpToolbox implements Toolbox {
   ) {
     this.semaphore = semaphore ?? new Semaphore(options.maxConcurrency);
     this.isolation = launch.kind === "stdio" ? "process" : "session";
+    this.secrets = launchSecrets(source);
   }
+
+  readonly secrets: readonly string[];
 
   /** Starts one server instance (with its own working copy if templateDir is set). */
   static async start(launch: LaunchSpec, options: ResolvedOptions, shared?: Shared, semaphore?: Semaphore): Promise<McpToolbox> {
@@ -340,4 +345,13 @@ export const WORK_COPY_PREFIX = "train-mcp-work-";
  *  is true of that instance only: no task's answer or argument may depend on it. */
 export function mentionsWorkCopy(text: string): boolean {
   return text.includes(WORK_COPY_PREFIX);
+}
+
+/** What a server is given that a tool may print back: see Toolbox.secrets. */
+function launchSecrets(launch: LaunchSpec): string[] {
+  const found =
+    launch.kind === "stdio"
+      ? [...secretEnvValues(launch.env), ...commandLineSecrets([launch.command, ...launch.args])]
+      : [...headerSecretValues(launch.headers), ...urlCredentialValues(launch.url)];
+  return [...new Set(found)].filter((v) => v !== "" && v !== "EMPTY");
 }

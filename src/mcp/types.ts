@@ -70,6 +70,10 @@ export interface Toolbox {
   readonly tools: ToolSpec[];
   /** notes on the server's tool list worth showing a user (duplicate names, odd names) */
   readonly toolNotes?: string[];
+  /** the credentials this server was given (secret-named --env values and command-line
+   *  secrets, -H values, a URL's credentials): a tool may print them back, and nothing written
+   *  down or sent on (scenario files, a judge) should carry them */
+  readonly secrets?: readonly string[];
   /** tools in the OpenAI function shape, for the policy's prompt */
   openAiTools(): OpenAiTool[];
   /** never throws for tool-level problems: they come back as a ToolResult with isError */

@@ -15,3 +15,28 @@ const SECRET_PARAM = /([?&](?:[a-z0-9._-]*[_.-])?(?:token|key|apikey|secret|pass
 export function redactUrlCredentials(s: string): string {
   return s.replace(USER_INFO, `$1${REDACTED}@`).replace(SECRET_PARAM, `$1${REDACTED}`);
 }
+
+/** The credential values inside a URL, as held secrets: its user-info (the password, and the user
+ *  with it) and the values of its secret-named query parameters, decoded as a server sees them. */
+export function urlCredentialValues(url: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  const out = [u.username, u.password].filter((v) => v !== "").flatMap((v) => [v, safeDecode(v)]);
+  for (const [name, value] of u.searchParams) if (value && SECRET_PARAM.test(`?${name}=${value}`)) out.push(value);
+  SECRET_PARAM.lastIndex = 0;
+  // user:pass as Basic auth sends it: a server may echo the header
+  if (u.password) out.push(Buffer.from(`${safeDecode(u.username)}:${safeDecode(u.password)}`).toString("base64"));
+  return [...new Set(out)];
+}
+
+function safeDecode(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
+}

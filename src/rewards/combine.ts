@@ -34,6 +34,7 @@ import {
 
 export interface ScoreGroupOptions {
   stateTarget?: RewardContext["stateTarget"];
+  secrets?: RewardContext["secrets"];
   signal?: AbortSignal;
   log?: RewardLogger;
   /** divide the weighted sum by the total |weight| of the components that scored; default true */
@@ -165,7 +166,7 @@ export async function scoreGroup(
 ): Promise<ScoredGroup> {
   checkNames(components);
   const normalize = options.normalize ?? true;
-  const ctx: RewardContext = { scenario, group, stateTarget: options.stateTarget, signal: options.signal, log: options.log };
+  const ctx: RewardContext = { scenario, group, stateTarget: options.stateTarget, secrets: options.secrets, signal: options.signal, log: options.log };
   const stats: RewardStats = { failures: {}, missing: {}, judgeFallbacks: 0, judged: components.some((c) => c.judge === true), counters: {}, ms: {}, errors: [] };
 
   // All components run concurrently: a slow judge overlaps the state checks.

@@ -16,6 +16,7 @@
 import type { ChatMessage } from "../rollout/trajectory.js";
 import { TrainMcpError } from "../errors.js";
 import { JudgeClientSchema, callJudge, scrub, type JudgeConfig } from "./judge.js";
+import { redactHeldSecrets } from "../mcp/command-credentials.js";
 import {
   DEFAULT_RUBRIC,
   dedupe,
@@ -98,7 +99,9 @@ export function rulerReward(o: RulerRewardOptions): GroupComponent {
     kind: "group",
     judge: true,
     async score(ctx): Promise<GroupScore | MissingScore> {
-      const lists = ctx.group.trajectories.map((t) => t.messages);
+      // the judge is a third party: what the tools printed goes to it without the servers' credentials
+      const secrets = ctx.secrets ?? [];
+      const lists = ctx.group.trajectories.map((t) => (secrets.length === 0 ? t.messages : t.messages.map((m) => JSON.parse(redactHeldSecrets(JSON.stringify(m), secrets)) as ChatMessage)));
       let retries = 0;
       try {
         const r = await rulerScore(lists, {

@@ -86,6 +86,9 @@ export interface RewardContext {
    * keeps each rollout's isolated toolbox open until scoring and closes it afterwards.
    */
   stateTarget?: (index: number, trajectory: Trajectory) => StateCheckTarget | undefined;
+  /** credentials the group's servers were given (Toolbox.secrets): a tool may have printed them,
+   *  and a judge (a third party) is sent the conversation without them */
+  secrets?: readonly string[];
   signal?: AbortSignal;
   log?: RewardLogger;
 }

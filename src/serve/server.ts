@@ -146,7 +146,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       .finally(() => {
         inFlight--;
         // a client that left before the reply was whole: not a 200 like the others
-        log(`${req.method} ${req.url} ${res.writableFinished ? res.statusCode : "aborted by the client"} ${Date.now() - t0}ms`);
+        // the path only: a client may put its key in the query (?api_key=…, as some SDKs do)
+        log(`${req.method} ${(req.url ?? "").split("?")[0]}${(req.url ?? "").includes("?") ? "?…" : ""} ${res.writableFinished ? res.statusCode : "aborted by the client"} ${Date.now() - t0}ms`);
       });
   });
   // Node closes an idle keep-alive socket after 5 s, racing a client that reuses it just then

@@ -230,7 +230,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     await servers.close();
     throw e;
   }
-  runDir.heldSecrets = heldSecrets([o.judgeApiKey, o.policyApiKey, o.samplingApiKey], o.connect?.env, cfg.server);
+  runDir.heldSecrets = heldSecrets([o.judgeApiKey, o.policyApiKey, o.samplingApiKey], o.connect?.env, cfg.server, o.connect?.headers);
   if (!saved) runDir.writeJson("config.json", scrubSecrets(cfg));
   log(`run directory: ${runDir.dir}`);
   const syncServerLog = (final = false) => {

@@ -55,6 +55,7 @@ export async function playAndScore(scenarios: Scenario[], policy: Policy, server
         groups.map((g, i) =>
           scoreGroup(g, list[i], o.components, {
             stateTarget: (k) => g.toolboxes[k],
+            secrets: [...new Set(g.toolboxes.flatMap((tb) => tb.secrets ?? []))],
             normalize: o.normalizeRewards,
             log: o.log ? (ev) => o.log!(`reward ${ev.component}: ${ev.message}`) : undefined,
           }),

@@ -14,7 +14,8 @@ import { makeDirs } from "../fs-dirs.js";
 import { writeFileAtomic } from "../policy/safetensors.js";
 import type { EvalLine } from "../report/run-files.js";
 import type { Trajectory } from "../rollout/trajectory.js";
-import { commandLineSecrets, redactHeldSecrets, secretEnvValues } from "../mcp/command-credentials.js";
+import { commandLineSecrets, headerSecretValues, redactHeldSecrets, secretEnvValues } from "../mcp/command-credentials.js";
+import { urlCredentialValues } from "../mcp/url-credentials.js";
 import { parseTarget } from "../mcp/target.js";
 import { SCENARIO_RECORD_FILE } from "./scenario-record.js";
 
@@ -245,7 +246,7 @@ export class RunDir {
 
   append(name: "metrics.jsonl" | "eval.jsonl" | "trajectories.jsonl", records: readonly unknown[]): void {
     if (records.length === 0) return;
-    fs.appendFileSync(this.path(name), records.map((r) => redactHeldSecrets(JSON.stringify(r), this.heldSecrets)).join("\n") + "\n");
+    fs.appendFileSync(this.path(name), records.map((r) => redactedTrajectoryLine(r, this.heldSecrets)).join("\n") + "\n");
   }
 
   appendTrajectories(trajectories: readonly Trajectory[], extra: Record<string, unknown> = {}): void {
@@ -288,17 +289,29 @@ export class RunDir {
 }
 
 /**
+ * A record as one JSONL line without the secrets the process holds. When blanking changed a
+ * trajectory's text, its token ids, mask and sampler log-probs are left empty (as a remote
+ * rollout's are): decoded with the model's tokenizer, the ids would spell the secret back.
+ */
+export function redactedTrajectoryLine(record: unknown, held: readonly string[]): string {
+  const raw = JSON.stringify(record);
+  const line = redactHeldSecrets(raw, held);
+  if (line === raw || !record || typeof record !== "object" || !("tokenIds" in record)) return line;
+  return redactHeldSecrets(JSON.stringify({ ...record, tokenIds: [], assistantMask: [], sampleLogprobs: [] }), held);
+}
+
+/**
  * The secrets a process holds, which what tools print must not carry into its files (a run's
  * JSONL, eval's --trajectories): the API keys it was given, the secret-named --env values of its
  * stdio servers and the secrets on their command lines (`--token X`: a tool may print its argv);
  * blanks and "EMPTY" (the placeholder key of local servers) are no secrets.
  */
-export function heldSecrets(keys: ReadonlyArray<string | undefined>, serverEnv?: Record<string, string>, targets: readonly string[] = []): string[] {
-  const onCommandLines = targets.flatMap((t) => {
+export function heldSecrets(keys: ReadonlyArray<string | undefined>, serverEnv?: Record<string, string>, targets: readonly string[] = [], headers?: Record<string, string>): string[] {
+  const inTargets = targets.flatMap((t) => {
     const spec = parseTarget(t);
-    return spec.kind === "stdio" ? commandLineSecrets([spec.command, ...spec.args]) : [];
+    return spec.kind === "stdio" ? commandLineSecrets([spec.command, ...spec.args]) : spec.kind === "http" ? urlCredentialValues(t.trim()) : [];
   });
-  return [...new Set([...keys, ...secretEnvValues(serverEnv), ...onCommandLines])].filter((k): k is string => !!k && k !== "EMPTY");
+  return [...new Set([...keys, ...secretEnvValues(serverEnv), ...inTargets, ...headerSecretValues(headers)])].filter((k): k is string => !!k && k !== "EMPTY");
 }
 
 /** The run directory a checkpoint folder (`<run>/checkpoints/step-N`) belongs to, else undefined. */

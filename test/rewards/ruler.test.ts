@@ -262,6 +262,16 @@ describe("rulerReward in scoreGroup", () => {
     expect(r.stats.judgeFallbacks).toBe(0);
   });
 
+  it("sends the judge the conversations without the credentials the servers were given", async () => {
+    server = await startChatServer(fairJudge);
+    const leaky = () =>
+      group([trajectory({ steps: [get, cancel], answer: "Order cancelled. (the server said srv-plain-7731)" }), trajectory({ steps: [get], answer: "It is placed." })]);
+    await scoreGroup(leaky(), s, [verifierReward(), rulerReward({ judge: judgeCfg(server.url) })], { secrets: ["srv-plain-7731"] });
+    const sent = JSON.stringify(server.requests[0].messages);
+    expect(sent).toContain("Order cancelled. (the server said [redacted])");
+    expect(sent).not.toContain("srv-plain-7731");
+  });
+
   it("falls back to the other rewards when the judge stays down, counts it, and never leaks the key", async () => {
     // A hostile server that echoes the key back in every error, as some gateways do.
     server = await startChatServer(() => ({ status: 500, error: `internal error for key ${KEY} (${KEY.slice(0, 10)}…)` }));

@@ -172,17 +172,21 @@ describe("verified generator on the fixtures", () => {
       await todo.close();
     }
   }, 120_000);
-  it("never writes a task whose answer is a credential the server printed", async () => {
+  it("never writes a task whose answer is a credential the server printed, one of no known shape too", async () => {
     const http = await startEverything("http");
-    const key = "sk-proj-AAAAbbbbCCCCdddd1234";
-    const ev = await connect(http.url, { headers: { Authorization: `Bearer ${key}` } });
+    // no key shape to spot: it is held because the server was given it (-H)
+    const key = "letmein-plain-2026";
+    const ev = await connect(http.url, { headers: { Authorization: key } });
+    expect(ev.secrets).toContain(key);
     const notes: string[] = [];
     try {
       // its `auth` tool answers with the request's Authorization header
       expect((await ev.call("auth", {})).text).toContain(key);
       const { scenarios } = await generateVerified(ev, { n: 6, seed: 1, onNote: (l) => notes.push(l) }).catch(() => ({ scenarios: [] as Scenario[] }));
       expect(JSON.stringify(scenarios)).not.toContain(key);
-      expect(notes).toContain("left out tasks whose answer or calls hold a credential-shaped value (an API key or token the server printed): a scenario file is no place for one");
+      // nor a piece of one: the first number of "letmein-plain-2026"
+      expect(scenarios.filter((s) => s.reference?.calls.some((c) => c.name === "auth"))).toEqual([]);
+      expect(notes).toContain("left out tasks whose answer or calls hold a credential (an API key or token the server printed, or a secret it was given): a scenario file is no place for one");
     } finally {
       await ev.close();
       await http.close();

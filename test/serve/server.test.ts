@@ -481,6 +481,18 @@ describe("serve options", () => {
     }
   });
 
+  it("logs a request's path, never its query (a client may put its key there)", async () => {
+    const lines: string[] = [];
+    const s = await startServer({ model: "default", port: 0, engine: "tfjs", log: (l) => lines.push(l) });
+    try {
+      await fetch(`http://127.0.0.1:${s.port}/v1/models?api_key=QUERYKEY-12345`);
+      expect(lines.some((l) => /^GET \/v1\/models\?… 200 \d+ms$/.test(l))).toBe(true);
+      expect(lines.join("\n")).not.toContain("QUERYKEY");
+    } finally {
+      await s.close();
+    }
+  });
+
   it("warns in the log when an --adapter given at start was trained on another base", async () => {
     const lines: string[] = [];
     const s = await startServer({ model: untrained, port: 0, adapters: [{ name: "mine", path: adapterDir }], log: (l) => lines.push(l) });

@@ -1,6 +1,6 @@
 /**
  * Starting the test-only servers of test/servers/ fast. Each is bundled once per source change
- * with esbuild (a tsx dependency) into node_modules/.cache/train-mcp-test-servers/, because
+ * with esbuild (a tsx dependency) into node_modules/.cache/train-mcp-test-servers/<checkout hash>/, because
  * `node --import tsx` spends over a second per spawn and these tests spawn dozens; falls back
  * to the tsx loader when esbuild is missing. HTTP modes are started as plain children and
  * resolved once they print `listening on URL`.
@@ -8,13 +8,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "../..");
-const cacheDir = join(repoRoot, "node_modules", ".cache", "train-mcp-test-servers");
+// one folder per checkout (worktrees may share node_modules): see src/mcp/fixtures.ts
+const cacheDir = join(repoRoot, "node_modules", ".cache", "train-mcp-test-servers", createHash("sha256").update(repoRoot).digest("hex").slice(0, 12));
 
 export function serverCommand(name: string): { command: string; args: string[] } {
   const src = join(here, `${name}.ts`);

@@ -29,6 +29,41 @@ describe("heldSecrets", () => {
   });
 });
 
+describe("held secrets of HTTP servers, and secrets spelt otherwise", () => {
+  it("holds a URL's user-info and secret-named query values, the Basic auth they make, and -H values (the credential after its scheme too)", () => {
+    const held = heldSecrets([], undefined, ["http://alice:URLPASS-s3cr3t@127.0.0.1:8951/mcp?api_key=QUERYSECRET-abc123&api-version=2024-01-01"], {
+      "X-Custom": "HEADERSECRET-plainvalue9",
+      Authorization: "Bearer tok-BEARER-0001",
+      Cookie: "session=COOKIESECRET123456; theme=dark",
+      Accept: "application/json",
+    });
+    for (const v of ["alice", "URLPASS-s3cr3t", "QUERYSECRET-abc123", Buffer.from("alice:URLPASS-s3cr3t").toString("base64"), "HEADERSECRET-plainvalue9", "tok-BEARER-0001", "COOKIESECRET123456"]) expect(held).toContain(v);
+    expect(held).not.toContain("2024-01-01");
+    expect(held).not.toContain("application/json");
+  });
+
+  it("blanks a secret with a quote or backslash in trajectories.jsonl as JSON writes it, once or twice escaped, and a short one of 4 characters", () => {
+    const run = RunDir.create(join(mkdtempSync(join(tmpdir(), "held-escaped-")), "run"));
+    run.heldSecrets = heldSecrets([], { TOKEN: 'to"k\\ENV-QUOTED-9', DB_PASSWORD: "ab1!" });
+    const toolJson = JSON.stringify({ env: { TOKEN: 'to"k\\ENV-QUOTED-9', DB_PASSWORD: "ab1!" } });
+    run.append("trajectories.jsonl", [{ messages: [{ role: "tool", content: toolJson }, { role: "assistant", content: JSON.stringify(toolJson) }] }]);
+    const text = readFileSync(join(run.dir, "trajectories.jsonl"), "utf8");
+    expect(text).not.toContain("ENV-QUOTED-9");
+    expect(text).not.toContain("ab1!");
+    expect(text).toContain("[redacted]");
+  });
+
+  it("leaves a trajectory's token ids out when its text had a secret blanked: decoded, they would spell it back", () => {
+    const run = RunDir.create(join(mkdtempSync(join(tmpdir(), "held-ids-")), "run"));
+    run.heldSecrets = ["tok-ENVSECRET-abcdef"];
+    const t = (content: string) => ({ messages: [{ role: "tool", content }], tokenIds: [5, 6, 7], assistantMask: [0, 1, 1], sampleLogprobs: [0, -0.5, -0.1] });
+    run.append("trajectories.jsonl", [t("credential tok-ENVSECRET-abcdef"), t("42")]);
+    const [leaky, plain] = readFileSync(join(run.dir, "trajectories.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as ReturnType<typeof t>);
+    expect(leaky).toMatchObject({ messages: [{ content: "credential [redacted]" }], tokenIds: [], assistantMask: [], sampleLogprobs: [] });
+    expect(plain).toMatchObject({ messages: [{ content: "42" }], tokenIds: [5, 6, 7], assistantMask: [0, 1, 1] });
+  });
+});
+
 describe("systemPromptWarning", () => {
   it("warns when the system prompt holds a key-shaped value or a secret-named setting, and only then", () => {
     expect(systemPromptWarning("Use the tools. API key: sk-test-SECRET1234567890abc")).toMatch(/^warning: system_prompt holds what looks like a key or credential: .* saved as written, in the run's config.json and in every checkpoint's train_mcp.json$/);

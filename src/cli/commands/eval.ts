@@ -10,7 +10,7 @@ import { Option, type Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
 import { intFlag, numberFlag } from "../number-flags.js";
 import { addConnectOptions, connectArgs, type TargetFlags } from "../target-options.js";
-import { redactHeldSecrets } from "../../mcp/command-credentials.js";
+import { redactedTrajectoryLine } from "../../train/run-dir.js";
 import type { Scenario } from "../../scenarios/schema.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -122,7 +122,7 @@ export function register(program: Command): void {
         const trajectoryFile = f.trajectories ? openOut(f.trajectories) : undefined;
         // what tools print (an environment, an echo) is written down: without the keys this process holds
         const { heldSecrets: secretsOf } = await import("../../train/run-dir.js");
-        const heldSecrets = secretsOf([process.env.OPENAI_API_KEY, connectOptions.sampling?.apiKey], connectOptions.env, f.server);
+        const heldSecrets = secretsOf([process.env.OPENAI_API_KEY, connectOptions.sampling?.apiKey], connectOptions.env, f.server, connectOptions.headers);
         const templateOf = new Map(scenarios.map((s) => [s.id, templateTag(s)]));
         const unchecked = scenarios.filter((s) => !s.expected?.length).length;
         if (unchecked > 0) logLine(`warning: ${unchecked} of ${scenarios.length} scenarios have no "expected" checks: eval cannot tell their success, so they count as failures`);
@@ -161,7 +161,7 @@ export function register(program: Command): void {
             settingsOf.push(trained?.rewards ? JSON.stringify(trained.rewards) : defaultSettings);
             if (f.json) process.stdout.write(JSON.stringify({ ...row, per_tag: Object.fromEntries(Object.entries(r.per_tag).map(([t, v]) => [t, round(v)])) }) + "\n");
             if (trajectoryFile !== undefined)
-              for (const t of r.trajectories) writeSync(trajectoryFile, redactHeldSecrets(JSON.stringify({ model: spec, template: templateOf.get(t.scenarioId), ...t }), heldSecrets) + "\n");
+              for (const t of r.trajectories) writeSync(trajectoryFile, redactedTrajectoryLine({ model: spec, template: templateOf.get(t.scenarioId), ...t }, heldSecrets) + "\n");
           } finally {
             await p.sampler.close();
           }

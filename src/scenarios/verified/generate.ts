@@ -24,7 +24,7 @@
  */
 import { TrainMcpError } from "../../errors.js";
 import type { Toolbox, ToolResult, ToolSpec } from "../../mcp/types.js";
-import { redactSecretValues } from "../../mcp/command-credentials.js";
+import { containsHeldSecret, redactHeldSecrets } from "../../mcp/command-credentials.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
 import { checkExpected } from "../check.js";
 import { replayScenario } from "../replay.js";
@@ -182,8 +182,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
           const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4 });
           // a task whose answer is a credential the server printed (a `get-env` tool): never written to a file
           const builtText = built ? JSON.stringify(built) : "";
-          if (built && redactSecretValues(builtText) !== builtText) {
-            if (!credentialSeen) note("left out tasks whose answer or calls hold a credential-shaped value (an API key or token the server printed): a scenario file is no place for one");
+          if (built && (built.sawSecret || redactHeldSecrets(builtText, toolbox.secrets ?? []) !== builtText)) {
+            if (!credentialSeen) note("left out tasks whose answer or calls hold a credential (an API key or token the server printed, or a secret it was given): a scenario file is no place for one");
             credentialSeen = true;
             return { slot, attempt, split, recipe, built: undefined };
           }
@@ -342,6 +342,8 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
   const box = own ?? env.pristine;
   const calls: ReferenceCall[] = [];
   let heldOutTemplate = false;
+  let sawSecret = false;
+  const secrets = env.toolbox.secrets ?? [];
   // A per-scenario copy of the pool, so values this scenario's own calls return are usable
   // (chains) without leaking into other slots (which would make output depend on timing).
   const pool = env.pool.clone();
@@ -353,6 +355,7 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
     async call(name, args) {
       calls.push({ name, arguments: args });
       const r = await box.call(name, args);
+      if (containsHeldSecret(r.text, secrets)) sawSecret = true;
       pool.harvest(name, r);
       return r;
     },
@@ -374,7 +377,7 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
     // The draft must satisfy its own checks: answer checks on the answer, state checks here.
     const check = await checkExpected(draft.expected, draft.answer, box);
     if (!check.pass) return undefined;
-    return { ...draft, calls, recipe: recipe.id, heldOutTemplate };
+    return { ...draft, calls, recipe: recipe.id, heldOutTemplate, ...(sawSecret ? { sawSecret } : {}) };
   } catch {
     return undefined; // a recipe's bad luck (unexpected result shape) is a failed attempt
   } finally {

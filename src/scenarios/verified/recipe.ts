@@ -61,6 +61,9 @@ export interface BuiltDraft extends Draft {
   calls: ReferenceCall[];
   recipe: string;
   heldOutTemplate: boolean;
+  /** a result its calls got carried a credential the server was given (Toolbox.secrets): the
+   *  answer may be a piece of it ("2026" of "letmein-2026"), so the task is not written */
+  sawSecret?: boolean;
 }
 
 // ---- helpers shared by recipes ----
