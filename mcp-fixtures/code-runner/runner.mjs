@@ -79,11 +79,10 @@ const describeError = (e) => {
   }
 };
 
-// vm's own timeout is a host Error with a plain message; what a snippet throws may be anything
-// (a getter or a Proxy trap that throws): only read inside a try
+// what a snippet throws may be anything (a getter or a Proxy trap that throws): read inside a try
 const isTimeout = (e) => {
   try {
-    return e instanceof Error && /Script execution timed out/.test(e.message);
+    return /Script execution timed out/.test(String(e?.message));
   } catch {
     return false;
   }

@@ -34,13 +34,27 @@ export function redactSecretValues(s: string): string {
 }
 
 /** Replaces every secret train-mcp itself holds (API keys, `--env` values), exactly, then the
- *  shapes above: for files a run writes from what tools returned. */
+ *  shapes above: for text a run writes from what tools returned (logs, messages). For a record
+ *  written as JSON, `redactedJson` blanks inside its strings only. */
 export function redactHeldSecrets(s: string, held: readonly string[]): string {
-  let out = s;
-  // as written, and as JSON text writes it once or more over (a tool's JSON inside a JSONL line):
-  // a secret with a quote or a backslash in it is spelt otherwise there
-  for (const secret of held) if (secret.length >= MIN_HELD_SECRET) for (const form of jsonForms(secret)) out = out.split(form).join(REDACTED);
-  return redactSecretValues(out);
+  return redactSecretValues(blankHeld(s, held));
+}
+
+/**
+ * `value` as JSON text with the held secrets blanked inside its strings, never in its syntax (a
+ * held "2024" or "true" must not break the line a reader parses), then the shapes above over the
+ * text (their patterns keep JSON whole). `changed`: whether anything was blanked.
+ */
+export function redactedJson(value: unknown, held: readonly string[]): { text: string; changed: boolean } {
+  let changed = false;
+  const raw = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v !== "string") return v;
+    const blanked = blankHeld(v, held);
+    if (blanked !== v) changed = true;
+    return blanked;
+  });
+  const text = redactSecretValues(raw);
+  return { text, changed: changed || text !== raw };
 }
 
 /** Whether `s` carries one of the held secrets, as written or as JSON text spells it. */
@@ -51,6 +65,16 @@ export function containsHeldSecret(s: string, held: readonly string[]): boolean 
 /** Held secrets shorter than this are not blanked: a 3-letter value would blank words everywhere. */
 const MIN_HELD_SECRET = 4;
 
+function blankHeld(s: string, held: readonly string[]): string {
+  let out = s;
+  // the longest first: "admin" blanked before "admin2024pw" would leave "2024pw" behind
+  const secrets = held.filter((x) => x.length >= MIN_HELD_SECRET).sort((a, b) => b.length - a.length);
+  // as written, and as JSON text writes it once or more over (a tool's JSON text inside a string):
+  // a secret with a quote or a backslash in it is spelt otherwise there
+  for (const secret of secrets) for (const form of jsonForms(secret)) out = out.split(form).join(REDACTED);
+  return out;
+}
+
 function jsonForms(secret: string): string[] {
   const forms = [secret];
   // three levels: a tool's JSON text, quoted by the model in its answer, inside a JSONL line
@@ -58,15 +82,17 @@ function jsonForms(secret: string): string[] {
   return [...new Set(forms.reverse())]; // the longest first: blanking a shorter form first would leave a longer one's escapes behind
 }
 
-/** The credential values among HTTP headers a user gave (-H): each value, and the credential after
- *  an auth scheme ("Bearer abc…" → "abc…"), which a server may echo alone. */
+/** The credential values among HTTP headers a user gave (-H): those of a header named like a
+ *  secret (Authorization, Cookie, X-Api-Key, …) or shaped like a key, with the credential after an
+ *  auth scheme ("Bearer abc…" → "abc…") and a cookie's values, which a server may echo alone.
+ *  Other headers (X-Request-Id: 2024, Prefer: return=minimal) hold no secret. */
 export function headerSecretValues(headers: Record<string, string> | undefined): string[] {
-  // a header the user added is there to authenticate, most often: any name but these few
-  const plain = /^(accept|accept-language|content-type|user-agent|cache-control|mcp-protocol-version)$/i;
-  return Object.entries(headers ?? {}).filter(([name]) => !plain.test(name)).flatMap(([, v]) => {
-    const m = /^\s*(?:Bearer|Basic|Token|Bot|ApiKey|Api-Key)\s+(\S+)\s*$/i.exec(v);
-    const cookies = v.split(";").map((c) => c.split("=").slice(1).join("=").trim()).filter((c) => c.length > 0);
-    return [v.trim(), ...(m ? [m[1]] : []), ...cookies];
+  return Object.entries(headers ?? {}).flatMap(([name, value]) => {
+    const v = value.trim();
+    if (!SECRET_ENV_NAME.test(name) && redactSecretValues(v) === v) return [];
+    const credential = /^(?:Bearer|Basic|Token|Bot|ApiKey|Api-Key)\s+(\S+)$/i.exec(v);
+    const cookies = /^(?:cookie|set-cookie)$/i.test(name) ? v.split(";").map((c) => c.split("=").slice(1).join("=").trim()) : [];
+    return [v, ...(credential ? [credential[1]] : []), ...cookies].filter((x) => x.length > 0);
   });
 }
 // The words that name a secret, the one list every name test below is built from.

@@ -25,9 +25,10 @@ export function urlCredentialValues(url: string): string[] {
   } catch {
     return [];
   }
-  const out = [u.username, u.password].filter((v) => v !== "").flatMap((v) => [v, safeDecode(v)]);
-  for (const [name, value] of u.searchParams) if (value && SECRET_PARAM.test(`?${name}=${value}`)) out.push(value);
-  SECRET_PARAM.lastIndex = 0;
+  // the user alone is no secret ("admin", "user"): it is the credential when there is no password (https://TOKEN@host)
+  const out = (u.password ? [u.password] : [u.username]).filter((v) => v !== "").flatMap((v) => [v, safeDecode(v)]);
+  const secretParam = new RegExp(SECRET_PARAM.source, "i"); // not the global one: .test() would carry its lastIndex from one parameter to the next
+  for (const [name, value] of u.searchParams) if (value && secretParam.test(`?${name}=${value}`)) out.push(value);
   // user:pass as Basic auth sends it: a server may echo the header
   if (u.password) out.push(Buffer.from(`${safeDecode(u.username)}:${safeDecode(u.password)}`).toString("base64"));
   return [...new Set(out)];

@@ -16,7 +16,7 @@
 import type { ChatMessage } from "../rollout/trajectory.js";
 import { TrainMcpError } from "../errors.js";
 import { JudgeClientSchema, callJudge, scrub, type JudgeConfig } from "./judge.js";
-import { redactHeldSecrets } from "../mcp/command-credentials.js";
+import { redactedJson } from "../mcp/command-credentials.js";
 import {
   DEFAULT_RUBRIC,
   dedupe,
@@ -100,8 +100,8 @@ export function rulerReward(o: RulerRewardOptions): GroupComponent {
     judge: true,
     async score(ctx): Promise<GroupScore | MissingScore> {
       // the judge is a third party: what the tools printed goes to it without the servers' credentials
-      const secrets = ctx.secrets ?? [];
-      const lists = ctx.group.trajectories.map((t) => (secrets.length === 0 ? t.messages : t.messages.map((m) => JSON.parse(redactHeldSecrets(JSON.stringify(m), secrets)) as ChatMessage)));
+      // (key-shaped values too, whether or not the servers were given any)
+      const lists = ctx.group.trajectories.map((t) => JSON.parse(redactedJson(t.messages, ctx.secrets ?? []).text) as ChatMessage[]);
       let retries = 0;
       try {
         const r = await rulerScore(lists, {

@@ -7,6 +7,9 @@
  *    length is 2048 tokens and your request has 2000 input tokens (100 > 2048 - 2000)." (vLLM)
  *   "This model's maximum context length is 8192 tokens. However, your messages resulted in
  *    8200 tokens. …"                                                          (OpenAI)
+ * and a prompt alone over the context as "… However, you requested 39197 tokens in the
+ * messages, Please reduce …" (vLLM). vLLM before 0.10.1 sends the error at the top level of the
+ * body, where the openai client does not look: remote-policy.ts's fetch moves it under `error`.
  * A rollout then has the room the prompt leaves, as a local policy's turn would.
  */
 export interface ContextRefusal {
@@ -18,7 +21,7 @@ export interface ContextRefusal {
 
 export function contextRefusal(message: string): ContextRefusal | undefined {
   const context = /maximum context length is (\d+)/i.exec(message);
-  const prompt = /(\d+) in the messages|has (\d+) input tokens|messages resulted in (\d+) tokens/i.exec(message);
+  const prompt = /(\d+)(?: tokens)? in the messages|has (\d+) input tokens|messages resulted in (\d+) tokens/i.exec(message);
   if (!context || !prompt) return undefined;
   return { context: Number(context[1]), prompt: Number(prompt[1] ?? prompt[2] ?? prompt[3]) };
 }

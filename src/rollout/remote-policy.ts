@@ -15,6 +15,7 @@ import type { ChatCodec } from "./token-ledger.js";
 import type { ChatMessage } from "./trajectory.js";
 import { openAiEndpoint } from "../mcp/openai-base-url.js";
 import { contextRefusal } from "./context-refusal.js";
+import { errorBodyFetch } from "./error-body-fetch.js";
 
 export interface RemotePolicyOptions {
   baseURL: string;
@@ -50,6 +51,7 @@ export class RemotePolicy implements Policy {
       apiKey: options.apiKey ?? "not-needed",
       timeout: options.timeoutMs ?? 120_000,
       maxRetries: options.maxRetries ?? 2,
+      fetch: errorBodyFetch,
     });
   }
 

@@ -14,7 +14,7 @@ import { makeDirs } from "../fs-dirs.js";
 import { writeFileAtomic } from "../policy/safetensors.js";
 import type { EvalLine } from "../report/run-files.js";
 import type { Trajectory } from "../rollout/trajectory.js";
-import { commandLineSecrets, headerSecretValues, redactHeldSecrets, secretEnvValues } from "../mcp/command-credentials.js";
+import { commandLineSecrets, headerSecretValues, redactedJson, secretEnvValues } from "../mcp/command-credentials.js";
 import { urlCredentialValues } from "../mcp/url-credentials.js";
 import { parseTarget } from "../mcp/target.js";
 import { SCENARIO_RECORD_FILE } from "./scenario-record.js";
@@ -294,10 +294,9 @@ export class RunDir {
  * rollout's are): decoded with the model's tokenizer, the ids would spell the secret back.
  */
 export function redactedTrajectoryLine(record: unknown, held: readonly string[]): string {
-  const raw = JSON.stringify(record);
-  const line = redactHeldSecrets(raw, held);
-  if (line === raw || !record || typeof record !== "object" || !("tokenIds" in record)) return line;
-  return redactHeldSecrets(JSON.stringify({ ...record, tokenIds: [], assistantMask: [], sampleLogprobs: [] }), held);
+  const { text, changed } = redactedJson(record, held);
+  if (!changed || !record || typeof record !== "object" || !("tokenIds" in record)) return text;
+  return redactedJson({ ...record, tokenIds: [], assistantMask: [], sampleLogprobs: [] }, held).text;
 }
 
 /**

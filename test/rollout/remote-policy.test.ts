@@ -122,6 +122,38 @@ describe("RemotePolicy near the end of the model's context", () => {
     }
   });
 
+  it("reads the refusal of a vLLM before 0.10.1, whose error sits at the top level of the body, and vLLM's prompt-over-context wording", async () => {
+    expect(contextRefusal("This model's maximum context length is 2048 tokens. However, you requested 39197 tokens in the messages, Please reduce the length of the messages.")).toEqual({ context: 2048, prompt: 39197 });
+    const CONTEXT = 350;
+    const seen: number[] = [];
+    const old = http.createServer((req, res) => {
+      let raw = "";
+      req.on("data", (d: Buffer) => (raw += d.toString()));
+      req.on("end", () => {
+        const body = JSON.parse(raw) as { messages: unknown[]; max_tokens: number };
+        seen.push(body.max_tokens);
+        const prompt = body.messages.length * 100;
+        if (prompt + body.max_tokens > CONTEXT) {
+          res.writeHead(400, { "content-type": "application/json" });
+          // vLLM ≤ 0.10.0's ErrorResponse: no "error" wrapper
+          res.end(JSON.stringify({ object: "error", message: `This model's maximum context length is ${CONTEXT} tokens. However, you requested ${prompt + body.max_tokens} tokens (${prompt} in the messages, ${body.max_tokens} in the completion). Please reduce the length of the messages or completion.`, type: "BadRequestError", param: null, code: 400 }));
+          return;
+        }
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, message: { role: "assistant", content: formatToolCall("calculate", { expression: "6*7" }) }, finish_reason: "stop", logprobs: null }] }));
+      });
+    });
+    await new Promise<void>((resolve) => old.listen(0, "127.0.0.1", resolve));
+    try {
+      const policy = new RemotePolicy({ baseURL: `http://127.0.0.1:${(old.address() as AddressInfo).port}/v1`, model: "m", maxRetries: 0 });
+      const { groups } = await playGroups([{ id: "v", task: "What is 6*7?", difficulty: 1, split: "test", tags: [] }], policy, calc, { groupSize: 1, seed: 3, maxTokensPerTurn: 200 });
+      expect(seen).toEqual([200, 150, 200]);
+      expect(groups[0].trajectories[0].finish).toBe("max_tokens");
+    } finally {
+      await new Promise<void>((resolve) => old.close(() => resolve()));
+    }
+  });
+
   it("still fails the rollout on a refusal of another kind", async () => {
     const other = await startChatServer(() => ({ status: 400, error: "messages.1.content: unsupported part type" }));
     try {

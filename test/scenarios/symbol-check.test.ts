@@ -18,6 +18,7 @@ describe("symbolCheck", () => {
     expect(passes("No", "No, I cannot look that up.")).toBe(false);
     expect(passes("As", "Note: As far as I can tell, it has none.")).toBe(false);
     expect(passes("I", "The symbol, as I recall, is unknown.")).toBe(false);
+    expect(passes("I", "I searched for the symbol I found nothing")).toBe(false);
   });
 
   it("passes the symbol given as the answer", () => {
@@ -26,6 +27,8 @@ describe("symbolCheck", () => {
     expect(passes("I", "The symbol for iodine is I.")).toBe(true);
     expect(passes("In", "Indium's symbol is In")).toBe(true);
     expect(passes("He", "He is the chemical symbol of helium.")).toBe(true);
+    // capitalised, in markdown, in a table, after a question
+    for (const a of ["Symbol: As (arsenic)", "**Symbol:** As", "| Arsenic | As | 33 |", "Arsenic | As | 33", "The symbol of arsenic? As", "Symbol of arsenic:\nAs\n"]) expect(passes("As", a), a).toBe(true);
   });
 
   it("keeps other symbols a case-sensitive whole word", () => {

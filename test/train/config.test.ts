@@ -244,7 +244,8 @@ describe("resolveTrainConfig", () => {
     const run = (...extra: string[]) => {
       const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "train-mcp-model-settings-")), "run");
       const r = spawnSync(process.execPath, ["bin/train-mcp.mjs", "train", "--server", "fixture:calculator", "--steps", "0", "--sft", "off", "--eval-n", "1", "--out", out, "--quiet", ...extra], { encoding: "utf8" });
-      expect(r.stderr).toBe("");
+      // --quiet: the result line alone
+      expect(r.stderr).toMatch(/^held-out success \(1 scenario\): before RL [\d.]+% → after RL [\d.]+%; run directory: .*\n$/);
       return JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8")) as Record<string, unknown>;
     };
     const shipped = JSON.parse(fs.readFileSync("src/policy/default-model/train_mcp.json", "utf8")) as Record<string, unknown>;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { heldSecrets, RunDir } from "../../src/train/run-dir.js";
+import { heldSecrets, redactedTrajectoryLine, RunDir } from "../../src/train/run-dir.js";
 import { systemPromptWarning } from "../../src/train/loop.js";
 
 describe("heldSecrets", () => {
@@ -30,16 +30,35 @@ describe("heldSecrets", () => {
 });
 
 describe("held secrets of HTTP servers, and secrets spelt otherwise", () => {
-  it("holds a URL's user-info and secret-named query values, the Basic auth they make, and -H values (the credential after its scheme too)", () => {
-    const held = heldSecrets([], undefined, ["http://alice:URLPASS-s3cr3t@127.0.0.1:8951/mcp?api_key=QUERYSECRET-abc123&api-version=2024-01-01"], {
-      "X-Custom": "HEADERSECRET-plainvalue9",
+  it("holds a URL's password and secret-named query values (every one), the Basic auth they make, and secret-named -H values (the credential after its scheme, a cookie's values)", () => {
+    const held = heldSecrets([], undefined, ["http://alice:URLPASS-s3cr3t@127.0.0.1:8951/mcp?token=abcdefghij&api_key=QUERYSECRET-abc123&api-version=2024-01-01"], {
+      "X-Api-Key": "HEADERSECRET-plainvalue9",
       Authorization: "Bearer tok-BEARER-0001",
       Cookie: "session=COOKIESECRET123456; theme=dark",
       Accept: "application/json",
+      "X-Debug": "true",
+      "X-Request-Id": "2024",
+      Prefer: "return=minimal",
+      "X-Tenant": "demo",
     });
-    for (const v of ["alice", "URLPASS-s3cr3t", "QUERYSECRET-abc123", Buffer.from("alice:URLPASS-s3cr3t").toString("base64"), "HEADERSECRET-plainvalue9", "tok-BEARER-0001", "COOKIESECRET123456"]) expect(held).toContain(v);
-    expect(held).not.toContain("2024-01-01");
-    expect(held).not.toContain("application/json");
+    for (const v of ["URLPASS-s3cr3t", "abcdefghij", "QUERYSECRET-abc123", Buffer.from("alice:URLPASS-s3cr3t").toString("base64"), "HEADERSECRET-plainvalue9", "tok-BEARER-0001", "COOKIESECRET123456"]) expect(held).toContain(v);
+    // a user name with a password, and headers that authenticate nothing, are no secrets
+    for (const v of ["alice", "2024-01-01", "application/json", "true", "2024", "minimal", "return=minimal", "demo"]) expect(held).not.toContain(v);
+    // a token given as the user name is one
+    expect(heldSecrets([], undefined, ["https://ghp_TOKENASUSER123@host/mcp"])).toContain("ghp_TOKENASUSER123");
+  });
+
+  it("blanks the longest held secret first: one that starts another leaves nothing of it behind", () => {
+    const run = RunDir.create(join(mkdtempSync(join(tmpdir(), "held-prefix-")), "run"));
+    run.heldSecrets = ["admin", "admin2024pw"];
+    run.append("trajectories.jsonl", [{ messages: [{ role: "tool", content: "login admin2024pw" }] }]);
+    expect(readFileSync(join(run.dir, "trajectories.jsonl"), "utf8")).toBe('{"messages":[{"role":"tool","content":"login [redacted]"}]}\n');
+  });
+
+  it("blanks inside strings only: a held value that is also JSON syntax (a number, true, a key) leaves every line parseable", () => {
+    const line = redactedTrajectoryLine({ ms: 12024, done: true, role: "user", messages: [{ role: "tool", content: "year 2024, flag true, user x" }], tokenIds: [2024] }, ["2024", "true", "user"]);
+    const back = JSON.parse(line) as Record<string, unknown>;
+    expect(back).toMatchObject({ ms: 12024, done: true, role: "[redacted]", messages: [{ role: "tool", content: "year [redacted], flag [redacted], [redacted] x" }], tokenIds: [] });
   });
 
   it("blanks a secret with a quote or backslash in trajectories.jsonl as JSON writes it, once or twice escaped, and a short one of 4 characters", () => {

@@ -24,7 +24,7 @@
  */
 import { TrainMcpError } from "../../errors.js";
 import type { Toolbox, ToolResult, ToolSpec } from "../../mcp/types.js";
-import { containsHeldSecret, redactHeldSecrets } from "../../mcp/command-credentials.js";
+import { containsHeldSecret, redactedJson } from "../../mcp/command-credentials.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
 import { checkExpected } from "../check.js";
 import { replayScenario } from "../replay.js";
@@ -181,8 +181,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
           const recipe = chooseRecipe(rng, byTool, toolOrder, slot, attempt, maxAttempts, exhausted);
           const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4 });
           // a task whose answer is a credential the server printed (a `get-env` tool): never written to a file
-          const builtText = built ? JSON.stringify(built) : "";
-          if (built && (built.sawSecret || redactHeldSecrets(builtText, toolbox.secrets ?? []) !== builtText)) {
+          if (built && (built.sawSecret || redactedJson(built, toolbox.secrets ?? []).changed)) {
             if (!credentialSeen) note("left out tasks whose answer or calls hold a credential (an API key or token the server printed, or a secret it was given): a scenario file is no place for one");
             credentialSeen = true;
             return { slot, attempt, split, recipe, built: undefined };

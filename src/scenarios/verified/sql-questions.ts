@@ -101,7 +101,8 @@ const where: Asker = async (ctx, view) => {
     vars: { table: view.table, column: words(column.name), value: quoted(value) },
     label: `number of ${view.table} rows with ${words(column.name)} ${value}`,
     difficulty: 3,
-    accept: informativeCount,
+    // "how many rows have rating 3?" answered 3: echoing the number would score
+    accept: (v) => informativeCount(v) && v !== value,
   };
 };
 
