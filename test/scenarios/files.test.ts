@@ -313,4 +313,13 @@ describe("documentAnswer", () => {
     expect(documentAnswer(text("Falcon notes\nsee 20 items"), { path: "r.txt" })).toEqual({ label: "first line", value: "Falcon notes" });
     expect(documentAnswer(text("one line"), { path: "one.txt" })).toEqual({ label: "result", value: "one line" });
   });
+
+  it("asks nothing a reply would pass by holding a bracket (a first line '{' or '/**'), and no declaration of source code as a 'Key: value' fact", () => {
+    expect(documentAnswer(text("/**\n * The server.\n */\nlet value: number | undefined;\nconst expression: z"), { path: "calculator/server.ts", name: "server.ts" })).toBeUndefined();
+    expect(documentAnswer(text("{\n  x\n}"), { path: "a.txt" })).toBeUndefined();
+    // the same lines in a text file are facts
+    expect(documentAnswer(text("Notes\nvalue: forty two"), { path: "notes.txt" })).toEqual({ label: "value", value: "forty two" });
+    expect(firstLineOf(text("a.json:\n{\n}\n---\nb.md:\n# Hello there\n"), "a.json")).toBeUndefined();
+    expect(firstLineOf(text("a.json:\n{\n}\n---\nb.md:\n# Hello there\n"), "b.md")).toBe("Hello there");
+  });
 });

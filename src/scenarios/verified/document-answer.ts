@@ -25,16 +25,30 @@ export function documentAnswer(result: ToolResult, given: Record<string, string>
   // answers that reflow it); prose is asked about by its lines below, never "the number in it"
   if (resultData(content) !== undefined || lines.length === 1) {
     const field = pickAnswerField(content, given);
-    if (field && !(typeof field.value === "string" && field.value.includes("\n"))) return field;
+    if (field && (typeof field.value === "number" || (quotable(field.value) && !field.value.includes("\n")))) return field;
   }
   const heading = lines.find((l) => /^#{1,6}\s+\S/.test(l));
   const title = heading?.replace(/^#+\s+/, "").replace(/\s+#+$/, "");
-  if (title && title.length <= 80 && !names.has(title)) return { label: "title", value: title };
-  const keyed = keyedLines(lines);
+  if (title && title.length <= 80 && !names.has(title) && quotable(title)) return { label: "title", value: title };
+  // in source code `let value: number;` is a declaration, not a "Key: value" fact
+  const keyed = isSourceCode(given) ? [] : keyedLines(lines).filter((k) => typeof k.value === "number" || quotable(k.value));
   if (keyed.length > 0) return keyed[pickLine(keyed.length)];
   const first = lines[0];
-  if (!heading && first && first.length <= 80 && lines.length > 1) return { label: "first line", value: first };
+  if (!heading && first && first.length <= 80 && lines.length > 1 && quotable(first)) return { label: "first line", value: first };
   return undefined;
+}
+
+/** An answer a contains check can tell apart: it has a word or number of two characters or more
+ *  ("{", "/**" or "z" would pass any reply that happens to hold them). */
+export function quotable(value: string): boolean {
+  return /[\p{L}\p{N}]{2,}/u.test(value);
+}
+
+const SOURCE_CODE = /\.(?:[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|lua|scala|sql)$/i;
+
+/** whether the document named in `given` (its path or name) is source code */
+function isSourceCode(given: Record<string, string>): boolean {
+  return Object.values(given).some((v) => SOURCE_CODE.test(v));
 }
 
 /** "Owner: Dana Reyes" → {label: "owner", value: "Dana Reyes"}; keys of one to three words, each once in the text. */

@@ -5,6 +5,7 @@
  * lines are read from the tool's own answer, where each file's text follows a "path:" line.
  */
 import { mentionsWorkCopy } from "../../mcp/toolbox.js";
+import { quotable } from "./document-answer.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import { props, requiredOf, taskFolders, visibleFiles, type FileServer } from "./file-tools.js";
 import { containsCheck, isUseful, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
@@ -70,7 +71,7 @@ export function firstLineOf(result: ToolResult, path: string): string | undefine
     .map((l) => l.trim())
     .find((l) => l.length > 0)
     ?.replace(/^#{1,6}\s+/, "");
-  return line && line.length <= MAX_LINE && !/^error\b/i.test(line) && !mentionsWorkCopy(line) ? line : undefined;
+  return line && line.length <= MAX_LINE && quotable(line) && !/^error\b/i.test(line) && !mentionsWorkCopy(line) ? line : undefined;
 }
 
 /** Two lines a contains check tells apart: neither holds the other, and neither is just a file's name. */
