@@ -160,6 +160,9 @@ export function lostServerWarning(step: number, lost: number, serverStderr: stri
   return `warning: step ${step}: ${countOf(lost, "rollout")} lost the server mid-rollout; ${lost === 1 ? "its group is" : "their groups are"} left out of the update${serverStderr}`;
 }
 
+/** fewer held-out scenarios than this measure too coarsely to compare before and after RL */
+const FEW_HELD_OUT = 10;
+
 /** a warm start is checkpointed at least this often (and every 25 steps): a kill loses less */
 const SFT_CHECKPOINT_MS = 5 * 60_000;
 
@@ -257,6 +260,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     if (scenarioNote) log(scenarioNote);
     log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
     if (heldout.length === 0) log(`warning: no held-out scenarios (split "test") in ${data.sources.join(", ")}: success before and after RL cannot be measured`);
+    else if (heldout.length < FEW_HELD_OUT && (cfg.eval_n === 0 || cfg.eval_n >= FEW_HELD_OUT))
+      log(`warning: only ${heldout.length} held-out scenario${heldout.length === 1 ? "" : "s"}: held-out success moves in steps of ${Math.round(100 / heldout.length)} points, so before and after RL say little; add test scenarios (a larger --generate-scenarios, or a scenario file)`);
     const resourceNote = unusedResourceToolsNote(servers, data.train);
     if (resourceNote) log(resourceNote);
     // TRL's max_completion_length: generated tokens per rollout, all turns together; at its

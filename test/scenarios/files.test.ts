@@ -314,6 +314,15 @@ describe("documentAnswer", () => {
     expect(documentAnswer(text("one line"), { path: "one.txt" })).toEqual({ label: "result", value: "one line" });
   });
 
+  it("accepting fewer than asked, still holds out a quarter of what it built (training tasks whose answer no other shares move over)", async () => {
+    const { scenarios } = await generateVerified(tb, { n: 80, seed: 3, acceptFewer: true });
+    const test = scenarios.filter((s) => s.split === "test");
+    expect(scenarios.length).toBeLessThan(80);
+    expect(test.length).toBe(Math.round(scenarios.length * 0.25));
+    const trainExpected = new Set(scenarios.filter((s) => s.split === "train").map((s) => JSON.stringify(s.expected)));
+    for (const s of test.filter((x) => x.tags.includes("heldout:values"))) expect(trainExpected.has(JSON.stringify(s.expected)), s.id).toBe(false);
+  }, 120_000);
+
   it("asks nothing a reply would pass by holding a bracket (a first line '{' or '/**'), and no declaration of source code as a 'Key: value' fact", () => {
     expect(documentAnswer(text("/**\n * The server.\n */\nlet value: number | undefined;\nconst expression: z"), { path: "calculator/server.ts", name: "server.ts" })).toBeUndefined();
     expect(documentAnswer(text("{\n  x\n}"), { path: "a.txt" })).toBeUndefined();

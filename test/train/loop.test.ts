@@ -136,6 +136,10 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(summary.heldout_before).toBeNull();
     expect(summary.heldout_after).toBeNull();
     expect(logs.some((l) => l.startsWith('warning: no held-out scenarios (split "test")'))).toBe(true);
+    // two held-out scenarios: measured, with a warning that they measure coarsely
+    const few: string[] = [];
+    await train({ config: small(path.join(tempDir("few-test"), "run"), calculatorScenarios(6, 2), { sft: "off", max_steps: 0, eval_n: 0 }), hooks: { log: (l) => few.push(l) } });
+    expect(few.filter((l) => l.startsWith("warning: only 2 held-out scenarios: held-out success moves in steps of 50 points"))).toHaveLength(1);
     expect(fs.existsSync(path.join(out, "eval.jsonl"))).toBe(false);
     expect(logs.filter((l) => l.startsWith("report:"))).toEqual([]); // the report is built all the same
     expect(fs.existsSync(path.join(out, "report.html"))).toBe(true);

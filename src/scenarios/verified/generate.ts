@@ -229,6 +229,10 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       );
     }
     committed.sort((a, b) => a.slot - b.slot);
+    // fewer than asked: test slots fail more often (the split guard), so the held-out share
+    // may have fallen short of testFraction; training scenarios whose expected outcome no other
+    // training scenario shares move over, as held-out values, until it is met
+    if (committed.length < n) topUpHeldOut(committed, Math.round(committed.length * testFraction), new Rng(`${seed}/top-up`));
     const prefix = options.idPrefix ?? "s";
     const width = Math.max(4, String(n).length);
     const scenarios = committed.map((c, i) =>
@@ -317,6 +321,22 @@ function groupByPrimary(recipes: Recipe[]): Map<string, Recipe[]> {
  * tasks are used up: there are only so many seeded orders) is set aside, and after
  * `maxAttempts` a slot may go to any recipe that still works.
  */
+/** Moves training scenarios to the test split (as held-out values) until `want` are there: only
+ *  ones whose expected outcome no remaining training scenario expects, in a seeded order. */
+function topUpHeldOut(committed: Array<{ built: BuiltDraft; split: Split }>, want: number, rng: Rng): void {
+  let have = committed.filter((c) => c.split === "test").length;
+  const expectedOf = (c: { built: BuiltDraft }) => JSON.stringify(sortKeys(c.built.expected));
+  for (const c of rng.shuffle(committed.filter((x) => x.split === "train"))) {
+    if (have >= want) return;
+    const trainLeft = committed.filter((x) => x.split === "train" && x !== c);
+    // a training split left empty would leave nothing to learn from
+    if (trainLeft.length === 0 || trainLeft.some((x) => expectedOf(x) === expectedOf(c))) continue;
+    c.split = "test";
+    c.built = { ...c.built, heldOutTemplate: false };
+    have++;
+  }
+}
+
 function chooseRecipe(rng: Rng, byTool: Map<string, Recipe[]>, toolOrder: string[], slot: number, attempt: number, maxAttempts: number, exhausted: ReadonlySet<string>): Recipe {
   const all = [...byTool.values()].flat();
   const live = all.filter((r) => !exhausted.has(r.id));
