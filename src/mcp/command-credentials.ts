@@ -37,7 +37,7 @@ export function redactSecretValues(s: string): string {
  *  shapes above: for text a run writes from what tools returned (logs, messages). For a record
  *  written as JSON, `redactedJson` blanks inside its strings only. */
 export function redactHeldSecrets(s: string, held: readonly string[]): string {
-  return redactSecretValues(blankHeld(s, held));
+  return redactSecretValues(blankForms(s, heldForms(held)));
 }
 
 /**
@@ -47,9 +47,10 @@ export function redactHeldSecrets(s: string, held: readonly string[]): string {
  */
 export function redactedJson(value: unknown, held: readonly string[]): { text: string; changed: boolean } {
   let changed = false;
+  const forms = heldForms(held); // once, not per string
   const raw = JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v !== "string") return v;
-    const blanked = blankHeld(v, held);
+    const blanked = blankForms(v, forms);
     if (blanked !== v) changed = true;
     return blanked;
   });
@@ -65,13 +66,20 @@ export function containsHeldSecret(s: string, held: readonly string[]): boolean 
 /** Held secrets shorter than this are not blanked: a 3-letter value would blank words everywhere. */
 const MIN_HELD_SECRET = 4;
 
-function blankHeld(s: string, held: readonly string[]): string {
+/**
+ * Every spelling of the held secrets to blank: as written, and as JSON text writes each once or
+ * more over (a tool's JSON text inside a string: a secret with a quote or a backslash in it is
+ * spelt otherwise there), the longest first ("admin" blanked before "admin2024pw" would leave
+ * "2024pw" behind, and a shorter spelling first would leave a longer one's escapes).
+ */
+function heldForms(held: readonly string[]): string[] {
+  const forms = held.filter((x) => x.length >= MIN_HELD_SECRET).flatMap(jsonForms);
+  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+function blankForms(s: string, forms: readonly string[]): string {
   let out = s;
-  // the longest first: "admin" blanked before "admin2024pw" would leave "2024pw" behind
-  const secrets = held.filter((x) => x.length >= MIN_HELD_SECRET).sort((a, b) => b.length - a.length);
-  // as written, and as JSON text writes it once or more over (a tool's JSON text inside a string):
-  // a secret with a quote or a backslash in it is spelt otherwise there
-  for (const secret of secrets) for (const form of jsonForms(secret)) out = out.split(form).join(REDACTED);
+  for (const form of forms) out = out.split(form).join(REDACTED);
   return out;
 }
 
@@ -79,7 +87,13 @@ function jsonForms(secret: string): string[] {
   const forms = [secret];
   // three levels: a tool's JSON text, quoted by the model in its answer, inside a JSONL line
   for (let i = 0; i < 3; i++) forms.push(JSON.stringify(forms[forms.length - 1]).slice(1, -1));
-  return [...new Set(forms.reverse())]; // the longest first: blanking a shorter form first would leave a longer one's escapes behind
+  return forms;
+}
+
+/** What a stdio server is given that it may print back: its secret-named environment values
+ *  and the secrets on its command line (its log, its errors and Toolbox.secrets keep them out). */
+export function stdioServerSecrets(command: string, args: readonly string[], env: Record<string, string> | undefined): string[] {
+  return [...secretEnvValues(env), ...commandLineSecrets([command, ...args])];
 }
 
 /** The credential values among HTTP headers a user gave (-H): those of a header named like a

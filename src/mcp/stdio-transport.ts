@@ -15,7 +15,7 @@ import type { WriteStream } from "node:fs";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { trackChild, untrackChild } from "./children.js";
-import { commandLineSecrets, redactCommandWords, redactSecretValues, secretEnvValues } from "./command-credentials.js";
+import { redactCommandWords, redactSecretValues, stdioServerSecrets } from "./command-credentials.js";
 import { openServerLog } from "./server-log.js";
 
 export interface StdioTransportParams {
@@ -82,10 +82,7 @@ export class StdioTransport implements Transport {
   start(): Promise<void> {
     if (this.child) throw new Error("StdioTransport already started");
     const { command, args, env, cwd, logPath } = this.params;
-    this.secrets = [
-      ...secretEnvValues(env),
-      ...commandLineSecrets([command, ...args]),
-    ];
+    this.secrets = stdioServerSecrets(command, args, env);
     this.log = openServerLog(logPath);
     this.log.on("error", () => {}); // a broken log must never break the session
     this.log.write(`--- ${new Date().toISOString()} start: ${redactCommandWords([command, ...args]).join(" ")}\n`);

@@ -17,7 +17,7 @@
  * change. `isolation` says which one you got.
  */
 import { closestName } from "../closest-name.js";
-import { commandLineSecrets, headerSecretValues, secretEnvValues } from "./command-credentials.js";
+import { headerSecretValues, stdioServerSecrets } from "./command-credentials.js";
 import { urlCredentialValues } from "./url-credentials.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -351,7 +351,7 @@ export function mentionsWorkCopy(text: string): boolean {
 function launchSecrets(launch: LaunchSpec): string[] {
   const found =
     launch.kind === "stdio"
-      ? [...secretEnvValues(launch.env), ...commandLineSecrets([launch.command, ...launch.args])]
+      ? stdioServerSecrets(launch.command, launch.args, launch.env)
       : [...headerSecretValues(launch.headers), ...urlCredentialValues(launch.url)];
   return [...new Set(found)].filter((v) => v !== "" && v !== "EMPTY");
 }
