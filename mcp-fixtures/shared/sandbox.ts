@@ -10,11 +10,16 @@
  *   no worker threads, no native addons. It does NOT restrict the network on Node 20;
  * - `--disallow-code-generation-from-strings` (eval / new Function throw in every realm);
  * - memory: a V8 heap cap (`--max-old-space-size`) and, on Linux, an address-space cap
- *   (`ulimit -v`) that also bounds ArrayBuffers and other off-heap allocations.
+ *   (`ulimit -v`) that also bounds ArrayBuffers and other off-heap allocations;
+ * - on Linux where unprivileged user namespaces are allowed, new user, network, PID and IPC
+ *   namespaces (`unshare`): no network interface but a loopback that is down, and no process
+ *   outside the sandbox can be seen or signalled. This is what blocks the network on Node 20.
  *
  * Reference: https://nodejs.org/api/permissions.html (process-based permissions).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 
 export interface SandboxOptions {
   /** Absolute path of the script to run (it is added to the readable paths). */
@@ -72,14 +77,49 @@ export function sandboxNodeFlags(opts: Pick<SandboxOptions, "script" | "readPath
   ];
 }
 
+const NAMESPACE_FLAGS = ["--user", "--net", "--pid", "--ipc", "--fork", "--kill-child"];
+
+export type NamespaceSupport = { available: true; unshare: string } | { available: false; reason: string };
+
+let namespaceSupport: NamespaceSupport | undefined;
+
+/** Whether this machine lets an unprivileged process make the sandbox's namespaces (probed once). */
+export function sandboxNamespaces(): NamespaceSupport {
+  if (namespaceSupport) return namespaceSupport;
+  if (process.platform !== "linux") return (namespaceSupport = { available: false, reason: `not Linux (${process.platform})` });
+  if (process.env.SANDBOX_NAMESPACES === "off") return (namespaceSupport = { available: false, reason: "turned off by SANDBOX_NAMESPACES=off" });
+  const unshare = ["/usr/bin/unshare", "/bin/unshare"].find((p) => fs.existsSync(p));
+  if (!unshare) return (namespaceSupport = { available: false, reason: "no unshare binary (util-linux)" });
+  const probe = spawnSync(unshare, [...NAMESPACE_FLAGS, "/bin/sh", "-c", "exit 0"], { env: {}, timeout: 10_000, encoding: "utf8" });
+  namespaceSupport =
+    probe.status === 0
+      ? { available: true, unshare }
+      : { available: false, reason: `unshare refused: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim().split("\n")[0]}` };
+  return namespaceSupport;
+}
+
+let warnedWithoutNamespaces = false;
+
+function signalName(n: number): NodeJS.Signals | undefined {
+  return (Object.entries(os.constants.signals) as [NodeJS.Signals, number][]).find(([, v]) => v === n)?.[0];
+}
+
 export function runSandboxed(opts: SandboxOptions): Promise<SandboxOutcome> {
   const nodeArgs = [...sandboxNodeFlags(opts), opts.script, ...(opts.args ?? [])];
   const vmemMb = opts.vmemMb ?? 1024;
   const useUlimit = process.platform === "linux" && vmemMb > 0;
+  const ns = sandboxNamespaces();
+  if (!ns.available && !warnedWithoutNamespaces) {
+    warnedWithoutNamespaces = true;
+    // stderr is the server's log (stdout carries MCP): said once, on the first sandboxed run
+    process.stderr.write(`[sandbox] running without namespaces (${ns.reason}): the network is not blocked at the OS level\n`);
+  }
+  // In a new PID namespace the first process is its init, which the kernel spares signals it has
+  // no handler for (a V8 abort among them): a shell is that init and Node its child, whose status
+  // it passes on (128 + signal). When the timer kills unshare, --kill-child takes the namespace down.
+  const inner = ns.available ? [ns.unshare, ...NAMESPACE_FLAGS, "/bin/sh", "-c", '"$@"', "sh", process.execPath, ...nodeArgs] : [process.execPath, ...nodeArgs];
   // `ulimit -v` must be set in the child before exec, so on Linux we go through /bin/sh.
-  const [command, args] = useUlimit
-    ? ["/bin/sh", ["-c", `ulimit -v ${vmemMb * 1024} && exec "$0" "$@"`, process.execPath, ...nodeArgs]]
-    : [process.execPath, nodeArgs];
+  const [command, args] = useUlimit ? ["/bin/sh", ["-c", `ulimit -v ${vmemMb * 1024} && exec "$0" "$@"`, ...inner]] : [inner[0], inner.slice(1)];
   const maxOut = opts.maxOutputBytes ?? 1024 * 1024;
 
   return new Promise((resolve) => {
@@ -109,8 +149,11 @@ export function runSandboxed(opts: SandboxOptions): Promise<SandboxOutcome> {
     });
     child.stdin.on("error", () => undefined); // the child may exit before reading its input
     child.stdin.end(opts.input ?? "");
-    const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+    const finish = (exitCode: number | null, exitSignal: NodeJS.Signals | null): void => {
       clearTimeout(timer);
+      // the namespace's init shell reports Node's death by a signal as 128 + its number
+      const bySignal = ns.available && exitCode !== null && exitCode > 128 ? signalName(exitCode - 128) : undefined;
+      const [code, signal] = bySignal ? [null, bySignal] : [exitCode, exitSignal];
       const stderr = Buffer.concat(err).toString("utf8");
       const outOfMemory =
         !timedOut &&
