@@ -13,9 +13,17 @@ import { isAzureEndpoint, listsModel } from "../mcp/openai-base-url.js";
 import { redactUrlCredentials } from "../mcp/url-credentials.js";
 import { JudgeClientSchema, makeJudgeClient, scrub, type JudgeConfig } from "./judge.js";
 
-/** Throws a usage error naming the flag; returns a warning line when the endpoint could not tell. */
-export async function checkJudge(judge: JudgeConfig, keyEnv?: string): Promise<string | undefined> {
-  const where = redactUrlCredentials(judge.baseURL);
+/** Where the user set the judge, for the messages: the flags, or a config file's fields. */
+export interface JudgeSettingNames {
+  model: string;
+  baseUrl: string;
+}
+
+const FLAG_NAMES: JudgeSettingNames = { model: "--judge-model", baseUrl: "--judge-base-url" };
+
+/** Throws a usage error naming the setting; returns a warning line when the endpoint could not tell. */
+export async function checkJudge(judge: JudgeConfig, keyEnv?: string, names: JudgeSettingNames = FLAG_NAMES): Promise<string | undefined> {
+  const where = `${names.baseUrl} ${redactUrlCredentials(judge.baseURL)}`;
   const client = makeJudgeClient({ ...judge, timeoutMs: 15_000 });
   const served: string[] = [];
   let listFailed: string | undefined;
@@ -31,7 +39,7 @@ export async function checkJudge(judge: JudgeConfig, keyEnv?: string): Promise<s
   if (served.length > 0) {
     if (!listsModel(served, judge.model)) {
       const near = closestName(judge.model, served);
-      throw new TrainMcpError("ConfigInvalid", `--judge-model ${judge.model}: ${where} does not serve it${near ? ` (did you mean ${near}?)` : ""} (it serves ${served.slice(0, 10).join(", ")}${served.length > 10 ? ", …" : ""})`);
+      throw new TrainMcpError("ConfigInvalid", `${names.model} ${judge.model}: ${where} does not serve it${near ? ` (did you mean ${near}?)` : ""} (it serves ${served.slice(0, 10).join(", ")}${served.length > 10 ? ", …" : ""})`);
     }
     return undefined;
   }
@@ -44,10 +52,10 @@ export async function checkJudge(judge: JudgeConfig, keyEnv?: string): Promise<s
     refuseUnreachable(e, where, keyEnv);
     const reason = scrub(e instanceof OpenAI.APIConnectionTimeoutError ? "it timed out" : (e as Error).message, judge.apiKey);
     // rate-limited: the endpoint and model are there, and judgements retry on 429
-    if (e instanceof OpenAI.APIError && e.status === 429) return `warning: --judge-base-url ${where}: ${why}, and a test completion with ${judge.model} was rate-limited (${reason}); using it unchecked`;
+    if (e instanceof OpenAI.APIError && e.status === 429) return `warning: ${where}: ${why}, and a test completion with ${judge.model} was rate-limited (${reason}); using it unchecked`;
     throw new TrainMcpError(
       "ConfigInvalid",
-      `--judge-model ${judge.model} at --judge-base-url ${where}: ${why}, and a one-token chat completion with it failed too (${reason}), so every judgement would fail: check the URL (most servers' end in /v1) and the model's name`,
+      `${names.model} ${judge.model} at ${where}: ${why}, and a one-token chat completion with it failed too (${reason}), so every judgement would fail: check the URL (most servers' end in /v1) and the model's name`,
     );
   }
 }
@@ -55,7 +63,7 @@ export async function checkJudge(judge: JudgeConfig, keyEnv?: string): Promise<s
 /** A judge that cannot be reached or refuses the key fails the same whatever was asked. */
 function refuseUnreachable(e: unknown, where: string, keyEnv: string | undefined): void {
   if (e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIConnectionTimeoutError))
-    throw new TrainMcpError("ConfigInvalid", `--judge-base-url ${where}: cannot connect (${rootCause(e)}); is the judge's server running?`);
+    throw new TrainMcpError("ConfigInvalid", `${where}: cannot connect (${rootCause(e)}); is the judge's server running?`);
   if (e instanceof OpenAI.APIError && (e.status === 401 || e.status === 403))
-    throw new TrainMcpError("ConfigInvalid", `--judge-base-url ${where} refused the key (HTTP ${e.status})${keyEnv ? `: set $${keyEnv} to the judge's key` : ""}`);
+    throw new TrainMcpError("ConfigInvalid", `${where} refused the key (HTTP ${e.status})${keyEnv ? `: set $${keyEnv} to the judge's key` : ""}`);
 }

@@ -13,7 +13,7 @@ import { isResourceTool, LIST_RESOURCES, READ_RESOURCE } from "../mcp/resource-t
 import type { SamplingEndpoint } from "../mcp/sampling.js";
 import { defaultServerLogSize, keepServerLog } from "../mcp/server-log.js";
 import { resumeChanges } from "./resume-changes.js";
-import { checkJudge } from "../rewards/judge-check.js";
+import { checkJudge, type JudgeSettingNames } from "../rewards/judge-check.js";
 import { Rng } from "../policy/sampling.js";
 import { rewardMetrics, type ScoredGroup } from "../rewards/combine.js";
 import { rewardsFromConfig } from "../rewards/defaults.js";
@@ -58,6 +58,8 @@ export interface TrainOptions {
   /** continue the run in config.out from its newest checkpoint */
   resume?: boolean;
   judgeApiKey?: string;
+  /** where the judge was set, for its errors (default: the --judge-model / --judge-base-url flags) */
+  judgeSettingNames?: JudgeSettingNames;
   policyApiKey?: string;
   /** key of the endpoint answering servers' sampling requests (config.server_sampling) */
   samplingApiKey?: string;
@@ -224,7 +226,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     if (cfg.rewards.judge && cfg.max_steps > 0) {
       // a wrong judge URL, key or model would leave every group to the other rewards, silently
       const { apiKeyEnv, ...judge } = cfg.rewards.judge;
-      const warning = await checkJudge({ ...judge, apiKey: o.judgeApiKey }, apiKeyEnv);
+      const warning = await checkJudge({ ...judge, apiKey: o.judgeApiKey }, apiKeyEnv, o.judgeSettingNames);
       if (warning) log(warning);
     }
     runDir = RunDir.create(dir, { resume: o.resume });

@@ -403,6 +403,23 @@ describe("faults and bad input", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("names a judge set in a config file by its fields there, not by flags the user never gave", async () => {
+    const gone = await startChatServer(() => ({ content: "{}" }));
+    await gone.close();
+    const config = path.join(tempDir("judge-cfg"), "train.json");
+    fs.writeFileSync(config, JSON.stringify({ rewards: { judge: { baseURL: gone.url, model: "j" } } }));
+    const out = path.join(tempDir("judge-gone"), "run");
+    const r = await cli([...tinyRun(model, scenarios, out, 1), "--config", config]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/: cannot connect/);
+    expect(r.stderr.startsWith(`train-mcp: ${config}: rewards.judge.baseURL ${gone.url}: cannot connect`)).toBe(true);
+    expect(r.stderr).not.toContain("--judge-base-url");
+    // the same judge from the flags is named by the flag
+    const f = await cli([...tinyRun(model, scenarios, out, 1), "--judge-model", "j", "--judge-base-url", gone.url]);
+    expect(f.code).toBe(2);
+    expect(f.stderr).toMatch(/^train-mcp: --judge-base-url http:\/\/127\.0\.0\.1:\d+\/v1: cannot connect/);
+  });
+
   describe("with a judge that only errors", () => {
     let judge: ChatServer;
     beforeAll(async () => {

@@ -355,6 +355,8 @@ async function runTraining(f: TrainFlags, preset: Record<string, unknown> = {}):
       config,
       resume: !!f.resume,
       judgeApiKey: judgeKey,
+      // a judge from --config or a resumed run's config.json (not the flags) is named by its fields there
+      ...(config.rewards.judge && !f.judgeModel && (f.config || f.resume) ? { judgeSettingNames: { model: `${configName}: rewards.judge.model`, baseUrl: `${configName}: rewards.judge.baseURL` } } : {}),
       // only a key named for it: $OPENAI_API_KEY is the judge's, and a policy server may be anyone's
       policyApiKey: config.policy_api_key_env ? process.env[config.policy_api_key_env] : undefined,
       samplingApiKey: config.server_sampling ? process.env[config.server_sampling.api_key_env] : undefined,
