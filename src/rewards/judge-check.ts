@@ -23,7 +23,8 @@ const FLAG_NAMES: JudgeSettingNames = { model: "--judge-model", baseUrl: "--judg
 
 /** Throws a usage error naming the setting; returns a warning line when the endpoint could not tell. */
 export async function checkJudge(judge: JudgeConfig, keyEnv?: string, names: JudgeSettingNames = FLAG_NAMES): Promise<string | undefined> {
-  const where = `${names.baseUrl} ${redactUrlCredentials(judge.baseURL)}`;
+  const url = redactUrlCredentials(judge.baseURL);
+  const where = `${names.baseUrl} ${url}`;
   const client = makeJudgeClient({ ...judge, timeoutMs: 15_000 });
   const served: string[] = [];
   let listFailed: string | undefined;
@@ -39,7 +40,7 @@ export async function checkJudge(judge: JudgeConfig, keyEnv?: string, names: Jud
   if (served.length > 0) {
     if (!listsModel(served, judge.model)) {
       const near = closestName(judge.model, served);
-      throw new TrainMcpError("ConfigInvalid", `${names.model} ${judge.model}: ${where} does not serve it${near ? ` (did you mean ${near}?)` : ""} (it serves ${served.slice(0, 10).join(", ")}${served.length > 10 ? ", …" : ""})`);
+      throw new TrainMcpError("ConfigInvalid", `${names.model} ${judge.model}: ${url} does not serve it${near ? ` (did you mean ${near}?)` : ""} (it serves ${served.slice(0, 10).join(", ")}${served.length > 10 ? ", …" : ""})`);
     }
     return undefined;
   }
