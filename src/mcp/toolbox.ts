@@ -83,6 +83,10 @@ export class McpToolbox implements Toolbox {
 
   readonly secrets: readonly string[];
 
+  get serverName(): string | undefined {
+    return this.conn.client.getServerVersion()?.name;
+  }
+
   /** Starts one server instance (with its own working copy if templateDir is set). */
   static async start(launch: LaunchSpec, options: ResolvedOptions, shared?: Shared, semaphore?: Semaphore): Promise<McpToolbox> {
     let workDir: string | undefined;

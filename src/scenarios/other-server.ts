@@ -5,9 +5,13 @@
 import { redactTargetCredentials, sameTarget } from "../mcp/target.js";
 import type { Scenario } from "./schema.js";
 
-/** The warning for `scenarios` whose `server` is not `target` (null when none), ending "… and are <done> <target>". */
-export function otherServerWarning(scenarios: readonly Scenario[], target: string, done: string): string | null {
-  const elsewhere = scenarios.filter((s) => s.server && !sameTarget(s.server, target));
+/**
+ * The warning for `scenarios` whose `server` is not `target` (null when none), ending "… and are
+ * <done> <target>". A bundled fixture's scenarios (`fixture:calculator`) also match that fixture
+ * served over HTTP: a server whose `serverName` (what it called itself) is the fixture's name.
+ */
+export function otherServerWarning(scenarios: readonly Scenario[], target: string, done: string, serverName?: string): string | null {
+  const elsewhere = scenarios.filter((s) => s.server && !sameTarget(s.server, target) && !(serverName && s.server === `fixture:${serverName}`));
   if (elsewhere.length === 0) return null;
   const named = [...new Set(elsewhere.map((s) => redactTargetCredentials(s.server!)))];
   return (

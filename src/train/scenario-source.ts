@@ -112,7 +112,7 @@ export async function loadScenarios(
   }
   if (servers.entries.length === 1) {
     // one server plays every scenario; ones written for another server are likely a mistake
-    const warning = otherServerWarning(playable, servers.entries[0].target, "played on");
+    const warning = otherServerWarning(playable, servers.entries[0].target, "played on", servers.entries[0].toolbox.serverName);
     if (warning) o.log(warning);
   }
   checkAgainstTools(playable, origin, servers);

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/main.js";
+import { startFixtureHttp } from "../../src/mcp/fixtures.js";
 import { readScenarioFile } from "../../src/scenarios/io.js";
 import { stdioTarget } from "../servers/launch.js";
 
@@ -242,6 +243,25 @@ describe("train-mcp scenarios", () => {
     expect(r.err).toMatch(/:4: e-none: reference call 1 calculate answered without the error expected: 10/);
     expect(r.err).toMatch(/note: .*:5: sum: no replayed result states numeric 17: checked on the derived reference answer only/);
     expect(r.out).toContain("5 scenarios: 2 ok, 3 failing (3 replay, 0 tool mismatch); 5 reference solutions replayed (1 derived, checked on the reference answer only)\n");
+  });
+
+  it("check takes a bundled fixture's scenarios as its own when that fixture is served over HTTP", async () => {
+    // fixture:calculator's scenarios, on the calculator started by hand with --http: the same server
+    const file = join(dir, "calc-over-http.jsonl");
+    const lines = readFileSync(join(process.cwd(), "scenarios", "calculator.jsonl"), "utf8").split("\n").slice(0, 3);
+    writeFileSync(file, lines.join("\n") + "\n");
+    const calc = await startFixtureHttp("calculator");
+    const knowledge = await startFixtureHttp("knowledge");
+    try {
+      const same = await run(["scenarios", "check", file, "--server", calc.url]);
+      expect(same.code, same.err).toBe(0);
+      expect(same.err).not.toContain("name another server");
+      // another fixture over HTTP is still another server
+      const other = await run(["scenarios", "check", file, "--server", knowledge.url]);
+      expect(other.err).toContain(`warning: 3 of 3 scenarios name another server (fixture:calculator) and are checked against ${knowledge.url}`);
+    } finally {
+      await Promise.all([calc.close(), knowledge.close()]);
+    }
   });
 
   it("check --server --fresh replays every scenario on its own instance (for a tool that reads but keeps state)", async () => {

@@ -260,9 +260,9 @@ export function register(program: Command): void {
         return;
       }
       const { target, options } = connectArgs({ ...flags, server: flags.server });
-      const otherServer = otherServerWarning(list, target, "checked against");
-      if (otherServer) process.stderr.write(`${otherServer}\n`);
       const toolbox = await connect(target, options);
+      const otherServer = otherServerWarning(list, target, "checked against", toolbox.serverName);
+      if (otherServer) process.stderr.write(`${otherServer}\n`);
       const bar = progressBar("replay");
       let failed = 0;
       let unconfirmed = 0;
