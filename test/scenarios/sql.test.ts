@@ -158,6 +158,16 @@ describe("SQL recipes", () => {
     }
   });
 
+  it("a query tool declared as @modelcontextprotocol/server-postgres 0.6.2 declares it: `sql` not marked required, no annotations, counts as strings", async () => {
+    const pg = await connect(stdioTarget("sqlite", "--query-only", "--information-schema", "--optional-sql", "--pg-numbers"), { timeoutMs: 20_000 });
+    try {
+      expect(pg.tools[0].inputSchema.required).toBeUndefined();
+      await expectSqlScenarios(pg, 6);
+    } finally {
+      await pg.close();
+    }
+  });
+
   describe("on a shop database with keys, names and emails beside categories and quantities", () => {
     let dir: string;
     let file: string;

@@ -10,6 +10,11 @@
  *                             sqlite_master (a query naming it fails as on another database)
  *   ... --db FILE             a database file of the test's (opened read-only) instead of the
  *                             seeded tables: a larger one, that the test can query directly
+ *   ... --optional-sql        `query` declared as @modelcontextprotocol/server-postgres 0.6.2
+ *                             declares it: `sql` not marked required, no annotations
+ *   ... --pg-numbers          numbers answered as node-postgres answers them: a bigint or numeric
+ *                             (a column declared so, or a computed one: COUNT, SUM, AVG) as a
+ *                             string, with a numeric's declared scale ("22.70")
  */
 import Database from "better-sqlite3";
 import { z } from "zod";
@@ -37,6 +42,17 @@ if (infoSchema) {
   `);
 }
 
+const pgNumbers = process.argv.includes("--pg-numbers");
+/** A cell as node-postgres gives it, by the result column's declared type (none for an expression). */
+function pgCell(v: unknown, declared: string | null): unknown {
+  if (typeof v !== "number") return v;
+  const type = (declared ?? "NUMERIC").toUpperCase();
+  if (/BIGINT|INT8/.test(type)) return String(v);
+  const scale = /^(?:NUMERIC|DECIMAL)\s*\(\s*\d+\s*,\s*(\d+)\s*\)/.exec(type);
+  if (scale) return v.toFixed(Number(scale[1]));
+  return /^(NUMERIC|DECIMAL)/.test(type) ? String(v) : v;
+}
+
 const json = (v: unknown) => ({ content: [{ type: "text" as const, text: JSON.stringify(v, null, 2) }] });
 const fail = (message: string) => ({ content: [{ type: "text" as const, text: message }], isError: true });
 const ro = { readOnlyHint: true } as const;
@@ -51,14 +67,19 @@ if (!process.argv.includes("--query-only")) {
     return cols.length ? json(cols) : fail(`no table ${table}`);
   });
 }
-server.registerTool("query", { description: "Run one read-only SQL SELECT query and return its rows.", inputSchema: { sql: z.string() }, annotations: ro }, ({ sql }) => {
+const runQuery = ({ sql }: { sql?: string }) => {
   try {
+    if (sql === undefined) return fail("Client was passed a null or undefined query");
     if (infoSchema && /sqlite_master|pragma/i.test(sql)) return fail("SQL error: relation does not exist");
     const stmt = db.prepare(sql);
     if (!stmt.readonly) return fail("only read-only queries are allowed");
-    return json(stmt.all());
+    if (!pgNumbers) return json(stmt.all());
+    const columns = stmt.columns();
+    return json((stmt.raw(true).all() as unknown[][]).map((row) => Object.fromEntries(columns.map((c, i) => [c.name, pgCell(row[i], c.type)]))));
   } catch (e) {
     return fail(`SQL error: ${(e as Error).message}`);
   }
-});
+};
+if (process.argv.includes("--optional-sql")) server.registerTool("query", { description: "Run a read-only SQL query", inputSchema: { sql: z.string().optional() } }, runQuery);
+else server.registerTool("query", { description: "Run one read-only SQL SELECT query and return its rows.", inputSchema: { sql: z.string() }, annotations: ro }, runQuery);
 await server.connect(new StdioServerTransport());

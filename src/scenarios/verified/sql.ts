@@ -57,11 +57,11 @@ const SAMPLE_ROWS = 20;
 export function sqlRecipes(tools: readonly ToolSpec[]): Recipe[] {
   const readOnly = tools.filter((t) => isReadOnlyTool(t) && !isResourceTool(t));
   const sql = readOnly
-    .map((t) => ({ t, required: (t.inputSchema.required as string[] | undefined) ?? [] }))
-    .find(({ t, required }) => required.length === 1 && SQL_ARG.test(required[0]) && /\bsql\b|select/i.test(`${t.name} ${t.description ?? ""}`));
+    .map((t) => ({ t, arg: sqlArgument(t) }))
+    .find(({ t, arg }) => arg !== undefined && /\bsql\b|select/i.test(`${t.name} ${t.description ?? ""}`));
   const tables = readOnly.find((t) => /tables/i.test(t.name) && ((t.inputSchema.required as string[] | undefined) ?? []).length === 0);
-  if (!sql) return [];
-  const s: SqlTools = { sql: sql.t, arg: sql.required[0], tables };
+  if (!sql?.arg) return [];
+  const s: SqlTools = { sql: sql.t, arg: sql.arg, tables };
   return (Object.keys(WEIGHTS) as SqlKind[]).map((kind) => ({
     id: `generic.sql.${kind}`,
     tools: [s.sql.name, ...(s.tables ? [s.tables.name] : [])],
@@ -69,6 +69,16 @@ export function sqlRecipes(tools: readonly ToolSpec[]): Recipe[] {
     weight: WEIGHTS[kind],
     build: (ctx) => build(ctx, s, kind),
   }));
+}
+
+/**
+ * The argument a tool takes its SQL in: its one required argument, or its one argument where it
+ * marks none required (@modelcontextprotocol/server-postgres 0.6.2 declares `sql` without `required`).
+ */
+function sqlArgument(t: ToolSpec): string | undefined {
+  const required = (t.inputSchema.required as string[] | undefined) ?? [];
+  const args = required.length > 0 ? required : Object.keys((t.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
+  return args.length === 1 && SQL_ARG.test(args[0]) ? args[0] : undefined;
 }
 
 async function build(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Promise<Draft | undefined> {
