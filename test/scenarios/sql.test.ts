@@ -18,7 +18,7 @@ import { replayScenario } from "../../src/scenarios/replay.js";
 import type { AnswerCheck, Scenario } from "../../src/scenarios/schema.js";
 import { constantAnswerNote, generateVerified } from "../../src/scenarios/verified/generate.js";
 import { rowsOf, tableNames } from "../../src/scenarios/verified/sql.js";
-import { categoricalColumns, labelColumns, profileColumns, quantityColumns } from "../../src/scenarios/verified/sql-table.js";
+import { categoricalColumns, labelColumns, profileColumns, quantityColumns, readValueCounts, withNumbers } from "../../src/scenarios/verified/sql-table.js";
 import { writeShopDatabase } from "../helpers/shop-database.js";
 import { stdioTarget } from "../servers/launch.js";
 
@@ -168,7 +168,12 @@ describe("SQL recipes", () => {
     }
   });
 
-  describe("on a shop database with keys, names and emails beside categories and quantities", () => {
+  // as SQLite stores them, and as a Postgres schema declares them and node-postgres answers them
+  // (NUMERIC prices and totals, a BIGINT key, COUNT and SUM: all as strings)
+  describe.each([
+    { types: "SQLite's", postgresTypes: false, flags: [] as string[] },
+    { types: "Postgres'", postgresTypes: true, flags: ["--pg-numbers"] },
+  ])("on a shop database with keys, names and emails beside categories and quantities, $types types", ({ postgresTypes, flags }) => {
     let dir: string;
     let file: string;
     let db: Database.Database;
@@ -177,9 +182,9 @@ describe("SQL recipes", () => {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "sql-recipes-"));
       file = join(dir, "shop.db");
-      writeShopDatabase(file);
+      writeShopDatabase(file, { postgresTypes });
       db = new Database(file, { readonly: true });
-      const box = await connect(stdioTarget("sqlite", "--db", file), { timeoutMs: 20_000 });
+      const box = await connect(stdioTarget("sqlite", "--db", file, ...flags), { timeoutMs: 20_000 });
       try {
         ({ scenarios } = await generateVerified(box, { n: 40, seed: 5 }));
       } finally {
@@ -225,6 +230,17 @@ describe("SQL recipes", () => {
       }
     });
 
+    it("prices and totals are quantities, even as strings: summed and compared, never counted by, a key, a name, nor quoted as text", () => {
+      expect(sql.some((s) => /(SUM|AVG|MAX|MIN)\((price|total)\)/.test(queryOf(s)))).toBe(true);
+      for (const s of sql) {
+        // "count the orders whose total is "323.97"", "the row whose price is "67.86"", "id "1019""
+        expect(queryOf(s), s.task).not.toMatch(/ WHERE (price|total) = [^(]|'\d+(\.\d+)?'/);
+        expect(s.task).not.toMatch(/"\d+(\.\d+)?"/);
+        // "the price of the row with the largest stock": a row is named by a name or an email
+        if (kindOf(s) === "template:generic.sql.top") expect(queryOf(s)).toMatch(/^SELECT (name|email) FROM/);
+      }
+    });
+
     it("an average is asked to two decimals, and either rounding of a half cent passes", () => {
       const averages = sql.filter((s) => queryOf(s).includes("AVG("));
       expect(averages.length).toBeGreaterThan(0);
@@ -235,7 +251,7 @@ describe("SQL recipes", () => {
     });
 
     it("every task replays on a fresh server instance", async () => {
-      const fresh = await connect(stdioTarget("sqlite", "--db", file), { timeoutMs: 20_000 });
+      const fresh = await connect(stdioTarget("sqlite", "--db", file, ...flags), { timeoutMs: 20_000 });
       try {
         for (const s of scenarios) expect((await replayScenario(fresh, s)).pass, s.task).toBe(true);
       } finally {
@@ -265,5 +281,10 @@ describe("SQL recipes", () => {
     expect(tableNames(text("- users\n- posts"))).toEqual(["users", "posts"]);
     expect(rowsOf(text('{"rows": [{"n": 4}]}'))).toEqual([{ n: 4 }]);
     expect(rowsOf(text("4 rows"))).toBeUndefined();
+    // node-postgres' bigint and numeric: a column of numbers as strings holds numbers, not names
+    const pg = [{ id: "1019", total: "22.70", code: "x7" }, { id: "1020", total: null, code: "7" }];
+    expect(withNumbers(pg)).toEqual([{ id: 1019, total: 22.7, code: "x7" }, { id: 1020, total: null, code: "7" }]);
+    expect(readValueCounts([{ v: "4", n: "3" }], true)).toEqual([{ value: 4, n: 3 }]);
+    expect(readValueCounts([{ v: "4", n: "3" }])).toEqual([{ value: "4", n: 3 }]);
   });
 });

@@ -61,6 +61,19 @@ function profileColumn(name: string, raw: readonly unknown[]): ColumnProfile {
 }
 
 /**
+ * The sample with every column whose values all read as numbers holding numbers: Postgres sends
+ * bigint and numeric as text ("1019", "22.70"), and those are keys and quantities, not names to
+ * look a row up by or text to count rows by.
+ */
+export function withNumbers(sample: readonly Row[]): Row[] {
+  const absent = (v: unknown) => v === null || v === undefined;
+  const columns = Object.keys(sample[0] ?? {}).filter(
+    (c) => sample.some((r) => typeof r[c] === "string") && sample.every((r) => absent(r[c]) || asNumber(r[c]) !== undefined),
+  );
+  return sample.map((r) => ({ ...r, ...Object.fromEntries(columns.map((c) => [c, absent(r[c]) ? r[c] : asNumber(r[c])])) }));
+}
+
+/**
  * Columns to count rows by: values that repeat (a status, a city), never a key. Text ones are
  * preferred; whole numbers that repeat (a quantity, a rating) only where no text column does.
  */
@@ -97,11 +110,15 @@ export function valueCountsQuery(table: string, column: string): string {
   return `SELECT ${column} AS v, COUNT(*) AS n FROM ${table} GROUP BY ${column} ORDER BY n DESC LIMIT 100`;
 }
 
-/** Value counts from the GROUP BY query's rows (a count may come as a string: Postgres' bigint). */
-export function readValueCounts(rows: readonly Row[] | undefined): Array<{ value: SqlValue; n: number }> {
+/**
+ * Value counts from the GROUP BY query's rows (a count may come as a string: Postgres' bigint),
+ * a numeric column's values as numbers (as `withNumbers` reads its sample).
+ */
+export function readValueCounts(rows: readonly Row[] | undefined, numeric = false): Array<{ value: SqlValue; n: number }> {
   return (rows ?? []).flatMap((r) => {
     const n = asNumber(r.n);
-    return isQuotable(r.v) && typeof n === "number" ? [{ value: r.v, n }] : [];
+    const value = numeric ? asNumber(r.v) : r.v;
+    return isQuotable(value) && typeof n === "number" ? [{ value, n }] : [];
   });
 }
 

@@ -26,7 +26,7 @@ import type { AnswerCheck } from "../schema.js";
 import { isReadOnlyTool } from "./generic.js";
 import { answerSentence, containsCheck, isUseful, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { ASKERS, type SqlKind, type SqlQuestion } from "./sql-questions.js";
-import { IDENT, oneValue, profileColumns, readValueCounts, rowsOf, valueCountsQuery, type Row, type SqlValue, type TableView } from "./sql-table.js";
+import { IDENT, oneValue, profileColumns, readValueCounts, rowsOf, valueCountsQuery, withNumbers, type Row, type SqlValue, type TableView } from "./sql-table.js";
 
 export { rowsOf } from "./sql-table.js";
 
@@ -106,13 +106,16 @@ async function askSomeTable(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Pro
 
 /** A table's first rows and its columns' profiles; value counts on demand, by probe. */
 async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promise<TableView | undefined> {
-  const sample = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${table} LIMIT ${SAMPLE_ROWS}` }));
-  if (!sample || sample.length === 0) return undefined;
+  const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${table} LIMIT ${SAMPLE_ROWS}` }));
+  if (!rows || rows.length === 0) return undefined;
+  const sample = withNumbers(rows);
+  const columns = profileColumns(sample);
+  const numeric = new Set(columns.filter((c) => c.numeric).map((c) => c.name));
   return {
     table,
     sample,
-    columns: profileColumns(sample),
-    valueCounts: async (column) => readValueCounts(rowsOf(await ctx.probe(s.sql.name, { [s.arg]: valueCountsQuery(table, column) }))),
+    columns,
+    valueCounts: async (column) => readValueCounts(rowsOf(await ctx.probe(s.sql.name, { [s.arg]: valueCountsQuery(table, column) })), numeric.has(column)),
   };
 }
 
