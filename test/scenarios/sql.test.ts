@@ -148,11 +148,16 @@ describe("SQL recipes", () => {
     }
   });
 
-  it("a server with only a query tool and no sqlite_master: the tables are listed from information_schema", async () => {
+  it("a server with only a query tool and no sqlite_master: the tables are listed from information_schema, of the current schema", async () => {
     const pg = await connect(stdioTarget("sqlite", "--query-only", "--information-schema"), { timeoutMs: 20_000 });
+    const queries: string[] = [];
+    const call = pg.call.bind(pg);
+    pg.call = (name, args, options) => (queries.push(String((args as { sql?: string }).sql)), call(name, args, options));
     try {
       expect((await pg.call("query", { sql: "SELECT name FROM sqlite_master" })).isError).toBe(true);
       await expectSqlScenarios(pg, 6);
+      // auth.users, storage.objects…: off the search path, `SELECT * FROM users` cannot read them
+      expect(queries.filter((q) => /\b(users|sessions|identities|buckets|objects|migrations)\b/.test(q))).toEqual([]);
     } finally {
       await pg.close();
     }

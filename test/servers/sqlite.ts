@@ -7,7 +7,9 @@
  *   node --import tsx test/servers/sqlite.ts --query-only  only `query`, as the reference Postgres
  *                                                          server has (tables learned through it)
  *   ... --information-schema  a catalog as Postgres has: information_schema.tables, and no
- *                             sqlite_master (a query naming it fails as on another database)
+ *                             sqlite_master (a query naming it fails as on another database);
+ *                             current_schema(), and tables of schemas off the search path, as
+ *                             Supabase's auth and storage (which no unqualified name reaches)
  *   ... --db FILE             a database file of the test's (opened read-only) instead of the
  *                             seeded tables: a larger one, that the test can query directly
  *   ... --optional-sql        `query` declared as @modelcontextprotocol/server-postgres 0.6.2
@@ -38,8 +40,10 @@ if (infoSchema) {
     ATTACH ':memory:' AS information_schema;
     CREATE TABLE information_schema.tables (table_schema TEXT, table_name TEXT);
     INSERT INTO information_schema.tables SELECT 'public', name FROM main.sqlite_master WHERE type = 'table';
-    INSERT INTO information_schema.tables VALUES ('pg_catalog', 'pg_class');
+    INSERT INTO information_schema.tables VALUES ('pg_catalog', 'pg_class'), ('auth', 'users'), ('auth', 'sessions'), ('auth', 'identities'),
+      ('storage', 'buckets'), ('storage', 'objects'), ('storage', 'migrations');
   `);
+  db.function("current_schema", () => "public");
 }
 
 const pgNumbers = process.argv.includes("--pg-numbers");

@@ -3,8 +3,9 @@
  * a generic single-call recipe cannot write a query, so these learn the tables from the
  * server's table-listing tool, or, for a server that has only the query tool (the reference
  * Postgres server), from the catalog through that tool (SQLite's sqlite_master, then the
- * standard information_schema), and the columns from a few rows of each (looked at, not part of
- * the solution; sql-table.ts tells keys and names from categories and quantities), then ask
+ * standard information_schema, of Postgres' current schema first), and the columns from a few
+ * rows of each (looked at, not part of the solution; sql-table.ts tells keys and names from
+ * categories and quantities), then ask
  * questions whose solution is one query the solver writes itself (sql-questions.ts):
  *
  * - count: how many rows a table has;
@@ -41,9 +42,14 @@ interface SqlTools {
   catalog?: string;
 }
 
-/** Catalog queries for the table names, tried in order: SQLite, then the SQL standard's (Postgres, MySQL, SQL Server). */
+/**
+ * Catalog queries for the table names, tried in order: SQLite; Postgres' current schema (Supabase
+ * keeps a score of tables in auth and storage, that no unqualified name reaches); then the SQL
+ * standard's (MySQL, SQL Server, and Postgres where the current schema has none).
+ */
 const CATALOG_QUERIES = [
   "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+  "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()",
   "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema', 'mysql', 'performance_schema', 'sys')",
 ];
 
