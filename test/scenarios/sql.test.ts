@@ -173,6 +173,42 @@ describe("SQL recipes", () => {
     }
   });
 
+  it("mixed-case names (Prisma's \"User\", \"loginCount\") quoted where the database folds unquoted names to lower case", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sql-recipes-"));
+    const file = join(dir, "prisma.db");
+    const db = new Database(file);
+    db.exec(`
+      CREATE TABLE "User" (id INTEGER PRIMARY KEY, email TEXT, name TEXT, role TEXT, "loginCount" INTEGER);
+      CREATE TABLE "Post" (id INTEGER PRIMARY KEY, title TEXT, category TEXT, "viewCount" INTEGER, "authorId" INTEGER);
+    `);
+    const addUser = db.prepare(`INSERT INTO "User" VALUES (?, ?, ?, ?, ?)`);
+    for (let i = 1; i <= 12; i++) addUser.run(i, `user${i}@example.com`, `User ${String.fromCharCode(64 + i)}`, ["USER", "USER", "ADMIN"][i % 3], (i * 37) % 101);
+    const addPost = db.prepare(`INSERT INTO "Post" VALUES (?, ?, ?, ?, ?)`);
+    for (let i = 1; i <= 24; i++) addPost.run(i, `Post ${String.fromCharCode(64 + i)}`, ["news", "howto", "review"][i % 3], (i * 53) % 997, 1 + (i % 12));
+    db.close();
+    const pg = await connect(stdioTarget("sqlite", "--db", file, "--query-only", "--fold-case"), { timeoutMs: 20_000 });
+    try {
+      // the emulation: `User` is `user`, which names no table; `AS Ab` names a column "ab"
+      expect((await pg.call("query", { sql: "SELECT * FROM User" })).isError).toBe(true);
+      expect(rowsOf(await pg.call("query", { sql: "SELECT 1 AS Ab" }))).toEqual([{ ab: 1 }]);
+      const { scenarios } = await generateVerified(pg, { n: 10, seed: 5 });
+      expect(new Set(scenarios.map(kindOf)).size).toBeGreaterThanOrEqual(3);
+      const check = new Database(file, { readonly: true });
+      try {
+        for (const s of scenarios) {
+          expect(queryOf(s).replace(/'[^']*'/g, "''"), s.task).not.toMatch(/(?<!")\b(User|Post|loginCount|viewCount)\b(?!")/);
+          const truth = Object.values(check.prepare(queryOf(s)).get() as object)[0] as string | number;
+          expect(checkOf(s).value, s.task).toBe(typeof truth === "number" ? Math.round(truth * 1e6) / 1e6 : truth);
+        }
+      } finally {
+        check.close();
+      }
+    } finally {
+      await pg.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   // as SQLite stores them, and as a Postgres schema declares them and node-postgres answers them
   // (NUMERIC prices and totals, a BIGINT key, COUNT and SUM: all as strings)
   describe.each([

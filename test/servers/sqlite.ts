@@ -14,6 +14,8 @@
  *                             seeded tables: a larger one, that the test can query directly
  *   ... --optional-sql        `query` declared as @modelcontextprotocol/server-postgres 0.6.2
  *                             declares it: `sql` not marked required, no annotations
+ *   ... --fold-case           unquoted names fold to lower case, as in Postgres: a mixed-case
+ *                             table or column ("User", "createdAt") is found only when quoted
  *   ... --pg-numbers          numbers answered as node-postgres answers them: a bigint or numeric
  *                             (a column declared so, or a computed one: COUNT, SUM, AVG) as a
  *                             string, with a numeric's declared scale ("22.70")
@@ -71,9 +73,31 @@ if (!process.argv.includes("--query-only")) {
     return cols.length ? json(cols) : fail(`no table ${table}`);
   });
 }
-const runQuery = ({ sql }: { sql?: string }) => {
+/** lower-cased, the tables and columns whose names are not lower case (a test's such names must not be SQL words) */
+const mixedCase = new Set(
+  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>)
+    .flatMap(({ name }) => [name, ...(db.prepare("SELECT name FROM pragma_table_info(?)").all(name) as Array<{ name: string }>).map((c) => c.name)])
+    .filter((n) => n !== n.toLowerCase())
+    .map((n) => n.toLowerCase()),
+);
+/** The query with its unquoted words lower-cased, as Postgres reads it; an error where one then names a mixed-case table or column. */
+function foldCase(sql: string): string | { error: string } {
+  // odd parts are quoted: a '…' literal or a "…" name, kept as written
+  const parts = sql.split(/('(?:[^']|'')*'|"[^"]*")/);
+  for (let i = 0; i < parts.length; i += 2) {
+    parts[i] = parts[i].toLowerCase();
+    const missing = parts[i].match(/[a-z_][a-z0-9_]*/g)?.find((w) => mixedCase.has(w));
+    if (missing) return { error: `relation or column "${missing}" does not exist` };
+  }
+  return parts.join("");
+}
+
+const runQuery = ({ sql: asked }: { sql?: string }) => {
   try {
-    if (sql === undefined) return fail("Client was passed a null or undefined query");
+    if (asked === undefined) return fail("Client was passed a null or undefined query");
+    const folded = process.argv.includes("--fold-case") ? foldCase(asked) : asked;
+    if (typeof folded !== "string") return fail(`SQL error: ${folded.error}`);
+    const sql = folded;
     if (infoSchema && /sqlite_master|pragma/i.test(sql)) return fail("SQL error: relation does not exist");
     const stmt = db.prepare(sql);
     if (!stmt.readonly) return fail("only read-only queries are allowed");

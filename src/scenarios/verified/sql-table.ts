@@ -32,6 +32,8 @@ export interface ColumnProfile {
 
 export interface TableView {
   table: string;
+  /** a table's or a column's name as a query writes it (`sqlName`) */
+  ref(name: string): string;
   sample: Row[];
   columns: ColumnProfile[];
   /** how many rows of the whole table hold each quotable value of a column, most first; [] when the query fails */
@@ -105,7 +107,15 @@ export async function repeatedValues(view: TableView, column: string): Promise<S
   return [...seen.values()].filter((c) => c.n >= 2).map((c) => c.value);
 }
 
-/** The GROUP BY query behind `valueCounts`. */
+/**
+ * A name as a query writes it: double-quoted where the database folds unquoted names to lower
+ * case (Postgres) and the name is not lower case (Prisma's "User", "createdAt"), else bare.
+ */
+export function sqlName(name: string, foldsCase: boolean): string {
+  return foldsCase && name !== name.toLowerCase() ? `"${name}"` : name;
+}
+
+/** The GROUP BY query behind `valueCounts` (the names as `sqlName` writes them). */
 export function valueCountsQuery(table: string, column: string): string {
   return `SELECT ${column} AS v, COUNT(*) AS n FROM ${table} GROUP BY ${column} ORDER BY n DESC LIMIT 100`;
 }

@@ -19,7 +19,8 @@
  *
  * The answer is the query's one value, read from the server's real result; counts under 2 are
  * not asked (a model that always says 1 would score), nor a text answer the task itself spells.
- * Only plain identifiers are used (no quoting games), and only SELECTs are sent.
+ * Only plain identifiers are used (double-quoted where the database folds unquoted names to
+ * lower case and the name is not), and only SELECTs are sent.
  */
 import { isResourceTool } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
@@ -27,7 +28,7 @@ import type { AnswerCheck } from "../schema.js";
 import { isReadOnlyTool } from "./generic.js";
 import { answerSentence, containsCheck, isUseful, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { ASKERS, type SqlKind, type SqlQuestion } from "./sql-questions.js";
-import { IDENT, oneValue, profileColumns, readValueCounts, rowsOf, valueCountsQuery, withNumbers, type Row, type SqlValue, type TableView } from "./sql-table.js";
+import { IDENT, oneValue, profileColumns, readValueCounts, rowsOf, sqlName, valueCountsQuery, withNumbers, type Row, type SqlValue, type TableView } from "./sql-table.js";
 
 export { rowsOf } from "./sql-table.js";
 
@@ -40,6 +41,8 @@ interface SqlTools {
   tables?: ToolSpec;
   /** the catalog query that listed tables through the SQL tool, once one has (the dialect is then known) */
   catalog?: string;
+  /** whether unquoted names fold to lower case, once asked (`foldsCase`) */
+  foldsCase?: boolean;
 }
 
 /**
@@ -102,6 +105,7 @@ async function build(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Promise<Dr
 /** The kind's question about the first of a few tables (in random order) that has the columns it needs. */
 async function askSomeTable(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Promise<SqlQuestion | undefined> {
   const names = await listTables(ctx, s);
+  s.foldsCase ??= await foldsCase(ctx, s);
   for (const table of ctx.rng.shuffle(names).slice(0, TABLES_TRIED)) {
     const view = await viewTable(ctx, s, table);
     const question = view && (await ASKERS[kind](ctx, view));
@@ -112,17 +116,29 @@ async function askSomeTable(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Pro
 
 /** A table's first rows and its columns' profiles; value counts on demand, by probe. */
 async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promise<TableView | undefined> {
-  const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${table} LIMIT ${SAMPLE_ROWS}` }));
+  const ref = (name: string) => sqlName(name, s.foldsCase ?? false);
+  const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${ref(table)} LIMIT ${SAMPLE_ROWS}` }));
   if (!rows || rows.length === 0) return undefined;
   const sample = withNumbers(rows);
   const columns = profileColumns(sample);
   const numeric = new Set(columns.filter((c) => c.numeric).map((c) => c.name));
   return {
     table,
+    ref,
     sample,
     columns,
-    valueCounts: async (column) => readValueCounts(rowsOf(await ctx.probe(s.sql.name, { [s.arg]: valueCountsQuery(table, column) })), numeric.has(column)),
+    valueCounts: async (column) => readValueCounts(rowsOf(await ctx.probe(s.sql.name, { [s.arg]: valueCountsQuery(ref(table), ref(column)) })), numeric.has(column)),
   };
+}
+
+/**
+ * Whether the database folds unquoted names to lower case, as Postgres does (its answer to
+ * `SELECT 1 AS Ab` is a column "ab"): a table "User" is then `"User"` in a query, and `User`
+ * names no table. SQLite, MySQL and SQL Server keep the case and match names in any case.
+ */
+async function foldsCase(ctx: RecipeContext, s: SqlTools): Promise<boolean> {
+  const row = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: "SELECT 1 AS Ab" }))?.[0];
+  return row !== undefined && "ab" in row;
 }
 
 function plainAnswer(value: SqlValue): { check: AnswerCheck; shown: SqlValue } {
