@@ -25,15 +25,20 @@ function weighted(rng: Rng, options: Array<[string, number]>): string {
   return options[rng.weighted(options.map(([, w]) => w))][0];
 }
 
-/** Writes the database to `file` (which must not exist yet). */
-export function writeShopDatabase(file: string): void {
+/**
+ * Writes the database to `file` (which must not exist yet). `postgresTypes` declares the columns
+ * as a Postgres schema would (money as NUMERIC(10,2), an order's key as BIGINT): the same values,
+ * that test/servers/sqlite.ts --pg-numbers then answers as strings, as node-postgres does.
+ */
+export function writeShopDatabase(file: string, options: { postgresTypes?: boolean } = {}): void {
   const rng = new Rng("shop-database");
   const db = new Database(file);
+  const [money, key] = options.postgresTypes ? ["NUMERIC(10,2)", "BIGINT"] : ["REAL", "INTEGER"];
   try {
     db.exec(`
       CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, email TEXT, city TEXT, tier TEXT, credit_limit INTEGER);
-      CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT, category TEXT, price REAL, stock INTEGER);
-      CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, product_id INTEGER, quantity INTEGER, total REAL, status TEXT);
+      CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT, category TEXT, price ${money}, stock INTEGER);
+      CREATE TABLE orders (id ${key} PRIMARY KEY, customer_id INTEGER, product_id INTEGER, quantity INTEGER, total ${money}, status TEXT);
     `);
     const names = rng.sample(FIRST.flatMap((f) => LAST.map((l) => `${f} ${l}`)), 30);
     const addCustomer = db.prepare("INSERT INTO customers VALUES (?, ?, ?, ?, ?, ?)");

@@ -18,7 +18,7 @@ import { replayScenario } from "../../src/scenarios/replay.js";
 import type { AnswerCheck, Scenario } from "../../src/scenarios/schema.js";
 import { constantAnswerNote, generateVerified } from "../../src/scenarios/verified/generate.js";
 import { rowsOf, tableNames } from "../../src/scenarios/verified/sql.js";
-import { categoricalColumns, labelColumns, profileColumns, quantityColumns } from "../../src/scenarios/verified/sql-table.js";
+import { categoricalColumns, labelColumns, profileColumns, quantityColumns, readValueCounts, withNumbers } from "../../src/scenarios/verified/sql-table.js";
 import { writeShopDatabase } from "../helpers/shop-database.js";
 import { stdioTarget } from "../servers/launch.js";
 
@@ -148,17 +148,73 @@ describe("SQL recipes", () => {
     }
   });
 
-  it("a server with only a query tool and no sqlite_master: the tables are listed from information_schema", async () => {
+  it("a server with only a query tool and no sqlite_master: the tables are listed from information_schema, of the current schema", async () => {
     const pg = await connect(stdioTarget("sqlite", "--query-only", "--information-schema"), { timeoutMs: 20_000 });
+    const queries: string[] = [];
+    const call = pg.call.bind(pg);
+    pg.call = (name, args, options) => (queries.push(String((args as { sql?: string }).sql)), call(name, args, options));
     try {
       expect((await pg.call("query", { sql: "SELECT name FROM sqlite_master" })).isError).toBe(true);
+      await expectSqlScenarios(pg, 6);
+      // auth.users, storage.objects…: off the search path, `SELECT * FROM users` cannot read them
+      expect(queries.filter((q) => /\b(users|sessions|identities|buckets|objects|migrations)\b/.test(q))).toEqual([]);
+    } finally {
+      await pg.close();
+    }
+  });
+
+  it("a query tool declared as @modelcontextprotocol/server-postgres 0.6.2 declares it: `sql` not marked required, no annotations, counts as strings", async () => {
+    const pg = await connect(stdioTarget("sqlite", "--query-only", "--information-schema", "--optional-sql", "--pg-numbers"), { timeoutMs: 20_000 });
+    try {
+      expect(pg.tools[0].inputSchema.required).toBeUndefined();
       await expectSqlScenarios(pg, 6);
     } finally {
       await pg.close();
     }
   });
 
-  describe("on a shop database with keys, names and emails beside categories and quantities", () => {
+  it("mixed-case names (Prisma's \"User\", \"loginCount\") quoted where the database folds unquoted names to lower case", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sql-recipes-"));
+    const file = join(dir, "prisma.db");
+    const db = new Database(file);
+    db.exec(`
+      CREATE TABLE "User" (id INTEGER PRIMARY KEY, email TEXT, name TEXT, role TEXT, "loginCount" INTEGER);
+      CREATE TABLE "Post" (id INTEGER PRIMARY KEY, title TEXT, category TEXT, "viewCount" INTEGER, "authorId" INTEGER);
+    `);
+    const addUser = db.prepare(`INSERT INTO "User" VALUES (?, ?, ?, ?, ?)`);
+    for (let i = 1; i <= 12; i++) addUser.run(i, `user${i}@example.com`, `User ${String.fromCharCode(64 + i)}`, ["USER", "USER", "ADMIN"][i % 3], (i * 37) % 101);
+    const addPost = db.prepare(`INSERT INTO "Post" VALUES (?, ?, ?, ?, ?)`);
+    for (let i = 1; i <= 24; i++) addPost.run(i, `Post ${String.fromCharCode(64 + i)}`, ["news", "howto", "review"][i % 3], (i * 53) % 997, 1 + (i % 12));
+    db.close();
+    const pg = await connect(stdioTarget("sqlite", "--db", file, "--query-only", "--fold-case"), { timeoutMs: 20_000 });
+    try {
+      // the emulation: `User` is `user`, which names no table; `AS Ab` names a column "ab"
+      expect((await pg.call("query", { sql: "SELECT * FROM User" })).isError).toBe(true);
+      expect(rowsOf(await pg.call("query", { sql: "SELECT 1 AS Ab" }))).toEqual([{ ab: 1 }]);
+      const { scenarios } = await generateVerified(pg, { n: 10, seed: 5 });
+      expect(new Set(scenarios.map(kindOf)).size).toBeGreaterThanOrEqual(3);
+      const check = new Database(file, { readonly: true });
+      try {
+        for (const s of scenarios) {
+          expect(queryOf(s).replace(/'[^']*'/g, "''"), s.task).not.toMatch(/(?<!")\b(User|Post|loginCount|viewCount)\b(?!")/);
+          const truth = Object.values(check.prepare(queryOf(s)).get() as object)[0] as string | number;
+          expect(checkOf(s).value, s.task).toBe(typeof truth === "number" ? Math.round(truth * 1e6) / 1e6 : truth);
+        }
+      } finally {
+        check.close();
+      }
+    } finally {
+      await pg.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // as SQLite stores them, and as a Postgres schema declares them and node-postgres answers them
+  // (NUMERIC prices and totals, a BIGINT key, COUNT and SUM: all as strings)
+  describe.each([
+    { types: "SQLite's", postgresTypes: false, flags: [] as string[] },
+    { types: "Postgres'", postgresTypes: true, flags: ["--pg-numbers"] },
+  ])("on a shop database with keys, names and emails beside categories and quantities, $types types", ({ postgresTypes, flags }) => {
     let dir: string;
     let file: string;
     let db: Database.Database;
@@ -167,9 +223,9 @@ describe("SQL recipes", () => {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "sql-recipes-"));
       file = join(dir, "shop.db");
-      writeShopDatabase(file);
+      writeShopDatabase(file, { postgresTypes });
       db = new Database(file, { readonly: true });
-      const box = await connect(stdioTarget("sqlite", "--db", file), { timeoutMs: 20_000 });
+      const box = await connect(stdioTarget("sqlite", "--db", file, ...flags), { timeoutMs: 20_000 });
       try {
         ({ scenarios } = await generateVerified(box, { n: 40, seed: 5 }));
       } finally {
@@ -215,6 +271,17 @@ describe("SQL recipes", () => {
       }
     });
 
+    it("prices and totals are quantities, even as strings: summed and compared, never counted by, a key, a name, nor quoted as text", () => {
+      expect(sql.some((s) => /(SUM|AVG|MAX|MIN)\((price|total)\)/.test(queryOf(s)))).toBe(true);
+      for (const s of sql) {
+        // "count the orders whose total is "323.97"", "the row whose price is "67.86"", "id "1019""
+        expect(queryOf(s), s.task).not.toMatch(/ WHERE (price|total) = [^(]|'\d+(\.\d+)?'/);
+        expect(s.task).not.toMatch(/"\d+(\.\d+)?"/);
+        // "the price of the row with the largest stock": a row is named by a name or an email
+        if (kindOf(s) === "template:generic.sql.top") expect(queryOf(s)).toMatch(/^SELECT (name|email) FROM/);
+      }
+    });
+
     it("an average is asked to two decimals, and either rounding of a half cent passes", () => {
       const averages = sql.filter((s) => queryOf(s).includes("AVG("));
       expect(averages.length).toBeGreaterThan(0);
@@ -225,7 +292,7 @@ describe("SQL recipes", () => {
     });
 
     it("every task replays on a fresh server instance", async () => {
-      const fresh = await connect(stdioTarget("sqlite", "--db", file), { timeoutMs: 20_000 });
+      const fresh = await connect(stdioTarget("sqlite", "--db", file, ...flags), { timeoutMs: 20_000 });
       try {
         for (const s of scenarios) expect((await replayScenario(fresh, s)).pass, s.task).toBe(true);
       } finally {
@@ -255,5 +322,10 @@ describe("SQL recipes", () => {
     expect(tableNames(text("- users\n- posts"))).toEqual(["users", "posts"]);
     expect(rowsOf(text('{"rows": [{"n": 4}]}'))).toEqual([{ n: 4 }]);
     expect(rowsOf(text("4 rows"))).toBeUndefined();
+    // node-postgres' bigint and numeric: a column of numbers as strings holds numbers, not names
+    const pg = [{ id: "1019", total: "22.70", code: "x7" }, { id: "1020", total: null, code: "7" }];
+    expect(withNumbers(pg)).toEqual([{ id: 1019, total: 22.7, code: "x7" }, { id: 1020, total: null, code: "7" }]);
+    expect(readValueCounts([{ v: "4", n: "3" }], true)).toEqual([{ value: 4, n: 3 }]);
+    expect(readValueCounts([{ v: "4", n: "3" }])).toEqual([{ value: "4", n: 3 }]);
   });
 });

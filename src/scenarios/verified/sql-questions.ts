@@ -80,8 +80,8 @@ const LOOKUP: Phrasings = {
 const informativeCount = (v: SqlValue) => typeof v === "number" && v >= 2;
 
 /** how many rows a table has */
-const count: Asker = async (_ctx, { table }) => ({
-  query: `SELECT COUNT(*) AS n FROM ${table}`,
+const count: Asker = async (_ctx, { table, ref }) => ({
+  query: `SELECT COUNT(*) AS n FROM ${ref(table)}`,
   phrasings: COUNT,
   vars: { table },
   label: `number of rows in ${table}`,
@@ -96,7 +96,7 @@ const where: Asker = async (ctx, view) => {
   const value = pickOf(ctx, await repeatedValues(view, column.name));
   if (value === undefined) return undefined;
   return {
-    query: `SELECT COUNT(*) AS n FROM ${view.table} WHERE ${column.name} = ${sqlLiteral(value)}`,
+    query: `SELECT COUNT(*) AS n FROM ${view.ref(view.table)} WHERE ${view.ref(column.name)} = ${sqlLiteral(value)}`,
     phrasings: WHERE,
     vars: { table: view.table, column: words(column.name), value: quoted(value) },
     label: `number of ${view.table} rows with ${words(column.name)} ${value}`,
@@ -107,12 +107,12 @@ const where: Asker = async (ctx, view) => {
 };
 
 /** the largest or smallest value of a numeric column */
-const extreme: Asker = async (ctx, { table, columns }) => {
+const extreme: Asker = async (ctx, { table, columns, ref }) => {
   const column = pickOf(ctx, quantityColumns(columns));
   if (!column) return undefined;
   const which = ctx.rng.bool() ? "largest" : "smallest";
   return {
-    query: `SELECT ${which === "largest" ? "MAX" : "MIN"}(${column.name}) AS v FROM ${table}`,
+    query: `SELECT ${which === "largest" ? "MAX" : "MIN"}(${ref(column.name)}) AS v FROM ${ref(table)}`,
     phrasings: EXTREME,
     vars: { table, column: words(column.name), which },
     label: `${which} ${words(column.name)} in ${table}`,
@@ -128,7 +128,7 @@ const aggregate: Asker = async (ctx, view) => {
   const filter = ctx.rng.bool() ? await sharedValueFilter(ctx, view, column) : undefined;
   const what = `${average ? "average" : "total"} ${words(column.name)}`;
   return {
-    query: `SELECT ${average ? "AVG" : "SUM"}(${column.name}) AS v FROM ${view.table}${filter ? ` WHERE ${filter.sql}` : ""}`,
+    query: `SELECT ${average ? "AVG" : "SUM"}(${view.ref(column.name)}) AS v FROM ${view.ref(view.table)}${filter ? ` WHERE ${filter.sql}` : ""}`,
     phrasings: average ? AVG : SUM,
     vars: { table: view.table, column: words(column.name), filter: filter ? ` whose ${filter.words}` : "" },
     label: `${what} of the ${view.table} rows${filter ? ` whose ${filter.words}` : ""}`,
@@ -138,11 +138,11 @@ const aggregate: Asker = async (ctx, view) => {
 };
 
 /** how many distinct values a categorical column holds */
-const distinct: Asker = async (ctx, { table, columns }) => {
+const distinct: Asker = async (ctx, { table, columns, ref }) => {
   const column = pickOf(ctx, categoricalColumns(columns));
   if (!column) return undefined;
   return {
-    query: `SELECT COUNT(DISTINCT ${column.name}) AS n FROM ${table}`,
+    query: `SELECT COUNT(DISTINCT ${ref(column.name)}) AS n FROM ${ref(table)}`,
     phrasings: DISTINCT,
     vars: { table, column: words(column.name) },
     label: `number of distinct ${words(column.name)} values in ${table}`,
@@ -156,13 +156,13 @@ const distinct: Asker = async (ctx, { table, columns }) => {
  * The query returns every row at the extreme, and sql.ts keeps only a result of one row: a tie
  * has no single answer.
  */
-const top: Asker = async (ctx, { table, columns }) => {
+const top: Asker = async (ctx, { table, columns, ref }) => {
   const label = pickOf(ctx, labelColumns(columns));
   const column = pickOf(ctx, quantityColumns(columns));
   if (!label || !column) return undefined;
   const which = ctx.rng.bool() ? "largest" : "smallest";
   return {
-    query: `SELECT ${label.name} FROM ${table} WHERE ${column.name} = (SELECT ${which === "largest" ? "MAX" : "MIN"}(${column.name}) FROM ${table})`,
+    query: `SELECT ${ref(label.name)} FROM ${ref(table)} WHERE ${ref(column.name)} = (SELECT ${which === "largest" ? "MAX" : "MIN"}(${ref(column.name)}) FROM ${ref(table)})`,
     phrasings: TOP,
     vars: { table, label: words(label.name), column: words(column.name), which },
     label: `${words(label.name)} of the ${table} row with the ${which} ${words(column.name)}`,
@@ -174,7 +174,7 @@ const top: Asker = async (ctx, { table, columns }) => {
  * One column of the row a unique value names (a name, an email; a key where there is nothing
  * else). sql.ts keeps only a result of one row, so the value does name one row of the whole table.
  */
-const lookup: Asker = async (ctx, { table, sample, columns }) => {
+const lookup: Asker = async (ctx, { table, sample, columns, ref }) => {
   const key = pickOf(ctx, lookupKeys(columns, sample.length));
   if (!key) return undefined;
   const row = ctx.rng.pick(sample);
@@ -183,7 +183,7 @@ const lookup: Asker = async (ctx, { table, sample, columns }) => {
   const target = pickOf(ctx, targets);
   if (!target) return undefined;
   return {
-    query: `SELECT ${target.name} FROM ${table} WHERE ${key.name} = ${sqlLiteral(keyValue)}`,
+    query: `SELECT ${ref(target.name)} FROM ${ref(table)} WHERE ${ref(key.name)} = ${sqlLiteral(keyValue)}`,
     phrasings: LOOKUP,
     vars: { table, target: words(target.name), key: words(key.name), value: quoted(keyValue) },
     label: `${words(target.name)} of the ${table} row whose ${words(key.name)} is ${keyValue}`,
@@ -209,7 +209,7 @@ async function sharedValueFilter(ctx: RecipeContext, view: TableView, except: Co
   if (!column) return undefined;
   const value = pickOf(ctx, await repeatedValues(view, column.name));
   if (value === undefined) return undefined;
-  return { sql: `${column.name} = ${sqlLiteral(value)}`, words: `${words(column.name)} is ${quoted(value)}` };
+  return { sql: `${view.ref(column.name)} = ${sqlLiteral(value)}`, words: `${words(column.name)} is ${quoted(value)}` };
 }
 
 /**

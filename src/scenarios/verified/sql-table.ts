@@ -32,6 +32,8 @@ export interface ColumnProfile {
 
 export interface TableView {
   table: string;
+  /** a table's or a column's name as a query writes it (`sqlName`) */
+  ref(name: string): string;
   sample: Row[];
   columns: ColumnProfile[];
   /** how many rows of the whole table hold each quotable value of a column, most first; [] when the query fails */
@@ -58,6 +60,19 @@ function profileColumn(name: string, raw: readonly unknown[]): ColumnProfile {
     unique: present.length === raw.length && distinct === raw.length,
     repeats: distinct < present.length,
   };
+}
+
+/**
+ * The sample with every column whose values all read as numbers holding numbers: Postgres sends
+ * bigint and numeric as text ("1019", "22.70"), and those are keys and quantities, not names to
+ * look a row up by or text to count rows by.
+ */
+export function withNumbers(sample: readonly Row[]): Row[] {
+  const absent = (v: unknown) => v === null || v === undefined;
+  const columns = Object.keys(sample[0] ?? {}).filter(
+    (c) => sample.some((r) => typeof r[c] === "string") && sample.every((r) => absent(r[c]) || asNumber(r[c]) !== undefined),
+  );
+  return sample.map((r) => ({ ...r, ...Object.fromEntries(columns.map((c) => [c, absent(r[c]) ? r[c] : asNumber(r[c])])) }));
 }
 
 /**
@@ -92,16 +107,28 @@ export async function repeatedValues(view: TableView, column: string): Promise<S
   return [...seen.values()].filter((c) => c.n >= 2).map((c) => c.value);
 }
 
-/** The GROUP BY query behind `valueCounts`. */
+/**
+ * A name as a query writes it: double-quoted where the database folds unquoted names to lower
+ * case (Postgres) and the name is not lower case (Prisma's "User", "createdAt"), else bare.
+ */
+export function sqlName(name: string, foldsCase: boolean): string {
+  return foldsCase && name !== name.toLowerCase() ? `"${name}"` : name;
+}
+
+/** The GROUP BY query behind `valueCounts` (the names as `sqlName` writes them). */
 export function valueCountsQuery(table: string, column: string): string {
   return `SELECT ${column} AS v, COUNT(*) AS n FROM ${table} GROUP BY ${column} ORDER BY n DESC LIMIT 100`;
 }
 
-/** Value counts from the GROUP BY query's rows (a count may come as a string: Postgres' bigint). */
-export function readValueCounts(rows: readonly Row[] | undefined): Array<{ value: SqlValue; n: number }> {
+/**
+ * Value counts from the GROUP BY query's rows (a count may come as a string: Postgres' bigint),
+ * a numeric column's values as numbers (as `withNumbers` reads its sample).
+ */
+export function readValueCounts(rows: readonly Row[] | undefined, numeric = false): Array<{ value: SqlValue; n: number }> {
   return (rows ?? []).flatMap((r) => {
     const n = asNumber(r.n);
-    return isQuotable(r.v) && typeof n === "number" ? [{ value: r.v, n }] : [];
+    const value = numeric ? asNumber(r.v) : r.v;
+    return isQuotable(value) && typeof n === "number" ? [{ value, n }] : [];
   });
 }
 

@@ -3,8 +3,9 @@
  * a generic single-call recipe cannot write a query, so these learn the tables from the
  * server's table-listing tool, or, for a server that has only the query tool (the reference
  * Postgres server), from the catalog through that tool (SQLite's sqlite_master, then the
- * standard information_schema), and the columns from a few rows of each (looked at, not part of
- * the solution; sql-table.ts tells keys and names from categories and quantities), then ask
+ * standard information_schema, of Postgres' current schema first), and the columns from a few
+ * rows of each (looked at, not part of the solution; sql-table.ts tells keys and names from
+ * categories and quantities), then ask
  * questions whose solution is one query the solver writes itself (sql-questions.ts):
  *
  * - count: how many rows a table has;
@@ -18,7 +19,8 @@
  *
  * The answer is the query's one value, read from the server's real result; counts under 2 are
  * not asked (a model that always says 1 would score), nor a text answer the task itself spells.
- * Only plain identifiers are used (no quoting games), and only SELECTs are sent.
+ * Only plain identifiers are used (double-quoted where the database folds unquoted names to
+ * lower case and the name is not), and only SELECTs are sent.
  */
 import { isResourceTool } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
@@ -26,7 +28,7 @@ import type { AnswerCheck } from "../schema.js";
 import { isReadOnlyTool } from "./generic.js";
 import { answerSentence, containsCheck, isUseful, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { ASKERS, type SqlKind, type SqlQuestion } from "./sql-questions.js";
-import { IDENT, oneValue, profileColumns, readValueCounts, rowsOf, valueCountsQuery, type Row, type SqlValue, type TableView } from "./sql-table.js";
+import { IDENT, oneValue, profileColumns, readValueCounts, rowsOf, sqlName, valueCountsQuery, withNumbers, type Row, type SqlValue, type TableView } from "./sql-table.js";
 
 export { rowsOf } from "./sql-table.js";
 
@@ -39,11 +41,18 @@ interface SqlTools {
   tables?: ToolSpec;
   /** the catalog query that listed tables through the SQL tool, once one has (the dialect is then known) */
   catalog?: string;
+  /** whether unquoted names fold to lower case, once asked (`foldsCase`) */
+  foldsCase?: boolean;
 }
 
-/** Catalog queries for the table names, tried in order: SQLite, then the SQL standard's (Postgres, MySQL, SQL Server). */
+/**
+ * Catalog queries for the table names, tried in order: SQLite; Postgres' current schema (Supabase
+ * keeps a score of tables in auth and storage, that no unqualified name reaches); then the SQL
+ * standard's (MySQL, SQL Server, and Postgres where the current schema has none).
+ */
 const CATALOG_QUERIES = [
   "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+  "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()",
   "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema', 'mysql', 'performance_schema', 'sys')",
 ];
 
@@ -57,11 +66,11 @@ const SAMPLE_ROWS = 20;
 export function sqlRecipes(tools: readonly ToolSpec[]): Recipe[] {
   const readOnly = tools.filter((t) => isReadOnlyTool(t) && !isResourceTool(t));
   const sql = readOnly
-    .map((t) => ({ t, required: (t.inputSchema.required as string[] | undefined) ?? [] }))
-    .find(({ t, required }) => required.length === 1 && SQL_ARG.test(required[0]) && /\bsql\b|select/i.test(`${t.name} ${t.description ?? ""}`));
+    .map((t) => ({ t, arg: sqlArgument(t) }))
+    .find(({ t, arg }) => arg !== undefined && /\bsql\b|select/i.test(`${t.name} ${t.description ?? ""}`));
   const tables = readOnly.find((t) => /tables/i.test(t.name) && ((t.inputSchema.required as string[] | undefined) ?? []).length === 0);
-  if (!sql) return [];
-  const s: SqlTools = { sql: sql.t, arg: sql.required[0], tables };
+  if (!sql?.arg) return [];
+  const s: SqlTools = { sql: sql.t, arg: sql.arg, tables };
   return (Object.keys(WEIGHTS) as SqlKind[]).map((kind) => ({
     id: `generic.sql.${kind}`,
     tools: [s.sql.name, ...(s.tables ? [s.tables.name] : [])],
@@ -69,6 +78,16 @@ export function sqlRecipes(tools: readonly ToolSpec[]): Recipe[] {
     weight: WEIGHTS[kind],
     build: (ctx) => build(ctx, s, kind),
   }));
+}
+
+/**
+ * The argument a tool takes its SQL in: its one required argument, or its one argument where it
+ * marks none required (@modelcontextprotocol/server-postgres 0.6.2 declares `sql` without `required`).
+ */
+function sqlArgument(t: ToolSpec): string | undefined {
+  const required = (t.inputSchema.required as string[] | undefined) ?? [];
+  const args = required.length > 0 ? required : Object.keys((t.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
+  return args.length === 1 && SQL_ARG.test(args[0]) ? args[0] : undefined;
 }
 
 async function build(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Promise<Draft | undefined> {
@@ -86,6 +105,7 @@ async function build(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Promise<Dr
 /** The kind's question about the first of a few tables (in random order) that has the columns it needs. */
 async function askSomeTable(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Promise<SqlQuestion | undefined> {
   const names = await listTables(ctx, s);
+  s.foldsCase ??= await foldsCase(ctx, s);
   for (const table of ctx.rng.shuffle(names).slice(0, TABLES_TRIED)) {
     const view = await viewTable(ctx, s, table);
     const question = view && (await ASKERS[kind](ctx, view));
@@ -96,14 +116,29 @@ async function askSomeTable(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Pro
 
 /** A table's first rows and its columns' profiles; value counts on demand, by probe. */
 async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promise<TableView | undefined> {
-  const sample = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${table} LIMIT ${SAMPLE_ROWS}` }));
-  if (!sample || sample.length === 0) return undefined;
+  const ref = (name: string) => sqlName(name, s.foldsCase ?? false);
+  const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${ref(table)} LIMIT ${SAMPLE_ROWS}` }));
+  if (!rows || rows.length === 0) return undefined;
+  const sample = withNumbers(rows);
+  const columns = profileColumns(sample);
+  const numeric = new Set(columns.filter((c) => c.numeric).map((c) => c.name));
   return {
     table,
+    ref,
     sample,
-    columns: profileColumns(sample),
-    valueCounts: async (column) => readValueCounts(rowsOf(await ctx.probe(s.sql.name, { [s.arg]: valueCountsQuery(table, column) }))),
+    columns,
+    valueCounts: async (column) => readValueCounts(rowsOf(await ctx.probe(s.sql.name, { [s.arg]: valueCountsQuery(ref(table), ref(column)) })), numeric.has(column)),
   };
+}
+
+/**
+ * Whether the database folds unquoted names to lower case, as Postgres does (its answer to
+ * `SELECT 1 AS Ab` is a column "ab"): a table "User" is then `"User"` in a query, and `User`
+ * names no table. SQLite, MySQL and SQL Server keep the case and match names in any case.
+ */
+async function foldsCase(ctx: RecipeContext, s: SqlTools): Promise<boolean> {
+  const row = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: "SELECT 1 AS Ab" }))?.[0];
+  return row !== undefined && "ab" in row;
 }
 
 function plainAnswer(value: SqlValue): { check: AnswerCheck; shown: SqlValue } {
