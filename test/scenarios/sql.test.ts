@@ -277,6 +277,8 @@ describe("SQL recipes", () => {
         // "count the orders whose total is "323.97"", "the row whose price is "67.86"", "id "1019""
         expect(queryOf(s), s.task).not.toMatch(/ WHERE (price|total) = [^(]|'\d+(\.\d+)?'/);
         expect(s.task).not.toMatch(/"\d+(\.\d+)?"/);
+        // a column named "total" is summed without "the total total"
+        expect(s.task).not.toMatch(/\btotal total\b/i);
         // "the price of the row with the largest stock": a row is named by a name or an email
         if (kindOf(s) === "template:generic.sql.top") expect(queryOf(s)).toMatch(/^SELECT (name|email) FROM/);
       }

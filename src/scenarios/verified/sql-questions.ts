@@ -59,6 +59,11 @@ const SUM: Phrasings = {
   train: ["What is the total {column} over the {table} rows{filter}?", "Add up the {column} of the {table} rows{filter}. What is the sum?"],
   test: ["Summing {column} across the {table} rows{filter}, what do you get?"],
 };
+/** for a column already named as a sum ("total", "total_amount"): no "total total" */
+const SUM_OF_TOTALS: Phrasings = {
+  train: ["What do the {column} values of the {table} rows{filter} add up to?", "Add up the {column} values of the {table} rows{filter}. What is the sum?"],
+  test: ["Summing the {column} values across the {table} rows{filter}, what do you get?"],
+};
 const AVG: Phrasings = {
   train: ["What is the average {column} of the {table} rows{filter}? Round to two decimal places.", "Compute the mean {column} of the {table} rows{filter}, to two decimal places."],
   test: ["To two decimals, what is the mean of {column} among the {table} rows{filter}?"],
@@ -126,10 +131,11 @@ const aggregate: Asker = async (ctx, view) => {
   if (!column) return undefined;
   const average = ctx.rng.bool();
   const filter = ctx.rng.bool() ? await sharedValueFilter(ctx, view, column) : undefined;
-  const what = `${average ? "average" : "total"} ${words(column.name)}`;
+  const namedAsSum = /^(total|sum)\b/.test(words(column.name));
+  const what = average ? `average ${words(column.name)}` : namedAsSum ? `sum of the ${words(column.name)} values` : `total ${words(column.name)}`;
   return {
     query: `SELECT ${average ? "AVG" : "SUM"}(${view.ref(column.name)}) AS v FROM ${view.ref(view.table)}${filter ? ` WHERE ${filter.sql}` : ""}`,
-    phrasings: average ? AVG : SUM,
+    phrasings: average ? AVG : namedAsSum ? SUM_OF_TOTALS : SUM,
     vars: { table: view.table, column: words(column.name), filter: filter ? ` whose ${filter.words}` : "" },
     label: `${what} of the ${view.table} rows${filter ? ` whose ${filter.words}` : ""}`,
     difficulty: filter ? 4 : 3,
