@@ -163,6 +163,20 @@ describe("SQL recipes", () => {
     }
   });
 
+  it("a catalog without current_schema() (MySQL's): the tables are listed from information_schema, system schemas left out", async () => {
+    const my = await connect(stdioTarget("sqlite", "--query-only", "--information-schema", "--mysql-catalog"), { timeoutMs: 20_000 });
+    const queries: string[] = [];
+    const call = my.call.bind(my);
+    my.call = (name, args, options) => (queries.push(String((args as { sql?: string }).sql)), call(name, args, options));
+    try {
+      expect((await my.call("query", { sql: "SELECT current_schema()" })).isError).toBe(true);
+      await expectSqlScenarios(my, 6);
+      expect(queries.filter((q) => /\b(db|threads|sys_config)\b/.test(q))).toEqual([]);
+    } finally {
+      await my.close();
+    }
+  });
+
   it("a query tool declared as @modelcontextprotocol/server-postgres 0.6.2 declares it: `sql` not marked required, no annotations, counts as strings", async () => {
     const pg = await connect(stdioTarget("sqlite", "--query-only", "--information-schema", "--optional-sql", "--pg-numbers"), { timeoutMs: 20_000 });
     try {

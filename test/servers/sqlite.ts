@@ -10,6 +10,8 @@
  *                             sqlite_master (a query naming it fails as on another database);
  *                             current_schema(), and tables of schemas off the search path, as
  *                             Supabase's auth and storage (which no unqualified name reaches)
+ *   ... --mysql-catalog       with --information-schema: MySQL's instead (the tables under a
+ *                             database's name, system schemas beside it, no current_schema())
  *   ... --db FILE             a database file of the test's (opened read-only) instead of the
  *                             seeded tables: a larger one, that the test can query directly
  *   ... --optional-sql        `query` declared as @modelcontextprotocol/server-postgres 0.6.2
@@ -36,16 +38,27 @@ if (!dbFile) db.exec(`
 `);
 
 const infoSchema = process.argv.includes("--information-schema");
+const mysqlCatalog = process.argv.includes("--mysql-catalog");
 if (infoSchema) {
   // a copy, not a view: a view in an attached database cannot read the main one
   db.exec(`
     ATTACH ':memory:' AS information_schema;
     CREATE TABLE information_schema.tables (table_schema TEXT, table_name TEXT);
-    INSERT INTO information_schema.tables SELECT 'public', name FROM main.sqlite_master WHERE type = 'table';
-    INSERT INTO information_schema.tables VALUES ('pg_catalog', 'pg_class'), ('auth', 'users'), ('auth', 'sessions'), ('auth', 'identities'),
-      ('storage', 'buckets'), ('storage', 'objects'), ('storage', 'migrations');
   `);
-  db.function("current_schema", () => "public");
+  if (mysqlCatalog) {
+    // MySQL: a schema is a database, system ones beside it, and no current_schema()
+    db.exec(`
+      INSERT INTO information_schema.tables SELECT 'shop', name FROM main.sqlite_master WHERE type = 'table';
+      INSERT INTO information_schema.tables VALUES ('mysql', 'db'), ('performance_schema', 'threads'), ('sys', 'sys_config');
+    `);
+  } else {
+    db.exec(`
+      INSERT INTO information_schema.tables SELECT 'public', name FROM main.sqlite_master WHERE type = 'table';
+      INSERT INTO information_schema.tables VALUES ('pg_catalog', 'pg_class'), ('auth', 'users'), ('auth', 'sessions'), ('auth', 'identities'),
+        ('storage', 'buckets'), ('storage', 'objects'), ('storage', 'migrations');
+    `);
+    db.function("current_schema", () => "public");
+  }
 }
 
 const pgNumbers = process.argv.includes("--pg-numbers");
