@@ -455,9 +455,14 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         const probeSet = heldout.length >= MIN_PROBE ? heldout : [...heldout, ...data.test.filter((x) => !heldout.includes(x)), ...data.train].slice(0, MIN_PROBE);
         const probe = await runEval("base", 0, probeSet);
         if (probeSet === heldout) base = probe.success_rate;
-        const callers = probe.trajectories.filter((t) => t.toolCalls.some((c) => !c.error?.startsWith("parse:"))).length;
+        // a call of a tool this server does not have (a model trained on another server's) is no
+        // more a tool call here than one that did not parse: only the warm start teaches these names
+        const reachesATool = (c: { error?: string }) => !c.error?.startsWith("parse:") && c.error !== "unknown_tool";
+        const callers = probe.trajectories.filter((t) => t.toolCalls.some(reachesATool)).length;
+        const strangers = [...new Set(probe.trajectories.flatMap((t) => t.toolCalls.filter((c) => c.error === "unknown_tool").map((c) => c.name)))];
         needSft = callers / Math.max(1, probe.trajectories.length) < MIN_TOOL_CALLER_SHARE;
-        log(needSft ? `the model calls tools in ${callers} of ${probe.trajectories.length} probe rollouts: supervised warm start first` : "the model already calls tools: no warm start");
+        const unknownNote = strangers.length > 0 ? ` (it called tools the server does not have: ${strangers.slice(0, 3).join(", ")}${strangers.length > 3 ? ", …" : ""})` : "";
+        log(needSft ? `the model calls the server's tools in ${callers} of ${probe.trajectories.length} probe rollouts${unknownNote}: supervised warm start first` : "the model already calls the server's tools: no warm start");
         // no warm start: the weights RL starts from are the ones just measured
         if (probeSet === heldout && (!needSft || cfg.sft_steps === 0)) {
           const rec: EvalRecord = { ...evals[evals.length - 1], label: "before" };

@@ -4,11 +4,13 @@
  * warm-start steps allowed) that measurement is the "before". The probe plays at least 32
  * scenarios (loop.test.ts), topped up from training ones when the held-out set is smaller.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveTrainConfig } from "../../src/train/config.js";
 import { train } from "../../src/train/loop.js";
-import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
+import { stdioTarget } from "../servers/launch.js";
+import { calculatorScenarios, cli, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
 
 const common = {
   server: ["fixture:calculator"],
@@ -57,5 +59,16 @@ describe("the supervised warm start on auto", () => {
     const evalRollouts = readJsonl(path.join(out, "trajectories.jsonl")).filter((t) => t.phase === "eval");
     expect(evalRollouts.filter((t) => t.label === "base")).toHaveLength(32);
     expect(evalRollouts.filter((t) => t.label === "before")).toHaveLength(0);
+  });
+
+  it("runs for a model that calls only tools the server does not have (the built-in model on a database server)", async () => {
+    // the built-in model knows the calculator's tools; on an SQL server it calls `percentage`,
+    // which is no tool call here: before, that counted as "already calls tools" and GRPO began
+    // from a model none of whose calls could reach the server
+    const out = path.join(tempDir("ws-unknown"), "run");
+    const r = await cli(["train", "--server", stdioTarget("sqlite"), "--scenarios", "auto", "--steps", "1", "--groups-per-step", "1", "--group-size", "2", "--sft-steps", "1", "--seed", "3", "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/the model calls the server's tools in 0 of \d+ probe rollouts \(it called tools the server does not have: [a-z_]+.*\): supervised warm start first/);
+    expect(JSON.parse(fs.readFileSync(path.join(out, "summary.json"), "utf8")).sft_steps).toBe(1);
   });
 });
