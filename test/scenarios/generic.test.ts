@@ -62,6 +62,13 @@ describe("generic recipes", () => {
     // a calculator's recipes need nothing beyond their own tools
     expect(applicableFixtureRecipes([tool("calculate", ["expression"])]).some((r) => r.id.startsWith("calculator."))).toBe(true);
   });
+  it("never asks about a process's environment (get-env): npx's npm_package_name is the folder it ran in, HOME the user's", () => {
+    const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
+    expect(pickAnswerField(result({ npm_package_name: "train-mcp", HOME: "/root", PATH: "/usr/bin" }), {})).toBeUndefined();
+    expect(pickAnswerField(text("PATH=/usr/bin\nHOME=/root\nnpm_package_name=train-mcp"), {})).toBeUndefined();
+    // a record that merely has a path or a home field is data
+    expect(pickAnswerField(result({ path: "/srv/site", home: "https://example.com", title: "Site" }), {})).toEqual({ label: "title", value: "Site" });
+  });
   it("never asks for a time to the second (the server's clock, different on the next replay)", () => {
     const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
     expect(pickAnswerField(text("Resource 1: created at 9:15:31 AM"), {})).toBeUndefined();

@@ -72,6 +72,7 @@ const PREFERRED = ["result", "answer", "value", "total", "amount", "count", "nam
  */
 export function pickAnswerField(result: ToolResult, args: Record<string, unknown> = {}): { label: string; value: string | number; caseSensitive?: true } | undefined {
   const data = resultData(result);
+  if (environmentDump(data, result.text)) return undefined;
   // every scalar given, nested ones too ({location: {city: "cairo"}} gives "cairo")
   const echoes = new Set<string>();
   const given = (v: unknown): void => {
@@ -114,6 +115,19 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     if (t.length > 0 && t.length <= 60 && !echoes.has(t) && askable(t)) return withCase({ label: "result", value: t }, echoes);
   }
   return undefined;
+}
+
+const ENV_NAMES = new Set(["PATH", "HOME", "PWD", "SHELL", "USER", "LOGNAME", "LANG", "TERM", "TMPDIR", "HOSTNAME"]);
+
+/**
+ * A process's environment (server-everything's get-env, a printenv): the launch's, not the
+ * server's data. npx sets `npm_package_name` from the folder it was run in and HOME is whoever
+ * runs it, so an answer read there holds only where the tasks were made, and over HTTP only
+ * for that server process.
+ */
+export function environmentDump(data: unknown, text: string): boolean {
+  const names = data && typeof data === "object" && !Array.isArray(data) ? Object.keys(data) : [...text.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)=/gm)].map((m) => m[1]);
+  return names.filter((n) => ENV_NAMES.has(n)).length >= 2;
 }
 
 /**
