@@ -176,5 +176,8 @@ describe("generic recipes", () => {
     const mostlyPerson = [...Array.from({ length: 5 }, (_, i) => task(i, "person")), task(5, "company"), task(6, "Alice")];
     expect(constantAnswerNote(mostlyPerson)).toMatch(/^5 of 7 tasks expect the same answer \("person"\): a model that always gives it scores 71% without the tools/);
     expect(constantAnswerNote([...mostlyPerson, task(7, "Bob"), task(8, "Acme"), task(9, "x")])).toBeUndefined();
+    // tasks checked only on the server (server-memory's create_entities with --allow-writes) share no answer
+    const change = (i: number, value: string) => ({ ...task(i, ""), expected: [{ kind: "state" as const, tool: "read_graph", arguments: {}, expect: { kind: "contains" as const, value, caseSensitive: false } }] });
+    expect(constantAnswerNote([...Array.from({ length: 6 }, (_, i) => change(i, `v${i}`)), task(6, "person"), task(7, "person")])).toBeUndefined();
   });
 });

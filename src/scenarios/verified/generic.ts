@@ -17,6 +17,7 @@ import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import type { AnswerCheck, Expected } from "../schema.js";
 import { normKey, ValuePool } from "./harvest.js";
 import { extractNumbers } from "../numbers.js";
+import { checkAnswer } from "../check.js";
 import { answerSentence, containsCheck, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 
@@ -210,6 +211,9 @@ function expectFor(value: string | number, caseSensitive = false): AnswerCheck {
 // Descriptions start with a verb ("Evaluate…") or a noun ("Full details of…"); these frames read for both.
 const SINGLE_TRAIN = ["Use the available tools for this: {goal} ({given}). What is the {field}?", "Task: {goal}. Inputs: {given}. Report the {field}."];
 const SINGLE_TEST = ["With {given}: {goal}. Tell me the {field}."];
+// a change with nothing to report: the state check is the task's whole outcome
+const CHANGE_TRAIN = ["Use the available tools for this: {goal} ({given}).", "Task: {goal}. Inputs: {given}. Say when it is done."];
+const CHANGE_TEST = ["With {given}: {goal}. Tell me once it is done."];
 
 function singleRecipe(tool: ToolSpec): Recipe {
   const mutates = !isReadOnlyTool(tool);
@@ -221,11 +225,20 @@ function singleRecipe(tool: ToolSpec): Recipe {
     async build(ctx: RecipeContext): Promise<Draft | undefined> {
       const args = synthesizeArgs(tool.inputSchema, ctx.rng, ctx.pool);
       if (!args) return undefined;
+      // a change whose result may only repeat its arguments: the reads that could show it, as they are before
+      const reads = mutates ? await readsOfGiven(ctx, tool, args) : [];
       const r = await ctx.call(tool.name, args);
       if (!isUseful(r)) return undefined;
       const field = pickAnswerField(r, args);
-      if (!field || asksAboutNothing(r, field.value)) return undefined;
       const goal = goalOf(tool);
+      const difficulty = Math.min(5, 1 + (Object.keys(args).length > 2 ? 1 : 0) + (mutates ? 1 : 0));
+      if (!field || asksAboutNothing(r, field.value)) {
+        // nothing new to ask (server-memory's create_entities lists the entities it was given): the
+        // task is the change, checked by a read that shows a given value it did not show before
+        const state = mutates ? await shownAfter(ctx, reads) : undefined;
+        if (!state) return undefined;
+        return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: [state], answer: "Done." };
+      }
       const task = ctx.phrase(SINGLE_TRAIN, SINGLE_TEST, { goal, given: describeArgs(args), field: field.label });
       const expected: Expected[] = [expectFor(field.value, field.caseSensitive)];
       if (mutates) {
@@ -233,10 +246,84 @@ function singleRecipe(tool: ToolSpec): Recipe {
         if (!state) return undefined;
         expected.push(state);
       }
-      const difficulty = Math.min(5, 1 + (Object.keys(args).length > 2 ? 1 : 0) + (mutates ? 1 : 0));
       return { task, difficulty, expected, answer: answerSentence(field.label, field.value) };
     },
   };
+}
+
+interface PendingRead {
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** the read's text before the change */
+  before: string;
+  /** given values it may show afterwards, those that are not its own arguments first */
+  wanted: string[];
+}
+
+/**
+ * Before a change: read-only tools whose required arguments all come from the change's own
+ * arguments (open_nodes' `names` from the entities' `name`s), or that need none, each called
+ * once to see what it shows beforehand. At most three.
+ */
+async function readsOfGiven(ctx: RecipeContext, mutated: ToolSpec, args: Record<string, unknown>): Promise<PendingRead[]> {
+  const given = new ValuePool();
+  given.harvestData(mutated.name, args);
+  const values = givenStrings(args);
+  const readers = [...ctx.tools.values()].filter((t) => t.name !== mutated.name && isReadOnlyTool(t) && !isResourceTool(t));
+  const requiredOf = (t: ToolSpec) => ((t.inputSchema.required as string[] | undefined) ?? []).length;
+  const out: PendingRead[] = [];
+  // a lookup by a given value first: a whole listing shows the change too, less pointedly
+  for (const reader of [...readers.filter((t) => requiredOf(t) > 0), ...readers.filter((t) => requiredOf(t) === 0)]) {
+    if (out.length >= 3) break;
+    const fixed = argsFrom(reader, given);
+    if (!fixed) continue;
+    const before = await ctx.probe(reader.name, fixed);
+    // an error is an answer here (no such key yet); a call that did not get through is not
+    if (before.fault && before.fault !== "protocol") continue;
+    const own = new Set(givenStrings(fixed));
+    out.push({ tool: reader.name, arguments: fixed, before: before.text, wanted: [...values.filter((v) => !own.has(v)), ...values.filter((v) => own.has(v))] });
+  }
+  return out;
+}
+
+/** After the change: the first read that now shows a given value it did not show before. */
+async function shownAfter(ctx: RecipeContext, reads: readonly PendingRead[]): Promise<Expected | undefined> {
+  for (const read of reads) {
+    const after = await ctx.probe(read.tool, read.arguments);
+    if (!isUseful(after)) continue;
+    for (const value of read.wanted) {
+      const check = containsCheck(value);
+      if (checkAnswer(check, after.text).pass && !checkAnswer(check, read.before).pass) return { kind: "state", tool: read.tool, arguments: read.arguments, expect: check };
+    }
+  }
+  return undefined;
+}
+
+/** Arguments for a reader from harvested values: one value for a scalar, up to five for a list (`names` from `name`s). */
+function argsFrom(reader: ToolSpec, pool: ValuePool): Record<string, unknown> | undefined {
+  const props = (reader.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const fixed: Record<string, unknown> = {};
+  for (const name of (reader.inputSchema.required as string[] | undefined) ?? []) {
+    const list = props[name]?.type === "array";
+    const values = [...new Set(list ? [...pool.lookup(name), ...pool.lookup(singular(name))] : pool.lookup(name))];
+    if (list ? values.length === 0 : values.length !== 1) return undefined;
+    fixed[name] = list ? values.slice(0, 5) : values[0];
+  }
+  return fixed;
+}
+
+/** Every string in a call's arguments, nested ones and list items too, that makes a fair check. */
+function givenStrings(args: unknown): string[] {
+  const out = new Set<string>();
+  const visit = (v: unknown, depth: number): void => {
+    if (typeof v === "string") {
+      const t = v.trim();
+      if (t.length <= 60 && askable(t)) out.add(t);
+    } else if (depth < 6 && Array.isArray(v)) v.forEach((x) => visit(x, depth + 1));
+    else if (depth < 6 && v && typeof v === "object") Object.values(v).forEach((x) => visit(x, depth + 1));
+  };
+  visit(args, 0);
+  return [...out];
 }
 
 /** After a mutation: a read-only tool whose required args all come from the mutation's result. */
