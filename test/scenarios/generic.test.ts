@@ -69,6 +69,12 @@ describe("generic recipes", () => {
     // a record that merely has a path or a home field is data
     expect(pickAnswerField(result({ path: "/srv/site", home: "https://example.com", title: "Site" }), {})).toEqual({ label: "title", value: "Site" });
   });
+  it("asks for the first item of a list answered in another order than asked only when it is the first one asked for", () => {
+    // server-memory's open_nodes lists the graph's order: Ada first, whichever name came first
+    const nodes = result({ entities: [{ name: "Ada Lovelace", entityType: "person" }, { name: "Acme Robotics", entityType: "organization" }], relations: [] });
+    expect(pickAnswerField(nodes, { names: ["Acme Robotics", "Ada Lovelace"] })).toBeUndefined();
+    expect(pickAnswerField(nodes, { names: ["Ada Lovelace", "Acme Robotics"] })).toEqual({ label: "first entity type", value: "person" });
+  });
   it("never asks for a time to the second (the server's clock, different on the next replay)", () => {
     const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
     expect(pickAnswerField(text("Resource 1: created at 9:15:31 AM"), {})).toBeUndefined();

@@ -82,13 +82,27 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     else if (v && typeof v === "object") Object.values(v).forEach(given);
   };
   given(args);
+  // lists asked for several things at once (open_nodes' names): their first items, and all
+  const askedLists = Object.values(args).filter((v): v is unknown[] => Array.isArray(v) && v.length > 1);
+  const askedFirst = new Set(askedLists.map((l) => String(l[0])));
+  const asked = new Set(askedLists.flat().map(String));
+  // a result listing them in the server's order (server-memory's, the graph's) has a "first" that
+  // is not the first one asked for: a task asking for "the first entity type" would mislead
+  const reordered = (item: unknown): boolean => {
+    if (!item || typeof item !== "object") return false;
+    const own = Object.values(item).map(String);
+    return own.some((x) => asked.has(x)) && !own.some((x) => askedFirst.has(x));
+  };
   const scalars: Array<{ label: string; value: string | number }> = [];
   const visit = (v: unknown, label: string, depth: number): void => {
     if (depth > 3) return;
     if (typeof v === "number" && Number.isFinite(v)) scalars.push({ label, value: v });
     else if (typeof v === "string" && v.trim().length > 0 && v.length <= 60) scalars.push({ label, value: v.trim() });
     // a bare list's items are entries: "first entry's name", not "first name" (a given name)
-    else if (Array.isArray(v) && v.length > 0) visit(v[0], v.length === 1 ? label : `first ${singularLabel(label) || "entry's"}`, depth + 1);
+    else if (Array.isArray(v) && v.length > 0) {
+      if (v.length > 1 && reordered(v[0])) return;
+      visit(v[0], v.length === 1 ? label : `first ${singularLabel(label) || "entry's"}`, depth + 1);
+    }
     else if (v && typeof v === "object") {
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, fieldLabel(label, human(k)), depth + 1);
     }
