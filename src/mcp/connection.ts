@@ -23,6 +23,7 @@ import type { ElicitationHandler } from "./elicitation.js";
 import type { SamplingHandler } from "./sampling.js";
 import { StdioTransport } from "./stdio-transport.js";
 import { linkedFetch } from "./linked-fetch.js";
+import { resumeGuard } from "./resume-guard.js";
 
 export type LaunchSpec =
   | { kind: "http"; url: string; headers: Record<string, string>; label: string }
@@ -248,7 +249,8 @@ async function openHttp(spec: Extract<LaunchSpec, { kind: "http" }>, timeoutMs: 
   let firstError: unknown;
   // a socket the server closed as it was reused (a keep-alive race) is retried once on a new one
   for (let attempt = 0; attempt < 2; attempt++) {
-    const streamable = new StreamableHTTPClientTransport(url, { requestInit, fetch: linkedFetch() });
+    // resumeGuard: no resuming a stream whose answer was an error (an SDK bug, see resume-guard.ts)
+    const streamable = new StreamableHTTPClientTransport(url, { requestInit, fetch: resumeGuard(linkedFetch()) });
     const tasks = new CallTasks();
     const client = newClient(undefined, handlers, tasks);
     try {

@@ -94,6 +94,21 @@ describe("faults and isolation over HTTP", () => {
     expect(tb.stats()).toMatchObject({ reconnects: 1, errors: 0 });
   });
 
+  it("does not resume a stream that ended with an error response (a resumable server, as server-everything is)", async () => {
+    const server = await serve("http", 0, "--resources", "--resumable");
+    let log = "";
+    server.child.stderr!.on("data", (d: Buffer) => (log += d.toString()));
+    const tb = await open(server.url, { resourceTools: true });
+    // a JSON-RPC error (an unknown resource), then a call that runs past the SDK's 1 s reconnect delay
+    expect(await tb.call("read_resource", { uri: "mem://notes/nope" })).toMatchObject({ isError: true });
+    const seen: number[] = [];
+    expect(await tb.call("slow", { steps: 3, ms: 600 }, { onProgress: (p) => seen.push(p.progress) })).toMatchObject({ isError: false });
+    // the SDK would GET with Last-Event-ID twice per error, replaying it to nobody; every progress once
+    expect(log).not.toContain("resumed after");
+    expect(seen).toEqual([1, 2, 3]);
+    expect(tb.stats()).toMatchObject({ reconnects: 0 });
+  });
+
   it("isolated() opens a session of its own, ended on close, while the parent's stays open", async () => {
     const server = await serve("http");
     const tb = await open(server.url);

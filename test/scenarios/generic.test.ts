@@ -62,6 +62,19 @@ describe("generic recipes", () => {
     // a calculator's recipes need nothing beyond their own tools
     expect(applicableFixtureRecipes([tool("calculate", ["expression"])]).some((r) => r.id.startsWith("calculator."))).toBe(true);
   });
+  it("never asks about a process's environment (get-env): npx's npm_package_name is the folder it ran in, HOME the user's", () => {
+    const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
+    expect(pickAnswerField(result({ npm_package_name: "train-mcp", HOME: "/root", PATH: "/usr/bin" }), {})).toBeUndefined();
+    expect(pickAnswerField(text("PATH=/usr/bin\nHOME=/root\nnpm_package_name=train-mcp"), {})).toBeUndefined();
+    // a record that merely has a path or a home field is data
+    expect(pickAnswerField(result({ path: "/srv/site", home: "https://example.com", title: "Site" }), {})).toEqual({ label: "title", value: "Site" });
+  });
+  it("asks for the first item of a list answered in another order than asked only when it is the first one asked for", () => {
+    // server-memory's open_nodes lists the graph's order: Ada first, whichever name came first
+    const nodes = result({ entities: [{ name: "Ada Lovelace", entityType: "person" }, { name: "Acme Robotics", entityType: "organization" }], relations: [] });
+    expect(pickAnswerField(nodes, { names: ["Acme Robotics", "Ada Lovelace"] })).toBeUndefined();
+    expect(pickAnswerField(nodes, { names: ["Ada Lovelace", "Acme Robotics"] })).toEqual({ label: "first entity type", value: "person" });
+  });
   it("never asks for a time to the second (the server's clock, different on the next replay)", () => {
     const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
     expect(pickAnswerField(text("Resource 1: created at 9:15:31 AM"), {})).toBeUndefined();
@@ -169,5 +182,8 @@ describe("generic recipes", () => {
     const mostlyPerson = [...Array.from({ length: 5 }, (_, i) => task(i, "person")), task(5, "company"), task(6, "Alice")];
     expect(constantAnswerNote(mostlyPerson)).toMatch(/^5 of 7 tasks expect the same answer \("person"\): a model that always gives it scores 71% without the tools/);
     expect(constantAnswerNote([...mostlyPerson, task(7, "Bob"), task(8, "Acme"), task(9, "x")])).toBeUndefined();
+    // tasks checked only on the server (server-memory's create_entities with --allow-writes) share no answer
+    const change = (i: number, value: string) => ({ ...task(i, ""), expected: [{ kind: "state" as const, tool: "read_graph", arguments: {}, expect: { kind: "contains" as const, value, caseSensitive: false } }] });
+    expect(constantAnswerNote([...Array.from({ length: 6 }, (_, i) => change(i, `v${i}`)), task(6, "person"), task(7, "person")])).toBeUndefined();
   });
 });

@@ -9,6 +9,9 @@
  *   node --import tsx test/servers/everything.ts --http 0        Streamable HTTP at /mcp
  *   node --import tsx test/servers/everything.ts --sse 0         legacy HTTP+SSE only, at /sse
  *   --no-get          (HTTP) answer 405 to GET: no standalone SSE stream
+ *   --resumable       (HTTP) an event store, as server-everything has: every SSE event gets an
+ *                     id, a GET with Last-Event-ID replays what followed it and prints
+ *                     `resumed after ID` on stderr
  *   --junk-on-start   print non-JSON lines on stdout before serving (stdio)
  *   --task-only       list only `echo` and a tool that runs only as an MCP task
  *   --resources       also offer resources (paginated, 2 a page), a URI template and resource reads
@@ -27,7 +30,7 @@ import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { StreamableHTTPServerTransport, type EventStore } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
@@ -36,6 +39,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
   isInitializeRequest,
+  type JSONRPCMessage,
   type CallToolResult,
   type Resource,
   type Tool,
@@ -357,6 +361,26 @@ function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<
   });
 }
 
+/** The smallest event store: ids in order, a replay sends the same stream's later events. */
+function memoryEventStore(): EventStore {
+  const events: Array<{ id: string; stream: string; message: JSONRPCMessage }> = [];
+  return {
+    async storeEvent(stream, message) {
+      const id = `${stream}_${events.length}`;
+      events.push({ id, stream, message });
+      return id;
+    },
+    async replayEventsAfter(lastEventId, { send }) {
+      process.stderr.write(`resumed after ${lastEventId}\n`);
+      const at = events.findIndex((e) => e.id === lastEventId);
+      if (at < 0) throw new Error(`unknown event id ${lastEventId}`);
+      const stream = events[at].stream;
+      for (const e of events.slice(at + 1)) if (e.stream === stream) await send(e.id, e.message);
+      return stream;
+    },
+  };
+}
+
 if (flag("http") !== undefined) {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   listen(async (req, res) => {
@@ -372,6 +396,7 @@ if (flag("http") !== undefined) {
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => void sessions.set(id, transport),
+        ...(argv.includes("--resumable") ? { eventStore: memoryEventStore() } : {}),
       });
       transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
       await makeServer().connect(transport);

@@ -269,7 +269,9 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
 export function constantAnswerNote(scenarios: readonly Scenario[]): string | undefined {
   const counts = new Map<string, number>();
   for (const s of scenarios) {
-    const key = (s.expected ?? []).map((e) => ("value" in e ? JSON.stringify(e.value) : e.kind)).join(" + ");
+    // a change the server must show (a state check) is no answer a model can give without the tools
+    if (!s.expected?.length || s.expected.some((e) => e.kind === "state")) continue;
+    const key = s.expected.map((e) => ("value" in e ? JSON.stringify(e.value) : e.kind)).join(" + ");
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   const [answer, count] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];

@@ -17,6 +17,7 @@ import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import type { AnswerCheck, Expected } from "../schema.js";
 import { normKey, ValuePool } from "./harvest.js";
 import { extractNumbers } from "../numbers.js";
+import { checkAnswer } from "../check.js";
 import { answerSentence, containsCheck, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 
@@ -72,6 +73,7 @@ const PREFERRED = ["result", "answer", "value", "total", "amount", "count", "nam
  */
 export function pickAnswerField(result: ToolResult, args: Record<string, unknown> = {}): { label: string; value: string | number; caseSensitive?: true } | undefined {
   const data = resultData(result);
+  if (environmentDump(data, result.text)) return undefined;
   // every scalar given, nested ones too ({location: {city: "cairo"}} gives "cairo")
   const echoes = new Set<string>();
   const given = (v: unknown): void => {
@@ -80,13 +82,27 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     else if (v && typeof v === "object") Object.values(v).forEach(given);
   };
   given(args);
+  // lists asked for several things at once (open_nodes' names): their first items, and all
+  const askedLists = Object.values(args).filter((v): v is unknown[] => Array.isArray(v) && v.length > 1);
+  const askedFirst = new Set(askedLists.map((l) => String(l[0])));
+  const asked = new Set(askedLists.flat().map(String));
+  // a result listing them in the server's order (server-memory's, the graph's) has a "first" that
+  // is not the first one asked for: a task asking for "the first entity type" would mislead
+  const reordered = (item: unknown): boolean => {
+    if (!item || typeof item !== "object") return false;
+    const own = Object.values(item).map(String);
+    return own.some((x) => asked.has(x)) && !own.some((x) => askedFirst.has(x));
+  };
   const scalars: Array<{ label: string; value: string | number }> = [];
   const visit = (v: unknown, label: string, depth: number): void => {
     if (depth > 3) return;
     if (typeof v === "number" && Number.isFinite(v)) scalars.push({ label, value: v });
     else if (typeof v === "string" && v.trim().length > 0 && v.length <= 60) scalars.push({ label, value: v.trim() });
     // a bare list's items are entries: "first entry's name", not "first name" (a given name)
-    else if (Array.isArray(v) && v.length > 0) visit(v[0], v.length === 1 ? label : `first ${singularLabel(label) || "entry's"}`, depth + 1);
+    else if (Array.isArray(v) && v.length > 0) {
+      if (v.length > 1 && reordered(v[0])) return;
+      visit(v[0], v.length === 1 ? label : `first ${singularLabel(label) || "entry's"}`, depth + 1);
+    }
     else if (v && typeof v === "object") {
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, fieldLabel(label, human(k)), depth + 1);
     }
@@ -114,6 +130,19 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     if (t.length > 0 && t.length <= 60 && !echoes.has(t) && askable(t)) return withCase({ label: "result", value: t }, echoes);
   }
   return undefined;
+}
+
+const ENV_NAMES = new Set(["PATH", "HOME", "PWD", "SHELL", "USER", "LOGNAME", "LANG", "TERM", "TMPDIR", "HOSTNAME"]);
+
+/**
+ * A process's environment (server-everything's get-env, a printenv): the launch's, not the
+ * server's data. npx sets `npm_package_name` from the folder it was run in and HOME is whoever
+ * runs it, so an answer read there holds only where the tasks were made, and over HTTP only
+ * for that server process.
+ */
+export function environmentDump(data: unknown, text: string): boolean {
+  const names = data && typeof data === "object" && !Array.isArray(data) ? Object.keys(data) : [...text.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)=/gm)].map((m) => m[1]);
+  return names.filter((n) => ENV_NAMES.has(n)).length >= 2;
 }
 
 /**
@@ -196,6 +225,9 @@ function expectFor(value: string | number, caseSensitive = false): AnswerCheck {
 // Descriptions start with a verb ("Evaluate…") or a noun ("Full details of…"); these frames read for both.
 const SINGLE_TRAIN = ["Use the available tools for this: {goal} ({given}). What is the {field}?", "Task: {goal}. Inputs: {given}. Report the {field}."];
 const SINGLE_TEST = ["With {given}: {goal}. Tell me the {field}."];
+// a change with nothing to report: the state check is the task's whole outcome
+const CHANGE_TRAIN = ["Use the available tools for this: {goal} ({given}).", "Task: {goal}. Inputs: {given}. Say when it is done."];
+const CHANGE_TEST = ["With {given}: {goal}. Tell me once it is done."];
 
 function singleRecipe(tool: ToolSpec): Recipe {
   const mutates = !isReadOnlyTool(tool);
@@ -207,11 +239,20 @@ function singleRecipe(tool: ToolSpec): Recipe {
     async build(ctx: RecipeContext): Promise<Draft | undefined> {
       const args = synthesizeArgs(tool.inputSchema, ctx.rng, ctx.pool);
       if (!args) return undefined;
+      // a change whose result may only repeat its arguments: the reads that could show it, as they are before
+      const reads = mutates ? await readsOfGiven(ctx, tool, args) : [];
       const r = await ctx.call(tool.name, args);
       if (!isUseful(r)) return undefined;
       const field = pickAnswerField(r, args);
-      if (!field || asksAboutNothing(r, field.value)) return undefined;
       const goal = goalOf(tool);
+      const difficulty = Math.min(5, 1 + (Object.keys(args).length > 2 ? 1 : 0) + (mutates ? 1 : 0));
+      if (!field || asksAboutNothing(r, field.value)) {
+        // nothing new to ask (server-memory's create_entities lists the entities it was given): the
+        // task is the change, checked by a read that shows a given value it did not show before
+        const state = mutates ? await shownAfter(ctx, reads) : undefined;
+        if (!state) return undefined;
+        return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: [state], answer: "Done." };
+      }
       const task = ctx.phrase(SINGLE_TRAIN, SINGLE_TEST, { goal, given: describeArgs(args), field: field.label });
       const expected: Expected[] = [expectFor(field.value, field.caseSensitive)];
       if (mutates) {
@@ -219,10 +260,84 @@ function singleRecipe(tool: ToolSpec): Recipe {
         if (!state) return undefined;
         expected.push(state);
       }
-      const difficulty = Math.min(5, 1 + (Object.keys(args).length > 2 ? 1 : 0) + (mutates ? 1 : 0));
       return { task, difficulty, expected, answer: answerSentence(field.label, field.value) };
     },
   };
+}
+
+interface PendingRead {
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** the read's text before the change */
+  before: string;
+  /** given values it may show afterwards, those that are not its own arguments first */
+  wanted: string[];
+}
+
+/**
+ * Before a change: read-only tools whose required arguments all come from the change's own
+ * arguments (open_nodes' `names` from the entities' `name`s), or that need none, each called
+ * once to see what it shows beforehand. At most three.
+ */
+async function readsOfGiven(ctx: RecipeContext, mutated: ToolSpec, args: Record<string, unknown>): Promise<PendingRead[]> {
+  const given = new ValuePool();
+  given.harvestData(mutated.name, args);
+  const values = givenStrings(args);
+  const readers = [...ctx.tools.values()].filter((t) => t.name !== mutated.name && isReadOnlyTool(t) && !isResourceTool(t));
+  const requiredOf = (t: ToolSpec) => ((t.inputSchema.required as string[] | undefined) ?? []).length;
+  const out: PendingRead[] = [];
+  // a lookup by a given value first: a whole listing shows the change too, less pointedly
+  for (const reader of [...readers.filter((t) => requiredOf(t) > 0), ...readers.filter((t) => requiredOf(t) === 0)]) {
+    if (out.length >= 3) break;
+    const fixed = argsFrom(reader, given);
+    if (!fixed) continue;
+    const before = await ctx.probe(reader.name, fixed);
+    // an error is an answer here (no such key yet); a call that did not get through is not
+    if (before.fault && before.fault !== "protocol") continue;
+    const own = new Set(givenStrings(fixed));
+    out.push({ tool: reader.name, arguments: fixed, before: before.text, wanted: [...values.filter((v) => !own.has(v)), ...values.filter((v) => own.has(v))] });
+  }
+  return out;
+}
+
+/** After the change: the first read that now shows a given value it did not show before. */
+async function shownAfter(ctx: RecipeContext, reads: readonly PendingRead[]): Promise<Expected | undefined> {
+  for (const read of reads) {
+    const after = await ctx.probe(read.tool, read.arguments);
+    if (!isUseful(after)) continue;
+    for (const value of read.wanted) {
+      const check = containsCheck(value);
+      if (checkAnswer(check, after.text).pass && !checkAnswer(check, read.before).pass) return { kind: "state", tool: read.tool, arguments: read.arguments, expect: check };
+    }
+  }
+  return undefined;
+}
+
+/** Arguments for a reader from harvested values: one value for a scalar, up to five for a list (`names` from `name`s). */
+function argsFrom(reader: ToolSpec, pool: ValuePool): Record<string, unknown> | undefined {
+  const props = (reader.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const fixed: Record<string, unknown> = {};
+  for (const name of (reader.inputSchema.required as string[] | undefined) ?? []) {
+    const list = props[name]?.type === "array";
+    const values = [...new Set(list ? [...pool.lookup(name), ...pool.lookup(singular(name))] : pool.lookup(name))];
+    if (list ? values.length === 0 : values.length !== 1) return undefined;
+    fixed[name] = list ? values.slice(0, 5) : values[0];
+  }
+  return fixed;
+}
+
+/** Every string in a call's arguments, nested ones and list items too, that makes a fair check. */
+function givenStrings(args: unknown): string[] {
+  const out = new Set<string>();
+  const visit = (v: unknown, depth: number): void => {
+    if (typeof v === "string") {
+      const t = v.trim();
+      if (t.length <= 60 && askable(t)) out.add(t);
+    } else if (depth < 6 && Array.isArray(v)) v.forEach((x) => visit(x, depth + 1));
+    else if (depth < 6 && v && typeof v === "object") Object.values(v).forEach((x) => visit(x, depth + 1));
+  };
+  visit(args, 0);
+  return [...out];
 }
 
 /** After a mutation: a read-only tool whose required args all come from the mutation's result. */

@@ -81,8 +81,13 @@ export class ValuePool {
   harvest(tool: string, result: ToolResult): void {
     if (result.isError) return;
     const data = result.structuredContent ?? parseJsonLoose(result.text)?.value;
-    if (data !== undefined) this.walk(tool, data, toolNoun(tool), 0);
+    if (data !== undefined) this.harvestData(tool, data);
     for (const email of result.text.match(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g) ?? []) this.add("email", email);
+  }
+
+  /** Files every value in a JSON value (a result's data, or the arguments a call was given). */
+  harvestData(tool: string, data: unknown): void {
+    this.walk(tool, data, toolNoun(tool), 0);
   }
 
   private walk(tool: string, value: unknown, context: string, depth: number): void {

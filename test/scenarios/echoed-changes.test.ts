@@ -1,0 +1,76 @@
+/**
+ * Verified tasks for a server whose changes answer only with what they were given (a knowledge
+ * graph shaped like server-memory, test/servers/memory-graph.ts): the change is checked by a
+ * read-only tool, looked up by a given value, that shows another given value afterwards and
+ * did not before. With --allow-writes the model gets tasks that create entities and add
+ * observations, even on an empty graph; every task replays on a fresh copy of the graph.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { connect } from "../../src/mcp/connect.js";
+import type { Toolbox } from "../../src/mcp/types.js";
+import { replayScenario } from "../../src/scenarios/replay.js";
+import { generateVerified } from "../../src/scenarios/verified/generate.js";
+import { stdioTarget } from "../servers/launch.js";
+
+const dirs: string[] = [];
+const boxes: Toolbox[] = [];
+afterAll(async () => {
+  for (const b of boxes) await b.close();
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function graph(lines: object[]): Promise<Toolbox> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-graph-"));
+  dirs.push(dir);
+  fs.writeFileSync(path.join(dir, "memory.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n"));
+  const box = await connect(stdioTarget("memory-graph"), { templateDir: dir });
+  boxes.push(box);
+  return box;
+}
+
+const SEED = [
+  { type: "entity", name: "Ada Lovelace", entityType: "person", observations: ["Born in London in 1815"] },
+  { type: "entity", name: "Acme Robotics", entityType: "organization", observations: ["Headquartered in Oslo"] },
+  { type: "relation", from: "Ada Lovelace", to: "Acme Robotics", relationType: "advises" },
+];
+
+describe("changes whose result repeats their arguments (server-memory)", () => {
+  it("builds create and add tasks checked by a read that shows what was given, and they replay on a fresh copy", async () => {
+    const box = await graph(SEED);
+    const { scenarios } = await generateVerified(box, { n: 24, seed: 1, allowWrites: true, acceptFewer: true });
+    const byTool = (name: string) => scenarios.filter((s) => s.reference!.calls[0].name === name);
+    for (const tool of ["create_entities", "add_observations"]) {
+      const made = byTool(tool);
+      expect(made.length, tool).toBeGreaterThan(0);
+      for (const s of made) {
+        expect(s.expected!.map((e) => e.kind)).toEqual(["state"]);
+        const state = s.expected![0] as { tool: string; expect: { value: string } };
+        // what the check looks for was given in the task, and the graph did not hold it before
+        expect(s.task).toContain(state.expect.value);
+        const before = await box.isolated();
+        try {
+          expect((await before.call(state.tool, (s.expected![0] as { arguments: object }).arguments)).text.toLowerCase()).not.toContain(state.expect.value.toLowerCase());
+        } finally {
+          await before.close();
+        }
+      }
+    }
+    for (const s of scenarios.filter((x) => x.reference!.calls.some((c) => !["read_graph", "search_nodes", "open_nodes"].includes(c.name)))) {
+      const fresh = await box.isolated();
+      try {
+        expect((await replayScenario(fresh, s)).pass, s.task).toBe(true);
+      } finally {
+        await fresh.close();
+      }
+    }
+  }, 180_000);
+
+  it("builds tasks on an empty graph with --allow-writes, where nothing could be read", async () => {
+    const box = await graph([]);
+    const { scenarios } = await generateVerified(box, { n: 4, seed: 2, allowWrites: true, acceptFewer: true });
+    expect(scenarios.map((s) => s.reference!.calls[0].name)).toContain("create_entities");
+  }, 180_000);
+});
