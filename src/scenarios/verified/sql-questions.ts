@@ -45,15 +45,15 @@ type Asker = (ctx: RecipeContext, view: TableView) => Promise<SqlQuestion | unde
 
 const COUNT: Phrasings = {
   train: ["How many rows does the {table} table have?", "Count the records in the {table} table."],
-  test: ["What is the number of rows in {table}?"],
+  test: ["What is the number of rows in the {table} table?"],
 };
 const WHERE: Phrasings = {
-  train: ["How many rows of the {table} table have {column} equal to {value}?", "In {table}, count the records whose {column} is {value}."],
+  train: ["How many rows of the {table} table have {column} equal to {value}?", "In the {table} table, count the records whose {column} is {value}."],
   test: ["How many {table} rows have the {column} {value}?"],
 };
 const EXTREME: Phrasings = {
   train: ["What is the {which} {column} in the {table} table?", "Find the {which} value of {column} among the {table} rows."],
-  test: ["In {table}, which {column} is the {which}? Give the value."],
+  test: ["In the {table} table, which {column} is the {which}? Give the value."],
 };
 const SUM: Phrasings = {
   train: ["What is the total {column} over the {table} rows{filter}?", "Add up the {column} of the {table} rows{filter}. What is the sum?"],
@@ -70,14 +70,14 @@ const AVG: Phrasings = {
 };
 const DISTINCT: Phrasings = {
   train: ["How many different {column} values occur in the {table} table?", "Count the distinct values of {column} in {table}."],
-  test: ["In {table}, how many distinct {column} values are there?"],
+  test: ["In the {table} table, how many distinct {column} values are there?"],
 };
 const TOP: Phrasings = {
   train: ["Which {table} row has the {which} {column}? Give its {label}.", "In the {table} table, find the {label} of the row with the {which} {column}."],
   test: ["Among the {table} rows, whose {column} is the {which}? Answer with the {label}."],
 };
 const LOOKUP: Phrasings = {
-  train: ["What is the {target} of the {table} row whose {key} is {value}?", "In {table}, look up the row with {key} {value} and give its {target}."],
+  train: ["What is the {target} of the {table} row whose {key} is {value}?", "In the {table} table, look up the row with {key} {value} and give its {target}."],
   test: ["Find the {target} recorded for {key} {value} in the {table} table."],
 };
 

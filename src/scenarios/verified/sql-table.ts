@@ -108,11 +108,34 @@ export async function repeatedValues(view: TableView, column: string): Promise<S
 }
 
 /**
- * A name as a query writes it: double-quoted where the database folds unquoted names to lower
- * case (Postgres) and the name is not lower case (Prisma's "User", "createdAt"), else bare.
+ * Reserved words that tables and columns are often named (an `order` table, a `user` or `group`
+ * column): bare, each is syntax in Postgres and most of them in SQLite and MySQL too.
  */
-export function sqlName(name: string, foldsCase: boolean): string {
-  return foldsCase && name !== name.toLowerCase() ? `"${name}"` : name;
+const RESERVED = new Set(
+  ("all analyse analyze and any array as asc between both by case cast check collate column constraint create cross " +
+    "current_date current_role current_time current_timestamp current_user default delete desc distinct do drop else end " +
+    "except exists false fetch for foreign from full grant group having in index inner insert intersect into is join key " +
+    "lateral leading left like limit natural not null offset on only or order outer primary range references returning " +
+    "right rows select session_user set some table then to trailing true union unique update user using values when where " +
+    "window with").split(" "),
+);
+
+/** How a database's queries quote a name: what it folds unquoted names to, and its quote mark. */
+export interface SqlDialect {
+  /** unquoted names fold to lower case (Postgres) */
+  foldsCase: boolean;
+  /** `"` (the standard: Postgres, SQLite, SQL Server) or MySQL's backtick */
+  quote: '"' | "`";
+}
+
+/**
+ * A name as a query writes it: quoted where it is a reserved word, or where the database folds
+ * unquoted names to lower case (Postgres) and the name is not lower case (Prisma's "User",
+ * "createdAt"); else bare.
+ */
+export function sqlName(name: string, dialect: SqlDialect): string {
+  const quoted = RESERVED.has(name.toLowerCase()) || (dialect.foldsCase && name !== name.toLowerCase());
+  return quoted ? `${dialect.quote}${name}${dialect.quote}` : name;
 }
 
 /** The GROUP BY query behind `valueCounts` (the names as `sqlName` writes them). */

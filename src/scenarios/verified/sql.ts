@@ -19,8 +19,8 @@
  *
  * The answer is the query's one value, read from the server's real result; counts under 2 are
  * not asked (a model that always says 1 would score), nor a text answer the task itself spells.
- * Only plain identifiers are used (double-quoted where the database folds unquoted names to
- * lower case and the name is not), and only SELECTs are sent.
+ * Only plain identifiers are used (quoted where one is a reserved word, or where the database
+ * folds unquoted names to lower case and the name is not), and only SELECTs are sent.
  */
 import { isResourceTool } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
@@ -28,7 +28,7 @@ import type { AnswerCheck } from "../schema.js";
 import { isReadOnlyTool } from "./generic.js";
 import { answerSentence, containsCheck, isUseful, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { ASKERS, type SqlKind, type SqlQuestion } from "./sql-questions.js";
-import { IDENT, oneValue, profileColumns, readValueCounts, rowsOf, sqlName, valueCountsQuery, withNumbers, type Row, type SqlValue, type TableView } from "./sql-table.js";
+import { IDENT, oneValue, profileColumns, readValueCounts, rowsOf, sqlName, valueCountsQuery, withNumbers, type Row, type SqlDialect, type SqlValue, type TableView } from "./sql-table.js";
 
 export { rowsOf } from "./sql-table.js";
 
@@ -41,8 +41,8 @@ interface SqlTools {
   tables?: ToolSpec;
   /** the catalog query that listed tables through the SQL tool, once one has (the dialect is then known) */
   catalog?: string;
-  /** whether unquoted names fold to lower case, once asked (`foldsCase`) */
-  foldsCase?: boolean;
+  /** how names are quoted, once asked (`dialectOf`) */
+  dialect?: SqlDialect;
 }
 
 /**
@@ -105,7 +105,7 @@ async function build(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Promise<Dr
 /** The kind's question about the first of a few tables (in random order) that has the columns it needs. */
 async function askSomeTable(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Promise<SqlQuestion | undefined> {
   const names = await listTables(ctx, s);
-  s.foldsCase ??= await foldsCase(ctx, s);
+  s.dialect ??= await dialectOf(ctx, s);
   for (const table of ctx.rng.shuffle(names).slice(0, TABLES_TRIED)) {
     const view = await viewTable(ctx, s, table);
     const question = view && (await ASKERS[kind](ctx, view));
@@ -116,7 +116,8 @@ async function askSomeTable(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Pro
 
 /** A table's first rows and its columns' profiles; value counts on demand, by probe. */
 async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promise<TableView | undefined> {
-  const ref = (name: string) => sqlName(name, s.foldsCase ?? false);
+  const dialect = s.dialect ?? { foldsCase: false, quote: '"' };
+  const ref = (name: string) => sqlName(name, dialect);
   const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${ref(table)} LIMIT ${SAMPLE_ROWS}` }));
   if (!rows || rows.length === 0) return undefined;
   const sample = withNumbers(rows);
@@ -132,13 +133,17 @@ async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promis
 }
 
 /**
- * Whether the database folds unquoted names to lower case, as Postgres does (its answer to
- * `SELECT 1 AS Ab` is a column "ab"): a table "User" is then `"User"` in a query, and `User`
- * names no table. SQLite, MySQL and SQL Server keep the case and match names in any case.
+ * How the database wants names written. Postgres folds unquoted names to lower case (its answer
+ * to `SELECT 1 AS Ab` is a column "ab"): a table "User" is then `"User"` in a query, and `User`
+ * names no table; SQLite, MySQL and SQL Server keep the case. A double-quoted name is a name in
+ * standard SQL, and a string in MySQL (unless ANSI_QUOTES), which quotes names with backticks.
  */
-async function foldsCase(ctx: RecipeContext, s: SqlTools): Promise<boolean> {
+async function dialectOf(ctx: RecipeContext, s: SqlTools): Promise<SqlDialect> {
   const row = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: "SELECT 1 AS Ab" }))?.[0];
-  return row !== undefined && "ab" in row;
+  const foldsCase = row !== undefined && "ab" in row;
+  if (foldsCase) return { foldsCase, quote: '"' };
+  const quoted = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: 'SELECT "x" AS v FROM (SELECT 1 AS x) AS t' }))?.[0];
+  return { foldsCase, quote: quoted === undefined || Number(quoted.v) === 1 ? '"' : "`" };
 }
 
 function plainAnswer(value: SqlValue): { check: AnswerCheck; shown: SqlValue } {
