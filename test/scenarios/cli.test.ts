@@ -84,12 +84,16 @@ describe("train-mcp scenarios", () => {
     const g = await run(["scenarios", "generate", "--server", todo, "--cwd", data, "--n", "4", "--seed", "2", "--out", file]);
     expect(g.code).toBe(0);
     expect(g.err).toContain("note: not calling add_todo, spring_clean: they change the server's state");
+    expect(g.err).toContain("--allow-writes calls them, best against a copy of the server's data (--template-dir)");
     expect(g.err).toContain("note: not using roll_dice: the same call answered differently twice");
     expect(readFileSync(join(data, "todos.json"), "utf8")).toBe(before);
     const tools = new Set(readScenarioFile(file).flatMap((x) => x.reference!.calls.map((c) => c.name)));
     expect([...tools].every((t) => t === "list_todos" || t === "get_todo")).toBe(true);
     // what the scenarios expect is what the untouched server answers
     expect((await run(["scenarios", "check", file, "--server", todo, "--cwd", data])).out).toContain("4 ok, 0 failing (0 replay, 0 tool mismatch)");
+    // with --template-dir already given, the note does not ask for it again
+    const t = await run(["scenarios", "generate", "--server", todo, "--template-dir", data, "--n", "2", "--seed", "2", "--out", `${file}.copy.jsonl`]);
+    expect(t.err).toContain("--allow-writes calls them, each server instance on its own copy of the data (--template-dir, as given)");
     // --allow-writes against --template-dir: each server instance works on its own copy of the data
     const w = await run(["scenarios", "generate", "--server", todo, "--template-dir", data, "--allow-writes", "--n", "3", "--seed", "2", "--out", file, "--force"]);
     expect(w.err).not.toContain("not calling");

@@ -204,6 +204,12 @@ export function register(program: Command): void {
               fewer: "lower --n, pass --accept-fewer to write the ones built",
               stateful: flags.stateful,
               allowWrites: fixture !== undefined || flags.allowWrites === true,
+              // --template-dir already gives each instance a copy; an HTTP server's data is its own to copy
+              writesAdvice: options.templateDir
+                ? "each server instance on its own copy of the data (--template-dir, as given)"
+                : /^https?:\/\//i.test(target.trim())
+                  ? "best against a server that runs on a copy of its data (--template-dir copies a folder for a server this command starts)"
+                  : undefined,
               onProgress: bar.update,
               onNote: (line) => process.stderr.write(`note: ${line}\n`),
             });

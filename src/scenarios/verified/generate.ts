@@ -76,6 +76,8 @@ export interface VerifiedOptions {
    *  lives in a file or database of the user's); default true, the CLI's default for a server
    *  that is not a bundled fixture is false */
   allowWrites?: boolean;
+  /** where the note on the tools left out says --allow-writes is best used (default: "best against a copy of the server's data (--template-dir)") */
+  writesAdvice?: string;
   /** called after each committed scenario */
   onProgress?: (done: number, total: number) => void;
   /** each of the result's `notes` as soon as it is known (before the calls it concerns) */
@@ -113,7 +115,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   if (options.allowWrites === false && writers.length > 0)
     note(
       `not calling ${writers.join(", ")}: ${writers.length === 1 ? "it changes" : "they change"} the server's state (by ${writers.length === 1 ? "its" : "their"} annotations or name), and a fresh server process does not undo changes kept in files or databases; ` +
-        `--allow-writes calls them, best against a copy of the server's data (--template-dir)`,
+        `--allow-writes calls them, ${options.writesAdvice ?? "best against a copy of the server's data (--template-dir)"}`,
     );
   const stateful = options.allowWrites === false ? false : (options.stateful ?? detectStateful(toolbox.tools));
   const concurrency = Math.max(1, options.concurrency ?? 4);
