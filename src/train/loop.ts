@@ -260,7 +260,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
     // the sets are recorded at the start; a resume on other ones (a scenario file rewritten) is refused
     const scenarioNote = keepScenarioRecord(runDir.dir, scenarioRecord(data.sources, data.train, heldout), { resume: !!o.resume, hasCheckpoint: o.resume === true && latestCheckpoint(runDir.path("checkpoints")) !== null, bundledDir: BUNDLED_SCENARIOS_DIR });
     if (scenarioNote) log(scenarioNote);
-    log(`scenarios: ${data.train.length} train, ${heldout.length} held-out (${data.sources.join(", ")})`);
+    // --eval-n measures on part of the held-out split: say of how many
+    const ofSplit = heldout.length < data.test.length ? ` (--eval-n ${cfg.eval_n} of the ${data.test.length} in the held-out split)` : "";
+    log(`scenarios: ${data.train.length} train, ${heldout.length} held-out${ofSplit} (${data.sources.join(", ")})`);
     if (heldout.length === 0) log(`warning: no held-out scenarios (split "test") in ${data.sources.join(", ")}: success before and after RL cannot be measured`);
     else if (heldout.length < FEW_HELD_OUT && (cfg.eval_n === 0 || cfg.eval_n >= FEW_HELD_OUT))
       log(`warning: only ${heldout.length} held-out scenario${heldout.length === 1 ? "" : "s"}: held-out success moves in steps of ${Math.round(100 / heldout.length)} points, so before and after RL say little; add test scenarios (a larger --generate-scenarios, or a scenario file)`);

@@ -105,8 +105,11 @@ describe("the training loop on a tiny model and the real calculator server", () 
   it("decides the warm start on at least 32 scenarios, not on the few --eval-n keeps", async () => {
     const out = path.join(tempDir("probe"), "run");
     // 1 held-out scenario kept of 3: the probe tops up with the other 2 and 27 training ones
-    const summary = await train({ config: small(out, calculatorScenarios(40, 3), { eval_n: 1, sft: "auto", sft_steps: 1, sft_batch_size: 2 }), hooks: { log: () => undefined } });
+    const logs: string[] = [];
+    const summary = await train({ config: small(out, calculatorScenarios(40, 3), { eval_n: 1, sft: "auto", sft_steps: 1, sft_batch_size: 2 }), hooks: { log: (l) => logs.push(l) } });
     expect(summary.heldout_n).toBe(1);
+    // the 1 measured is said to be of the 3 held out
+    expect(logs).toContainEqual(expect.stringMatching(/^scenarios: 40 train, 1 held-out \(--eval-n 1 of the 3 in the held-out split\) \(/));
     const evals = readJsonl(path.join(out, "eval.jsonl"));
     expect(evals.map((e) => [e.label, e.n, e.split])).toEqual([
       ["base", 32, "test+train"],
