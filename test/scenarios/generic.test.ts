@@ -107,6 +107,21 @@ describe("generic recipes", () => {
       expect(typeof a.label).toBe("string");
     }
   });
+  it("makes up a few distinct items for a list argument (no [\"velvet\", \"velvet\"]), as many as the schema asks where it asks more", () => {
+    const rng = new Rng("lists");
+    const schema = { type: "object", properties: { observations: { type: "array", items: { type: "string", enum: ["a", "b", "c", "d"] } }, tags: { type: "array", items: { type: "string", enum: ["x", "y"] }, minItems: 4 } }, required: ["observations", "tags"] };
+    let sawTwoOrMore = false;
+    for (let i = 0; i < 40; i++) {
+      const a = synthesizeArgs(schema, rng)!;
+      const obs = a.observations as string[];
+      expect(obs.length).toBeLessThanOrEqual(3);
+      expect(new Set(obs).size).toBe(obs.length);
+      sawTwoOrMore ||= obs.length >= 2;
+      // four items of two values: repeats are what the schema asks
+      expect((a.tags as string[]).length).toBeGreaterThanOrEqual(4);
+    }
+    expect(sawTwoOrMore).toBe(true);
+  });
   it("fills counting arguments with whole numbers of everyday size, and an argument named after a thing with that thing's harvested names", () => {
     const rng = new Rng("counts");
     const schema = { type: "object", properties: { table: { type: "string" }, offset: { type: "number" }, limit: { type: "number" }, pageSize: { type: "integer" }, ratio: { type: "number" } }, required: ["table", "offset", "limit", "pageSize", "ratio"] };

@@ -158,7 +158,8 @@ export function synthValue(
     case "array": {
       const items = (s.items as Schema | undefined) ?? {};
       const min = Number(s.minItems ?? 1);
-      const max = Math.min(Number(s.maxItems ?? Math.max(min, 5)), min + 6);
+      // a task reads its arguments out: a few made-up items, not five
+      const max = Math.min(Number(s.maxItems ?? Math.max(min, 3)), min + 6);
       // a list of things the server knows (names, ids): real ones only, each once, a few
       const known = pool ? pool.lookup(singular(name)).filter((v) => typeMatches(String(resolveRef(items, root).type ?? "string"), v) && schemaAccepts(items, v)) : [];
       if (known.length >= Math.max(min, 1) && rng.bool(o.poolRate ?? 0.85)) {
@@ -172,7 +173,9 @@ export function synthValue(
         if (v === undefined) return undefined;
         out.push(v);
       }
-      return s.uniqueItems ? [...new Map(out.map((v) => [JSON.stringify(v), v])).values()] : out;
+      // the same made-up value twice (["velvet", "velvet"]) reads as a slip; kept where the schema needs the items
+      const unique = [...new Map(out.map((v) => [JSON.stringify(v), v])).values()];
+      return s.uniqueItems || unique.length >= Math.max(min, 1) ? unique : out;
     }
     case "object":
       return synthObject(s, root, rng, pool, { ...o, fixed: undefined }, depth);
