@@ -3,8 +3,8 @@
  * whose result says only "deleted", checked by what a read shows afterwards. Two state checks on
  * reads made before and after the reference call, on the scenario's own fresh instance:
  *
- * - gone: a given value the read showed before no longer shows (a not_contains check, so doing
- *   nothing fails);
+ * - gone: each given value the read showed before no longer shows (not_contains checks, three
+ *   at most, so doing nothing, or half of it, fails);
  * - kept: another value it showed before still shows (a contains check, so deleting everything
  *   fails; a given value that stays, the entity whose observation went, first).
  *
@@ -12,7 +12,7 @@
  */
 import type { ToolSpec } from "../../mcp/types.js";
 import { checkAnswer } from "../check.js";
-import type { Expected } from "../schema.js";
+import type { AnswerCheck, Expected } from "../schema.js";
 import type { PendingRead } from "./generic.js";
 import type { ValuePool } from "./harvest.js";
 import { containsCheck, notContainsCheck, resultData, type RecipeContext } from "./recipe.js";
@@ -59,23 +59,25 @@ function fileListItems(pool: ValuePool, data: unknown, depth: number): void {
  * that give them, or undefined when no read does. `given` are the deletion's own values.
  */
 export async function goneAndKept(ctx: RecipeContext, reads: readonly PendingRead[], given: readonly string[]): Promise<Expected[] | undefined> {
-  let gone: { read: PendingRead; value: string } | undefined;
+  let gone: { read: PendingRead; values: string[] } | undefined;
   let kept: { read: PendingRead; value: string } | undefined;
   for (const read of reads) {
     const after = await ctx.probe(read.tool, read.arguments);
     // a read that fails afterwards checks nothing: a state check fails on an error
     if (after.isError) continue;
     const shows = (v: string, text: string) => checkAnswer(containsCheck(v), text).pass;
-    gone ??= given.filter((v) => shows(v, read.before) && !shows(v, after.text)).map((value) => ({ read, value }))[0];
+    const went = given.filter((v) => shows(v, read.before) && !shows(v, after.text)).slice(0, 3);
+    if (!gone && went.length > 0) gone = { read, values: went };
+    // a given value that stays (the entity whose observation went) first
     const stays = [...read.shown.filter((v) => given.includes(v)), ...read.shown.filter((v) => !given.includes(v))];
-    kept ??= stays.filter((v) => v !== gone?.value && shows(v, read.before) && shows(v, after.text)).map((value) => ({ read, value }))[0];
+    const value = stays.find((v) => shows(v, read.before) && shows(v, after.text));
+    if (!kept && value !== undefined) kept = { read, value };
     if (gone && kept) break;
   }
   if (!gone || !kept) return undefined;
-  return [
-    { kind: "state", tool: gone.read.tool, arguments: gone.read.arguments, expect: notContainsCheck(gone.value) },
-    { kind: "state", tool: kept.read.tool, arguments: kept.read.arguments, expect: containsCheck(kept.value) },
-  ];
+  const state = (read: PendingRead, expect: AnswerCheck): Expected => ({ kind: "state", tool: read.tool, arguments: read.arguments, expect });
+  const from = gone.read;
+  return [...gone.values.map((v) => state(from, notContainsCheck(v))), state(kept.read, containsCheck(kept.value))];
 }
 
 /**
