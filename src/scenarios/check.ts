@@ -63,6 +63,16 @@ export function checkAnswer(check: AnswerCheck, text: string): CheckResult {
       const pass = containsWhole(normalize(text, cs), normalize(check.value, cs));
       return { pass, detail: pass ? `contains ${show(check.value)}` : `expected to contain ${show(check.value)}, got ${show(text)}` };
     }
+    case "not_contains": {
+      const cs = check.caseSensitive ?? false;
+      const norm = normalize(text, cs);
+      const at = wholeIndex(norm, normalize(check.value, cs));
+      if (at < 0) return { pass: true, detail: `does not contain ${show(check.value)}` };
+      // where it is, not the text's first 80 characters: a listing may show it far down
+      const from = Math.max(0, at - 30);
+      const around = `${from > 0 ? "…" : ""}${normalize(text, true).slice(from, at + check.value.length + 30)}`;
+      return { pass: false, detail: `expected not to contain ${show(check.value)}, found it in ${show(around)}` };
+    }
     case "regex": {
       let re: RegExp;
       try {
@@ -87,7 +97,12 @@ export function checkAnswer(check: AnswerCheck, text: string): CheckResult {
  * edge of the value that is not a letter or digit may touch anything.
  */
 function containsWhole(text: string, value: string): boolean {
-  if (value.length === 0) return true;
+  return wholeIndex(text, value) >= 0;
+}
+
+/** Where `value` first occurs whole in `text` (containsWhole's rule), or -1. */
+function wholeIndex(text: string, value: string): number {
+  if (value.length === 0) return 0;
   const word = /[\p{L}\p{N}]/u;
   const startsWord = word.test(value[0]);
   const endsWord = word.test(value[value.length - 1]);
@@ -99,9 +114,9 @@ function containsWhole(text: string, value: string): boolean {
     if (endsWord && after.length > 0 && word.test(after[0])) continue;
     // a number continues past a decimal point or separator followed by a digit ("7" in "7.5", "1,250")
     if (endsDigit && /^[.,]\p{N}/u.test(after)) continue;
-    return true;
+    return i;
   }
-  return false;
+  return -1;
 }
 
 /** Subset test with a path to the first mismatch, for json_subset. */

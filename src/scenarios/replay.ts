@@ -6,8 +6,9 @@
  * servers); none may fail (but one marked `error: true` must). Then every answer check must
  * pass on the reference answer text, and on the text of at least one replayed result (an exact
  * check there as "contains"), so the answer really came from the server and is not just a string
- * someone wrote. A reference marked `derived` (a sum of two results, a yes/no worked out from
- * one) is checked on its answer only; `unconfirmed` then says which check no result states.
+ * someone wrote (a not_contains check, an absence, holds on the reference answer alone). A
+ * reference marked `derived` (a sum of two results, a yes/no worked out from one) is checked on
+ * its answer only; `unconfirmed` then says which check no result states.
  * State checks run last on the same instance. Used by the verified generator (which keeps only
  * confirmed scenarios), `scenarios check --server`, and the tests.
  */
@@ -54,6 +55,11 @@ export async function replayScenario(
     }
     const onAnswer = checkAnswer(e, ref.answer);
     if (!onAnswer.pass) return { pass: false, detail: `reference answer: ${onAnswer.detail}`, resultTexts };
+    // what an answer must not say is no thing a result states: the reference answer is its proof
+    if (e.kind === "not_contains") {
+      details.push(onAnswer.detail);
+      continue;
+    }
     // An exact answer ("India") is reproduced when a result contains it; other kinds as they are.
     const onResult: AnswerCheck = e.kind === "exact" ? { kind: "contains", value: e.value, caseSensitive: e.caseSensitive } : e;
     if (resultTexts.length > 0 && !resultTexts.some((t) => checkAnswer(onResult, t).pass)) {

@@ -23,6 +23,13 @@ export const AnswerCheckSchema = z.discriminatedUnion("kind", [
     caseSensitive: z.boolean().default(false),
   }).strict(),
   z.object({
+    // contains' opposite, read the same way (a whole word or number, case-insensitive by default):
+    // a state check that a deleted item is no longer shown
+    kind: z.literal("not_contains"),
+    value: z.string().refine((v) => v.trim() !== "", "an empty value is in every answer, so no answer would pass").describe("substring the answer must not contain"),
+    caseSensitive: z.boolean().default(false),
+  }).strict(),
+  z.object({
     kind: z.literal("regex"),
     pattern: z.string().describe("JavaScript regular expression the answer must match"),
     flags: z.string().default("i"),
@@ -61,10 +68,15 @@ export const StateCheckSchema = z.object({
 }).strict();
 export type StateCheck = z.infer<typeof StateCheckSchema>;
 
-// One discriminated union over all six kinds (zod 4 flattens the nested one), so a bad `kind`
+// One discriminated union over all seven kinds (zod 4 flattens the nested one), so a bad `kind`
 // is reported as "expected one of …" at the `kind` field instead of an opaque union failure.
 export const ExpectedSchema = z.discriminatedUnion("kind", [AnswerCheckSchema, StateCheckSchema]);
 export type Expected = z.infer<typeof ExpectedSchema>;
+
+/** A check that something is absent: alone, saying nothing or deleting everything passes it. */
+export function isAbsenceCheck(e: Expected): boolean {
+  return e.kind === "not_contains" || (e.kind === "state" && e.expect.kind === "not_contains");
+}
 
 export const ReferenceCallSchema = z.object({
   name: z.string(),
@@ -87,7 +99,12 @@ export const ScenarioSchema = z.object({
   split: z.enum(["train", "test"]),
   tags: z.array(z.string()).default([]),
   server: z.string().optional().describe("which bundled server or target the scenario is for"),
-  expected: z.array(ExpectedSchema).refine((list) => list.length > 0, "an empty list checks nothing, so every answer would succeed: leave the field out for a judge-only task").optional().describe("all must pass for success"),
+  expected: z
+    .array(ExpectedSchema)
+    .refine((list) => list.length > 0, "an empty list checks nothing, so every answer would succeed: leave the field out for a judge-only task")
+    .refine((list) => list.length === 0 || !list.every(isAbsenceCheck), "not_contains checks alone pass for an empty answer or an emptied server: add a check of something that must be there")
+    .optional()
+    .describe("all must pass for success"),
   reference: ReferenceSolutionSchema.optional(),
 });
 export type Scenario = z.infer<typeof ScenarioSchema>;

@@ -81,6 +81,25 @@ describe("checkAnswer", () => {
     expect(bad.detail).toMatch(/invalid regex/);
   });
 
+  it("not_contains: contains' opposite, read the same way (whole words, case and typography aside)", () => {
+    const lacks = (value: string, text: string, caseSensitive = false) => checkAnswer({ kind: "not_contains", value, caseSensitive }, text);
+    for (const [value, text] of [["total 7", "The total 73 came up."], ["Paris", "a Parisian cafe"], ["3", "about 3.5"], ["Paris", "London"]] as const) {
+      expect(lacks(value, text).pass, `${value} in ${text}`).toBe(true);
+      expect(checkAnswer({ kind: "contains", value, caseSensitive: false }, text).pass).toBe(false);
+    }
+    for (const [value, text] of [["total 7", "I rolled total 7."], ["cairo", "Cairo's weather"], ["new  delhi", "New\nDelhi"], ["Server \u2013 Architecture", "Server - Architecture"]] as const) {
+      expect(lacks(value, text).pass, `${value} in ${text}`).toBe(false);
+      expect(checkAnswer({ kind: "contains", value, caseSensitive: false }, text).pass).toBe(true);
+    }
+    expect(lacks("Cairo", "cairo", true).pass).toBe(true);
+    expect(lacks("Ada Lovelace", '{"entities":[{"name":"Acme Robotics"}]}').detail).toBe('does not contain "Ada Lovelace"');
+    // the detail shows where it was found, even far down a long listing
+    const listing = `{"entities":[${Array.from({ length: 20 }, (_, i) => `{"name":"entity ${i}"}`).join(",")},{"name":"Ada Lovelace"}]}`;
+    const found = lacks("ada lovelace", listing);
+    expect(found.pass).toBe(false);
+    expect(found.detail).toMatch(/^expected not to contain "ada lovelace", found it in "….*entity 19.*Ada Lovelace/);
+  });
+
   it("json_subset: keys must match, arrays by membership, JSON found inside prose or fences", () => {
     const check = { kind: "json_subset" as const, value: { status: "placed", items: [{ product_id: 501 }] } };
     expect(checkAnswer(check, '{"order_id": 5, "status": "placed", "items": [{"product_id": 7}, {"product_id": 501, "quantity": 2}]}').pass).toBe(true);

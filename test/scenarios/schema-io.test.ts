@@ -74,6 +74,28 @@ describe("bad lines", () => {
     expect(messages([good({ expected: [{ kind: "regex", pattern: "\\d+" }, { kind: "regex", pattern: "^\\d*$" }, { kind: "json_subset", value: { ok: true } }] })])).toEqual([]);
   });
 
+  it("takes not_contains, in a state check and as an answer check, beside a check of something that must be there", () => {
+    const gone = { kind: "state", tool: "read_graph", expect: { kind: "not_contains", value: "Ada Lovelace" } };
+    const kept = { kind: "state", tool: "read_graph", expect: { kind: "contains", value: "Acme Robotics" } };
+    const parsed = parseScenarioText([good({ expected: [gone, kept] }), good({ id: "b", expected: [{ kind: "contains", value: "4" }, { kind: "not_contains", value: "5" }], reference: { calls: [], answer: "4" } })].join("\n"));
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.scenarios[0].expected?.[0]).toEqual({ ...gone, arguments: {}, expect: { ...gone.expect, caseSensitive: false } });
+    const out = messages([
+      good({ id: "a", expected: [{ ...gone, expect: { kind: "not_contains", value: " " } }, kept] }),
+      good({ id: "b", expected: [gone] }),
+      good({ id: "c", expected: [{ kind: "not_contains", value: "5" }, gone] }),
+      good({ id: "d", expected: [{ kind: "not_contains", value: "x", case_sensitive: true }, kept] }),
+      good({ id: "e", expected: [{ kind: "contains", value: "4" }, { kind: "not_contains", value: "5" }], reference: { calls: [], answer: "4 or 5" } }),
+    ]);
+    expect(out).toEqual([
+      'x.jsonl:1: field "expected[0].expect.value": an empty value is in every answer, so no answer would pass, got " "',
+      'x.jsonl:2: field "expected": not_contains checks alone pass for an empty answer or an emptied server: add a check of something that must be there, got an array',
+      'x.jsonl:3: field "expected": not_contains checks alone pass for an empty answer or an emptied server: add a check of something that must be there, got an array',
+      'x.jsonl:4: field "expected[0].case_sensitive": unknown field',
+      'x.jsonl:5: field "reference.answer": fails its own check expected[1]: expected not to contain "5", found it in "4 or 5"',
+    ]);
+  });
+
   it("refuses an empty expected list (it would pass every answer), naming the line", () => {
     const out = messages([good(), good({ id: "b", expected: [] })]);
     expect(out).toHaveLength(1);
@@ -101,7 +123,7 @@ describe("bad lines", () => {
       'x.jsonl:3: field "task": expected a non-empty string, got ""',
       expect.stringMatching(/^x\.jsonl:4: invalid JSON: /),
       "x.jsonl:5: expected a JSON object, got an array",
-      'x.jsonl:6: field "expected[0].kind": expected one of "exact" | "numeric" | "contains" | "regex" | "json_subset" | "state", got "numerc"',
+      'x.jsonl:6: field "expected[0].kind": expected one of "exact" | "numeric" | "contains" | "not_contains" | "regex" | "json_subset" | "state", got "numerc"',
       'x.jsonl:7: field "expected[0].value": expected number, got "3"',
       'x.jsonl:8: field "expected[0].expect.pattern": required string is missing',
       'x.jsonl:9: field "reference.calls[0].name": expected string, got 1',

@@ -4,8 +4,8 @@
  * working directory (empty when missing). What matters to the generator is copied as the real
  * server does it: the changes answer only with what they were given (create_entities lists the
  * entities it made), open_nodes takes an array of names and answers in the graph's order,
- * search_nodes matches names, types and observations, and the MCP annotations say which tools
- * read.
+ * search_nodes matches names, types and observations, the deletions answer only that they
+ * succeeded, and the MCP annotations say which tools read and which delete.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -46,6 +46,7 @@ const entity = { type: "object", properties: { name: str, entityType: str, obser
 const relation = { type: "object", properties: { from: str, to: str, relationType: str }, required: ["from", "to", "relationType"] };
 const writes = { readOnlyHint: false, destructiveHint: false };
 const reads = { readOnlyHint: true };
+const deletes = { readOnlyHint: false, destructiveHint: true };
 const TOOLS = [
   { name: "create_entities", description: "Create multiple new entities in the knowledge graph", inputSchema: { type: "object", properties: { entities: { type: "array", items: entity } }, required: ["entities"] }, annotations: writes },
   { name: "create_relations", description: "Create multiple new relations between entities in the knowledge graph", inputSchema: { type: "object", properties: { relations: { type: "array", items: relation } }, required: ["relations"] }, annotations: writes },
@@ -59,7 +60,18 @@ const TOOLS = [
     },
     annotations: writes,
   },
-  { name: "delete_entities", description: "Delete multiple entities and their associated relations from the knowledge graph", inputSchema: { type: "object", properties: { entityNames: { type: "array", items: str } }, required: ["entityNames"] }, annotations: { readOnlyHint: false, destructiveHint: true } },
+  { name: "delete_entities", description: "Delete multiple entities and their associated relations from the knowledge graph", inputSchema: { type: "object", properties: { entityNames: { type: "array", items: str } }, required: ["entityNames"] }, annotations: deletes },
+  {
+    name: "delete_observations",
+    description: "Delete specific observations from entities in the knowledge graph",
+    inputSchema: {
+      type: "object",
+      properties: { deletions: { type: "array", items: { type: "object", properties: { entityName: str, observations: { type: "array", items: str } }, required: ["entityName", "observations"] } } },
+      required: ["deletions"],
+    },
+    annotations: deletes,
+  },
+  { name: "delete_relations", description: "Delete multiple relations from the knowledge graph", inputSchema: { type: "object", properties: { relations: { type: "array", items: relation } }, required: ["relations"] }, annotations: deletes },
   { name: "read_graph", description: "Read the entire knowledge graph", inputSchema: { type: "object", properties: {} }, annotations: reads },
   { name: "search_nodes", description: "Search for nodes in the knowledge graph based on a query", inputSchema: { type: "object", properties: { query: str }, required: ["query"] }, annotations: reads },
   { name: "open_nodes", description: "Open specific nodes in the knowledge graph by their names", inputSchema: { type: "object", properties: { names: { type: "array", items: str } }, required: ["names"] }, annotations: reads },
@@ -106,6 +118,20 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
       const gone = new Set(a.entityNames as string[]);
       save({ entities: g.entities.filter((e) => !gone.has(e.name)), relations: g.relations.filter((r) => !gone.has(r.from) && !gone.has(r.to)) });
       return { content: [{ type: "text" as const, text: "Entities deleted successfully" }] };
+    }
+    case "delete_observations": {
+      // an entity or observation that is not there is passed over, as the real server does
+      for (const d of a.deletions as Array<{ entityName: string; observations: string[] }>) {
+        const e = g.entities.find((x) => x.name === d.entityName);
+        if (e) e.observations = e.observations.filter((o) => !d.observations.includes(o));
+      }
+      save(g);
+      return { content: [{ type: "text" as const, text: "Observations deleted successfully" }] };
+    }
+    case "delete_relations": {
+      const gone = a.relations as Relation[];
+      save({ ...g, relations: g.relations.filter((r) => !gone.some((d) => d.from === r.from && d.to === r.to && d.relationType === r.relationType)) });
+      return { content: [{ type: "text" as const, text: "Relations deleted successfully" }] };
     }
     case "read_graph":
       return json(g);

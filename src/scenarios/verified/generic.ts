@@ -8,6 +8,8 @@
  *   the task asks to do A, then B with what A found. Answer from B's result.
  * - mutation: a tool whose name says it changes state, followed by a state check: a read-only
  *   tool called with an id from the mutation's result must show the new record.
+ * - deletion: a tool that takes things away, checked by a read that no longer shows a given
+ *   value and still shows another one (deletions.ts).
  * Fixture recipes (./fixtures/) phrase the same kinds of task naturally for the bundled servers.
  */
 import { hostname } from "node:os";
@@ -18,6 +20,7 @@ import type { AnswerCheck, Expected } from "../schema.js";
 import { normKey, ValuePool } from "./harvest.js";
 import { extractNumbers } from "../numbers.js";
 import { checkAnswer } from "../check.js";
+import { fileListings, goneAndKept, isDeletingTool, shownValues } from "./deletions.js";
 import { answerSentence, containsCheck, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 
@@ -231,21 +234,29 @@ const CHANGE_TEST = ["With {given}: {goal}. Tell me once it is done."];
 
 function singleRecipe(tool: ToolSpec): Recipe {
   const mutates = !isReadOnlyTool(tool);
+  const deletes = mutates && isDeletingTool(tool);
   return {
     id: `generic.single.${tool.name}`,
     tools: [tool.name],
     weight: 3,
     mutates,
     async build(ctx: RecipeContext): Promise<Draft | undefined> {
+      // a deletion names things that are there: what the listings show now, observations too
+      if (deletes) await fileListings(ctx, readersFor(ctx, tool));
       const args = synthesizeArgs(tool.inputSchema, ctx.rng, ctx.pool);
       if (!args) return undefined;
       // a change whose result may only repeat its arguments: the reads that could show it, as they are before
       const reads = mutates ? await readsOfGiven(ctx, tool, args) : [];
       const r = await ctx.call(tool.name, args);
-      if (!isUseful(r)) return undefined;
-      const field = pickAnswerField(r, args);
       const goal = goalOf(tool);
       const difficulty = Math.min(5, 1 + (Object.keys(args).length > 2 ? 1 : 0) + (mutates ? 1 : 0));
+      if (deletes && !r.isError) {
+        // "Entities deleted successfully" is nothing to ask about: the task is what the reads show now
+        const checks = await goneAndKept(ctx, reads, givenStrings(args, 200));
+        if (checks) return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: checks, answer: "Done." };
+      }
+      if (!isUseful(r)) return undefined;
+      const field = pickAnswerField(r, args);
       if (!field || asksAboutNothing(r, field.value)) {
         // nothing new to ask (server-memory's create_entities lists the entities it was given): the
         // task is the change, checked by a read that shows a given value it did not show before
@@ -265,13 +276,15 @@ function singleRecipe(tool: ToolSpec): Recipe {
   };
 }
 
-interface PendingRead {
+export interface PendingRead {
   tool: string;
   arguments: Record<string, unknown>;
   /** the read's text before the change */
   before: string;
   /** given values it may show afterwards, those that are not its own arguments first */
   wanted: string[];
+  /** the values it showed before (deletions.ts's shownValues) */
+  shown: string[];
 }
 
 /**
@@ -283,7 +296,7 @@ async function readsOfGiven(ctx: RecipeContext, mutated: ToolSpec, args: Record<
   const given = new ValuePool();
   given.harvestData(mutated.name, args);
   const values = givenStrings(args);
-  const readers = [...ctx.tools.values()].filter((t) => t.name !== mutated.name && isReadOnlyTool(t) && !isResourceTool(t));
+  const readers = readersFor(ctx, mutated);
   const requiredOf = (t: ToolSpec) => ((t.inputSchema.required as string[] | undefined) ?? []).length;
   const out: PendingRead[] = [];
   // a lookup by a given value first: a whole listing shows the change too, less pointedly
@@ -295,9 +308,15 @@ async function readsOfGiven(ctx: RecipeContext, mutated: ToolSpec, args: Record<
     // an error is an answer here (no such key yet); a call that did not get through is not
     if (before.fault && before.fault !== "protocol") continue;
     const own = new Set(givenStrings(fixed));
-    out.push({ tool: reader.name, arguments: fixed, before: before.text, wanted: [...values.filter((v) => !own.has(v)), ...values.filter((v) => own.has(v))] });
+    const wanted = [...values.filter((v) => !own.has(v)), ...values.filter((v) => own.has(v))];
+    out.push({ tool: reader.name, arguments: fixed, before: before.text, wanted, shown: before.isError ? [] : shownValues(resultData(before), askable) });
   }
   return out;
+}
+
+/** The read-only tools (not the resource ones) that could show what `mutated` changes. */
+function readersFor(ctx: RecipeContext, mutated: ToolSpec): ToolSpec[] {
+  return [...ctx.tools.values()].filter((t) => t.name !== mutated.name && isReadOnlyTool(t) && !isResourceTool(t));
 }
 
 /** After the change: the first read that now shows a given value it did not show before. */
@@ -326,13 +345,14 @@ function argsFrom(reader: ToolSpec, pool: ValuePool): Record<string, unknown> | 
   return fixed;
 }
 
-/** Every string in a call's arguments, nested ones and list items too, that makes a fair check. */
-function givenStrings(args: unknown): string[] {
+/** Every string in a call's arguments, nested ones and list items too, that makes a fair check,
+ *  up to `max` characters (a deletion's may be longer: an observation is often a sentence). */
+function givenStrings(args: unknown, max = 60): string[] {
   const out = new Set<string>();
   const visit = (v: unknown, depth: number): void => {
     if (typeof v === "string") {
       const t = v.trim();
-      if (t.length <= 60 && askable(t)) out.add(t);
+      if (t.length <= max && askable(t)) out.add(t);
     } else if (depth < 6 && Array.isArray(v)) v.forEach((x) => visit(x, depth + 1));
     else if (depth < 6 && v && typeof v === "object") Object.values(v).forEach((x) => visit(x, depth + 1));
   };

@@ -92,6 +92,11 @@ export function containsCheck(value: string): AnswerCheck {
   return { kind: "contains", value, caseSensitive: false };
 }
 
+/** A value a state check's read must no longer show (a deleted entity's name). */
+export function notContainsCheck(value: string): AnswerCheck {
+  return { kind: "not_contains", value, caseSensitive: false };
+}
+
 /** The structuredContent of a result, or the JSON inside its text. */
 export function resultData(result: ToolResult): unknown {
   if (result.structuredContent !== undefined) return result.structuredContent;

@@ -1,0 +1,125 @@
+/**
+ * Verified tasks for deletions (a knowledge graph shaped like server-memory,
+ * test/servers/memory-graph.ts): with --allow-writes, delete_entities, delete_observations and
+ * delete_relations get tasks checked by a read that no longer shows the given values
+ * (not_contains) and still shows another one. On a fresh copy of the graph the reference solution
+ * passes them; doing nothing, deleting everything, or deleting in part fails them.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { connect } from "../../src/mcp/connect.js";
+import type { Toolbox } from "../../src/mcp/types.js";
+import { checkExpected } from "../../src/scenarios/check.js";
+import { replayScenario } from "../../src/scenarios/replay.js";
+import type { Scenario, StateCheck } from "../../src/scenarios/schema.js";
+import { isDeletingTool } from "../../src/scenarios/verified/deletions.js";
+import { generateVerified } from "../../src/scenarios/verified/generate.js";
+import { stdioTarget } from "../servers/launch.js";
+
+const dirs: string[] = [];
+const boxes: Toolbox[] = [];
+afterAll(async () => {
+  for (const b of boxes) await b.close();
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function graph(lines: object[]): Promise<Toolbox> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-graph-"));
+  dirs.push(dir);
+  fs.writeFileSync(path.join(dir, "memory.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n"));
+  const box = await connect(stdioTarget("memory-graph"), { templateDir: dir });
+  boxes.push(box);
+  return box;
+}
+
+const SEED = [
+  { type: "entity", name: "Ada Lovelace", entityType: "person", observations: ["Born in London in 1815"] },
+  { type: "entity", name: "Acme Robotics", entityType: "organization", observations: ["Headquartered in Oslo"] },
+  { type: "entity", name: "Grace Hopper", entityType: "person", observations: ["Rear admiral in the US Navy"] },
+  { type: "relation", from: "Ada Lovelace", to: "Acme Robotics", relationType: "advises" },
+];
+const DELETIONS = ["delete_entities", "delete_observations", "delete_relations"];
+
+/** Runs `act` on a fresh copy of the graph, then the scenario's checks there. */
+async function checkedAfter(box: Toolbox, s: Scenario, act: (fresh: Toolbox) => Promise<void>): Promise<boolean> {
+  const fresh = await box.isolated();
+  try {
+    await act(fresh);
+    return (await checkExpected(s.expected!, s.reference!.answer, fresh)).pass;
+  } finally {
+    await fresh.close();
+  }
+}
+
+describe("deletions (server-memory's delete tools)", () => {
+  it("builds a task for each delete tool, checked by a value gone and another kept: the reference passes, doing nothing and deleting everything fail", async () => {
+    const box = await graph(SEED);
+    const { scenarios } = await generateVerified(box, { n: 24, seed: 1, allowWrites: true, acceptFewer: true });
+    let partly = 0;
+    for (const tool of DELETIONS) {
+      const made = scenarios.filter((s) => s.reference!.calls[0].name === tool);
+      expect(made.length, tool).toBeGreaterThan(0);
+      for (const s of made) {
+        const checks = s.expected as StateCheck[];
+        const gone = checks.slice(0, -1).map((c) => c.expect as { kind: string; value: string });
+        const kept = checks[checks.length - 1].expect as { kind: string; value: string };
+        expect([...new Set(gone.map((c) => c.kind)), kept.kind], s.task).toEqual(["not_contains", "contains"]);
+        // the values to delete are ones the task gives, and not the one that must stay
+        for (const c of gone) expect(s.task).toContain(c.value);
+        expect(gone.map((c) => c.value)).not.toContain(kept.value);
+        expect(s.reference!.answer).toBe("Done.");
+        const fresh = await box.isolated();
+        try {
+          expect((await replayScenario(fresh, s)).pass, s.task).toBe(true);
+        } finally {
+          await fresh.close();
+        }
+        expect(await checkedAfter(box, s, async () => {}), `doing nothing: ${s.task}`).toBe(false);
+        const everything = async (b: Toolbox) => {
+          const names = (JSON.parse((await b.call("read_graph", {})).text) as { entities: Array<{ name: string }> }).entities.map((e) => e.name);
+          expect((await b.call("delete_entities", { entityNames: names })).isError).toBeFalsy();
+        };
+        expect(await checkedAfter(box, s, everything), `deleting everything: ${s.task}`).toBe(false);
+        if (tool === "delete_entities" && gone.length > 1) {
+          // a deletion done in part fails: every name that goes is checked
+          const part = async (b: Toolbox) => void (await b.call("delete_entities", { entityNames: [gone[0].value] }));
+          expect(await checkedAfter(box, s, part), `deleting in part: ${s.task}`).toBe(false);
+          partly++;
+        }
+      }
+    }
+    expect(partly, "a delete_entities task that deletes two entities").toBeGreaterThan(0);
+  }, 240_000);
+
+  it("calls no delete tool without --allow-writes", async () => {
+    const box = await graph(SEED);
+    const { scenarios } = await generateVerified(box, { n: 6, seed: 3, allowWrites: false, acceptFewer: true });
+    expect(scenarios.flatMap((s) => s.reference!.calls.map((c) => c.name)).filter((n) => DELETIONS.includes(n))).toEqual([]);
+  }, 120_000);
+
+  it("tells deletions by their annotations, else by their name", () => {
+    expect(isDeletingTool({ name: "delete_entities", annotations: { readOnlyHint: false, destructiveHint: true } })).toBe(true);
+    expect(isDeletingTool({ name: "create_entities", annotations: { readOnlyHint: false, destructiveHint: false } })).toBe(false);
+    // annotations decide: a name alone only when they say nothing
+    expect(isDeletingTool({ name: "spring_clean", annotations: { destructiveHint: true } })).toBe(true);
+    expect(isDeletingTool({ name: "removeTodo" })).toBe(true);
+    expect(isDeletingTool({ name: "delete_todo" })).toBe(true);
+    expect(isDeletingTool({ name: "add_todo" })).toBe(false);
+    expect(isDeletingTool({ name: "dropdown_options" })).toBe(false);
+  });
+});
+
+describe("replaying a not_contains answer check", () => {
+  const toolbox = { call: async () => ({ text: "The total is 4, not 5.", isError: false, truncated: false }) };
+  const reference = { calls: [{ name: "calc", arguments: {} }], answer: "4" };
+  it("holds on the reference answer alone: an absence is nothing a result states", async () => {
+    const r = await replayScenario(toolbox, { expected: [{ kind: "contains", value: "4", caseSensitive: false }, { kind: "not_contains", value: "5", caseSensitive: false }], reference });
+    expect(r).toMatchObject({ pass: true });
+    expect(r.unconfirmed).toBeUndefined();
+    const wrong = await replayScenario(toolbox, { expected: [{ kind: "not_contains", value: "4", caseSensitive: false }, { kind: "contains", value: "4", caseSensitive: false }], reference });
+    expect(wrong.pass).toBe(false);
+    expect(wrong.detail).toMatch(/^reference answer: expected not to contain "4"/);
+  });
+});
