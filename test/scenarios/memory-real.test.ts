@@ -34,7 +34,7 @@ describe("server-memory (the npm package) through the CLI", () => {
 
   it("builds write tasks with --allow-writes that replay on fresh copies, and leaves the template's graph as it was", async () => {
     const out = join(dir, "rw.jsonl");
-    const g = await cli(["scenarios", "generate", ...connectFlags, "--allow-writes", "--n", "12", "--seed", "3", "--out", out]);
+    const g = await cli(["scenarios", "generate", ...connectFlags, "--allow-writes", "--n", "20", "--seed", "3", "--out", out]);
     expect(g.code, g.stderr).toBe(0);
     const scenarios = readScenarioFile(out);
     const writers = new Set(["create_entities", "add_observations", "create_relations"]);
@@ -42,6 +42,14 @@ describe("server-memory (the npm package) through the CLI", () => {
     expect(writing.length).toBeGreaterThan(0);
     // a write task is checked by what a read shows afterwards
     for (const s of writing) expect(s.expected!.some((e) => e.kind === "state")).toBe(true);
+    // a deletion, by the read no longer showing what went and still showing what stays
+    const deleting = scenarios.filter((s) => s.reference!.calls.some((c) => c.name.startsWith("delete_")));
+    expect(deleting.length).toBeGreaterThan(0);
+    for (const s of deleting) {
+      const states = s.expected!.filter((e) => e.kind === "state");
+      expect(states.some((e) => e.expect.kind === "not_contains")).toBe(true);
+      expect(states.some((e) => e.expect.kind === "contains")).toBe(true);
+    }
     const c = await cli(["scenarios", "check", out, ...connectFlags, "--fresh"]);
     expect(c.code, c.stderr).toBe(0);
     expect(c.stdout).toContain(`${scenarios.length} ok, 0 failing`);
