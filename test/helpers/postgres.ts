@@ -6,9 +6,9 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port.js";
 
 export interface PostgresCluster {
   /** postgresql://postgres@127.0.0.1:PORT */
@@ -21,17 +21,6 @@ function binDir(): string {
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a)) : [];
   if (versions.length === 0) throw new Error("PostgreSQL's server binaries are missing: apt-get install -y postgresql (scripts/ensure-postgres.sh does it as root)");
   return join(root, versions[0], "bin");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
 }
 
 export async function startPostgres(): Promise<PostgresCluster> {

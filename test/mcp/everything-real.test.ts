@@ -6,23 +6,12 @@
  * server's own log shows whether a client came back for one.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/mcp/connect.js";
+import { freePort } from "../helpers/free-port.js";
 
 const SERVER = resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
 
 describe("server-everything (the npm package) over Streamable HTTP", () => {
   let child: ChildProcess;

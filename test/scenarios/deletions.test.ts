@@ -5,34 +5,16 @@
  * (not_contains) and still shows another one. On a fresh copy of the graph the reference solution
  * passes them; doing nothing, deleting everything, or deleting in part fails them.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { connect } from "../../src/mcp/connect.js";
+import { describe, expect, it } from "vitest";
 import type { Toolbox } from "../../src/mcp/types.js";
 import { checkExpected } from "../../src/scenarios/check.js";
 import { replayScenario } from "../../src/scenarios/replay.js";
 import type { Scenario, StateCheck } from "../../src/scenarios/schema.js";
 import { isDeletingTool } from "../../src/scenarios/verified/deletions.js";
 import { generateVerified } from "../../src/scenarios/verified/generate.js";
-import { stdioTarget } from "../servers/launch.js";
+import { memoryGraphs } from "../helpers/memory-graph.js";
 
-const dirs: string[] = [];
-const boxes: Toolbox[] = [];
-afterAll(async () => {
-  for (const b of boxes) await b.close();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
-async function graph(lines: object[]): Promise<Toolbox> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "memory-graph-"));
-  dirs.push(dir);
-  fs.writeFileSync(path.join(dir, "memory.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n"));
-  const box = await connect(stdioTarget("memory-graph"), { templateDir: dir });
-  boxes.push(box);
-  return box;
-}
+const graph = memoryGraphs();
 
 const SEED = [
   { type: "entity", name: "Ada Lovelace", entityType: "person", observations: ["Born in London in 1815"] },
