@@ -1,6 +1,6 @@
 /**
  * A throwaway PostgreSQL cluster for tests: Debian's server binaries (`postgresql`, installed by
- * scripts/ensure-postgres.sh), a data folder in the temp dir, trust authentication, listening on
+ * scripts/ensure-test-packages.sh), a data folder in the temp dir, trust authentication, listening on
  * 127.0.0.1 at a free port only. Postgres refuses to run as root, so as root the cluster belongs
  * to the `postgres` user the Debian package creates.
  */
@@ -19,7 +19,7 @@ export interface PostgresCluster {
 function binDir(): string {
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a)) : [];
-  if (versions.length === 0) throw new Error("PostgreSQL's server binaries are missing: apt-get install -y postgresql (scripts/ensure-postgres.sh does it as root)");
+  if (versions.length === 0) throw new Error("PostgreSQL's server binaries are missing: apt-get install -y postgresql (scripts/ensure-test-packages.sh does it as root)");
   return join(root, versions[0], "bin");
 }
 
