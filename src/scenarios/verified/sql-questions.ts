@@ -112,12 +112,12 @@ const where: Asker = async (ctx, view) => {
 };
 
 /** the largest or smallest value of a numeric column */
-const extreme: Asker = async (ctx, { table, columns, ref }) => {
+const extreme: Asker = async (ctx, { table, columns, ref, num }) => {
   const column = pickOf(ctx, quantityColumns(columns));
   if (!column) return undefined;
   const which = ctx.rng.bool() ? "largest" : "smallest";
   return {
-    query: `SELECT ${which === "largest" ? "MAX" : "MIN"}(${ref(column.name)}) AS v FROM ${ref(table)}`,
+    query: `SELECT ${which === "largest" ? "MAX" : "MIN"}(${num(column.name)}) AS v FROM ${ref(table)}`,
     phrasings: EXTREME,
     vars: { table, column: words(column.name), which },
     label: `${which} ${words(column.name)} in ${table}`,
@@ -134,7 +134,7 @@ const aggregate: Asker = async (ctx, view) => {
   const namedAsSum = /^(total|sum)\b/.test(words(column.name));
   const what = average ? `average ${words(column.name)}` : namedAsSum ? `sum of the ${words(column.name)} values` : `total ${words(column.name)}`;
   return {
-    query: `SELECT ${average ? "AVG" : "SUM"}(${view.ref(column.name)}) AS v FROM ${view.ref(view.table)}${filter ? ` WHERE ${filter.sql}` : ""}`,
+    query: `SELECT ${average ? "AVG" : "SUM"}(${view.num(column.name)}) AS v FROM ${view.ref(view.table)}${filter ? ` WHERE ${filter.sql}` : ""}`,
     phrasings: average ? AVG : namedAsSum ? SUM_OF_TOTALS : SUM,
     vars: { table: view.table, column: words(column.name), filter: filter ? ` whose ${filter.words}` : "" },
     label: `${what} of the ${view.table} rows${filter ? ` whose ${filter.words}` : ""}`,
@@ -162,13 +162,13 @@ const distinct: Asker = async (ctx, { table, columns, ref }) => {
  * The query returns every row at the extreme, and sql.ts keeps only a result of one row: a tie
  * has no single answer.
  */
-const top: Asker = async (ctx, { table, columns, ref }) => {
+const top: Asker = async (ctx, { table, columns, ref, num }) => {
   const label = pickOf(ctx, labelColumns(columns));
   const column = pickOf(ctx, quantityColumns(columns));
   if (!label || !column) return undefined;
   const which = ctx.rng.bool() ? "largest" : "smallest";
   return {
-    query: `SELECT ${ref(label.name)} FROM ${ref(table)} WHERE ${ref(column.name)} = (SELECT ${which === "largest" ? "MAX" : "MIN"}(${ref(column.name)}) FROM ${ref(table)})`,
+    query: `SELECT ${ref(label.name)} FROM ${ref(table)} WHERE ${num(column.name)} = (SELECT ${which === "largest" ? "MAX" : "MIN"}(${num(column.name)}) FROM ${ref(table)})`,
     phrasings: TOP,
     vars: { table, label: words(label.name), column: words(column.name), which },
     label: `${words(label.name)} of the ${table} row with the ${which} ${words(column.name)}`,

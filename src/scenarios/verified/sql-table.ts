@@ -34,6 +34,9 @@ export interface TableView {
   table: string;
   /** a table's or a column's name as a query writes it (`sqlName`) */
   ref(name: string): string;
+  /** a numeric column as a query compares and sums it: cast where its values came as text (a
+   *  TEXT column of digits would compare as text: MAX('99', '120.25') is '99') */
+  num(name: string): string;
   sample: Row[];
   columns: ColumnProfile[];
   /** how many rows of the whole table hold each quotable value of a column, most first; [] when the query fails */
@@ -119,6 +122,15 @@ const RESERVED = new Set(
     "right rows select session_user set some table then to trailing true union unique update user using values when where " +
     "window with").split(" "),
 );
+
+/**
+ * A column whose values came as text but read as numbers, as a number: Postgres sends NUMERIC
+ * and BIGINT as text too (the cast is then a no-op), SQLite only a TEXT column's values, which
+ * MAX and MIN would order as text. MySQL casts to DECIMAL; elsewhere REAL is understood.
+ */
+export function numericExpr(ref: string, dialect: SqlDialect): string {
+  return `CAST(${ref} AS ${dialect.foldsCase ? "NUMERIC" : dialect.quote === "`" ? "DECIMAL(38,10)" : "REAL"})`;
+}
 
 /** How a database's queries quote a name: what it folds unquoted names to, and its quote mark. */
 export interface SqlDialect {

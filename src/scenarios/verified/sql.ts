@@ -28,7 +28,7 @@ import type { AnswerCheck } from "../schema.js";
 import { isReadOnlyTool } from "./generic.js";
 import { answerSentence, containsCheck, isUseful, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { ASKERS, type SqlKind, type SqlQuestion } from "./sql-questions.js";
-import { IDENT, oneValue, profileColumns, readValueCounts, rowsOf, sqlName, valueCountsQuery, withNumbers, type Row, type SqlDialect, type SqlValue, type TableView } from "./sql-table.js";
+import { IDENT, numericExpr, oneValue, profileColumns, readValueCounts, rowsOf, sqlName, valueCountsQuery, withNumbers, type Row, type SqlDialect, type SqlValue, type TableView } from "./sql-table.js";
 
 export { rowsOf } from "./sql-table.js";
 
@@ -123,9 +123,11 @@ async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promis
   const sample = withNumbers(rows);
   const columns = profileColumns(sample);
   const numeric = new Set(columns.filter((c) => c.numeric).map((c) => c.name));
+  const asText = new Set([...numeric].filter((c) => rows.some((r) => typeof r[c] === "string")));
   return {
     table,
     ref,
+    num: (name) => (asText.has(name) ? numericExpr(ref(name), dialect) : ref(name)),
     sample,
     columns,
     valueCounts: async (column) => readValueCounts(rowsOf(await ctx.probe(s.sql.name, { [s.arg]: valueCountsQuery(ref(table), ref(column)) })), numeric.has(column)),
