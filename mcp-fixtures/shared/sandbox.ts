@@ -13,7 +13,8 @@
  *   (`ulimit -v`) that also bounds ArrayBuffers and other off-heap allocations;
  * - on Linux where unprivileged user namespaces are allowed, new user, network, PID and IPC
  *   namespaces (`unshare`): no network interface but a loopback that is down, and no process
- *   outside the sandbox can be seen or signalled. This is what blocks the network on Node 20.
+ *   outside the sandbox can be signalled. This is what blocks TCP/UDP on Node 20; a Unix socket
+ *   reached by its path is not blocked (mcp-fixtures/README.md says where that matters).
  *
  * Reference: https://nodejs.org/api/permissions.html (process-based permissions).
  */
@@ -116,8 +117,9 @@ export function runSandboxed(opts: SandboxOptions): Promise<SandboxOutcome> {
   }
   // In a new PID namespace the first process is its init, which the kernel spares signals it has
   // no handler for (a V8 abort among them): a shell is that init and Node its child, whose status
-  // it passes on (128 + signal). When the timer kills unshare, --kill-child takes the namespace down.
-  const inner = ns.available ? [ns.unshare, ...NAMESPACE_FLAGS, "/bin/sh", "-c", '"$@"', "sh", process.execPath, ...nodeArgs] : [process.execPath, ...nodeArgs];
+  // it passes on (128 + signal); `exit $?` keeps bash (as /bin/sh elsewhere) from exec'ing Node in
+  // its place. When the timer kills unshare, --kill-child takes the namespace down.
+  const inner = ns.available ? [ns.unshare, ...NAMESPACE_FLAGS, "/bin/sh", "-c", '"$@"; exit $?', "sh", process.execPath, ...nodeArgs] : [process.execPath, ...nodeArgs];
   // `ulimit -v` must be set in the child before exec, so on Linux we go through /bin/sh.
   const [command, args] = useUlimit ? ["/bin/sh", ["-c", `ulimit -v ${vmemMb * 1024} && exec "$0" "$@"`, ...inner]] : [inner[0], inner.slice(1)];
   const maxOut = opts.maxOutputBytes ?? 1024 * 1024;

@@ -232,6 +232,9 @@ export async function runStateCheck(
   const ownError = result.isError && (!result.fault || (check.error === true && result.fault === "protocol"));
   if (result.isError && !(ownError && check.error)) return { pass: false, detail: `${where} failed: ${show(result.text)}` };
   if (!result.isError && check.error) return { pass: false, detail: `${where} answered without the error expected: ${show(result.text)}` };
+  // past the cut, anything would read as gone: padding a read out to the limit would pass
+  if (check.expect.kind === "not_contains" && result.truncated)
+    return { pass: false, detail: `${where}: the result was cut at the output limit, so "${check.expect.value}" cannot be shown to be gone` };
   let r: CheckResult;
   if (check.expect.kind === "json_subset" && result.structuredContent !== undefined) {
     r = checkJsonSubset(check.expect.value, result.structuredContent);

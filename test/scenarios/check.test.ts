@@ -3,7 +3,8 @@
  * reader behind the numeric check, and near-duplicate detection.
  */
 import { describe, expect, it } from "vitest";
-import { checkAnswer, parseJsonLoose } from "../../src/scenarios/check.js";
+import { checkAnswer, parseJsonLoose, runStateCheck } from "../../src/scenarios/check.js";
+import type { ToolResult } from "../../src/mcp/types.js";
 import { jaccard, NearDuplicateFilter, taskTokens } from "../../src/scenarios/dedupe.js";
 import { extractNumbers } from "../../src/scenarios/numbers.js";
 
@@ -79,6 +80,15 @@ describe("checkAnswer", () => {
     const bad = checkAnswer({ kind: "regex", pattern: "(", flags: "" }, "x");
     expect(bad).toMatchObject({ pass: false });
     expect(bad.detail).toMatch(/invalid regex/);
+  });
+
+  it("not_contains on a state read cut at the output limit fails: past the cut, anything reads as gone", async () => {
+    const read = (truncated: boolean) => ({ call: async (): Promise<ToolResult> => ({ text: `${"x".repeat(50)} Grace Hopper`, isError: false, truncated, content: [] }) as unknown as ToolResult });
+    const check = { kind: "state" as const, tool: "read_graph", arguments: {}, expect: { kind: "not_contains" as const, value: "Ada Lovelace", caseSensitive: false } };
+    expect((await runStateCheck(read(false), check)).pass).toBe(true);
+    const cut = await runStateCheck(read(true), check);
+    expect(cut.pass).toBe(false);
+    expect(cut.detail).toContain("cut at the output limit");
   });
 
   it("not_contains: contains' opposite, read the same way (whole words, case and typography aside)", () => {

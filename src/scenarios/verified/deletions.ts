@@ -63,14 +63,18 @@ export async function goneAndKept(ctx: RecipeContext, reads: readonly PendingRea
   let kept: { read: PendingRead; value: string } | undefined;
   for (const read of reads) {
     const after = await ctx.probe(read.tool, read.arguments);
-    // a read that fails afterwards checks nothing: a state check fails on an error
-    if (after.isError) continue;
+    // a read that fails afterwards checks nothing: a state check fails on an error; and past a
+    // cut at the output limit anything would read as gone
+    if (after.isError || after.truncated) continue;
     const shows = (v: string, text: string) => checkAnswer(containsCheck(v), text).pass;
     const went = given.filter((v) => shows(v, read.before) && !shows(v, after.text)).slice(0, 3);
     if (!gone && went.length > 0) gone = { read, values: went };
     // a given value that stays (the entity whose observation went) first
     const stays = [...read.shown.filter((v) => given.includes(v)), ...read.shown.filter((v) => !given.includes(v))];
-    const value = stays.find((v) => shows(v, read.before) && shows(v, after.text));
+    // not a value the read is asked for: a server that echoes its lookup ({"name": X, "found":
+    // false}) would still show it with everything deleted
+    const asked = JSON.stringify(read.arguments);
+    const value = stays.find((v) => !asked.includes(JSON.stringify(v)) && shows(v, read.before) && shows(v, after.text));
     if (!kept && value !== undefined) kept = { read, value };
     if (gone && kept) break;
   }
