@@ -4,10 +4,10 @@
  * named by MEMORY_FILE_PATH. Read-only by default; with --allow-writes its write tools, whose
  * results only repeat their arguments, get tasks checked by a read afterwards.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { readScenarioFile } from "../../src/scenarios/io.js";
 import { cli } from "../train/helpers.js";
 
@@ -26,6 +26,7 @@ const GRAPH = [
 
 describe("server-memory (the npm package) through the CLI", () => {
   const dir = mkdtempSync(join(tmpdir(), "memory-real-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const template = join(dir, "template");
   mkdirSync(template);
   const memory = join(template, "memory.json");

@@ -7,7 +7,7 @@
  * Postgres itself answers to the task's reference query.
  */
 import Database from "better-sqlite3";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import pg from "pg";
@@ -21,8 +21,8 @@ import { cli } from "../train/helpers.js";
 const SERVER = `node ${resolve("node_modules/@modelcontextprotocol/server-postgres/dist/index.js")}`;
 
 /** The shop tables, as test/helpers/shop-database.ts writes them with Postgres' types, copied into `db`. */
-async function copyShop(client: pg.Client): Promise<void> {
-  const file = join(mkdtempSync(join(tmpdir(), "pg-shop-")), "shop.db");
+async function copyShop(client: pg.Client, dir: string): Promise<void> {
+  const file = join(dir, "shop.db");
   writeShopDatabase(file, { postgresTypes: true });
   const lite = new Database(file, { readonly: true });
   try {
@@ -43,6 +43,7 @@ describe("SQL recipes on PostgreSQL through server-postgres (the npm package)", 
   let client: pg.Client;
   let scenarios: Scenario[];
   let stderr: string;
+  const dir = mkdtempSync(join(tmpdir(), "pg-scen-"));
   beforeAll(async () => {
     cluster = await startPostgres();
     const admin = new pg.Client({ connectionString: cluster.url() });
@@ -51,12 +52,12 @@ describe("SQL recipes on PostgreSQL through server-postgres (the npm package)", 
     await admin.end();
     client = new pg.Client({ connectionString: cluster.url("shop") });
     await client.connect();
-    await copyShop(client);
+    await copyShop(client, dir);
     await client.query(`CREATE TABLE "Supplier" (id SERIAL PRIMARY KEY, "companyName" TEXT, "country" TEXT, "leadDays" INTEGER)`);
     for (let i = 1; i <= 12; i++) await client.query(`INSERT INTO "Supplier" ("companyName", "country", "leadDays") VALUES ($1, $2, $3)`, [`Supplier ${String.fromCharCode(64 + i)}`, ["Norway", "Norway", "Chile", "Japan"][i % 4], (i * 7) % 30]);
     await client.query(`CREATE TABLE "order" (id BIGINT PRIMARY KEY, "user" TEXT, "group" TEXT, amount NUMERIC(8,2))`);
     for (let i = 1; i <= 16; i++) await client.query(`INSERT INTO "order" VALUES ($1, $2, $3, $4)`, [i, `buyer${i}@example.com`, ["retail", "retail", "wholesale", "export"][i % 4], ((i * 41) % 97) + 0.25]);
-    const out = join(mkdtempSync(join(tmpdir(), "pg-scen-")), "pg.jsonl");
+    const out = join(dir, "pg.jsonl");
     const g = await cli(["scenarios", "generate", "--server", `${SERVER} ${cluster.url("shop")}`, "--n", "60", "--seed", "4", "--out", out]);
     expect(g.code, g.stderr).toBe(0);
     stderr = g.stderr;
@@ -65,6 +66,7 @@ describe("SQL recipes on PostgreSQL through server-postgres (the npm package)", 
   afterAll(async () => {
     await client?.end();
     cluster?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const sqlOf = (s: Scenario) => String((s.reference!.calls[0].arguments as { sql: string }).sql);

@@ -140,9 +140,11 @@ async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promis
  * names no table; SQLite, MySQL and SQL Server keep the case. A double-quoted name is a name in
  * standard SQL, and a string in MySQL (unless ANSI_QUOTES), which quotes names with backticks.
  */
-async function dialectOf(ctx: RecipeContext, s: SqlTools): Promise<SqlDialect> {
+async function dialectOf(ctx: RecipeContext, s: SqlTools): Promise<SqlDialect | undefined> {
   const row = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: "SELECT 1 AS Ab" }))?.[0];
-  const foldsCase = row !== undefined && "ab" in row;
+  // no answer (a timeout, a busy server): asked again for the next table, not taken as "keeps case"
+  if (row === undefined) return undefined;
+  const foldsCase = "ab" in row;
   if (foldsCase) return { foldsCase, quote: '"' };
   const quoted = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: 'SELECT "x" AS v FROM (SELECT 1 AS x) AS t' }))?.[0];
   return { foldsCase, quote: quoted === undefined || Number(quoted.v) === 1 ? '"' : "`" };
