@@ -78,6 +78,8 @@ export function sseErrorScanner(onAnswered: (id: string) => void): (chunk: Uint8
 }
 
 function isErrorResponse(text: string): boolean {
+  // most events are results, some large: parsed only when an error is possible at all
+  if (!text.includes('"error"')) return false;
   try {
     const m = JSON.parse(text) as unknown;
     return !!m && typeof m === "object" && !Array.isArray(m) && "error" in m && "id" in m && !("method" in m);
