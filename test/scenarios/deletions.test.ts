@@ -10,7 +10,8 @@ import type { Toolbox } from "../../src/mcp/types.js";
 import { checkExpected } from "../../src/scenarios/check.js";
 import { replayScenario } from "../../src/scenarios/replay.js";
 import type { Scenario, StateCheck } from "../../src/scenarios/schema.js";
-import { isDeletingTool } from "../../src/scenarios/verified/deletions.js";
+import { goneAndKept, isDeletingTool } from "../../src/scenarios/verified/deletions.js";
+import type { RecipeContext } from "../../src/scenarios/verified/recipe.js";
 import { generateVerified } from "../../src/scenarios/verified/generate.js";
 import { memoryGraphs } from "../helpers/memory-graph.js";
 
@@ -36,8 +37,9 @@ async function checkedAfter(box: Toolbox, s: Scenario, act: (fresh: Toolbox) => 
 }
 
 describe("deletions (server-memory's delete tools)", () => {
-  it("builds a task for each delete tool, checked by a value gone and another kept: the reference passes, doing nothing and deleting everything fail", async () => {
-    const box = await graph(SEED);
+  // --echo-missing: open_nodes lists the names it did not find, so a name it is asked for is no proof that something stays
+  it.each([{ flags: [] as string[] }, { flags: ["--echo-missing"] }])("builds a task for each delete tool, checked by a value gone and another kept: the reference passes, doing nothing and deleting everything fail (server flags $flags)", async ({ flags }) => {
+    const box = await graph(SEED, ...flags);
     const { scenarios } = await generateVerified(box, { n: 24, seed: 1, allowWrites: true, acceptFewer: true });
     let partly = 0;
     for (const tool of DELETIONS) {
@@ -74,6 +76,21 @@ describe("deletions (server-memory's delete tools)", () => {
     }
     expect(partly, "a delete_entities task that deletes two entities").toBeGreaterThan(0);
   }, 240_000);
+
+  it("takes no value to keep from a lookup that was asked for it: an echoing lookup shows it with everything deleted", async () => {
+    const box = await graph(SEED, "--echo-missing");
+    const pending = async (tool: string, args: Record<string, unknown>, shown: string[]) => ({ tool, arguments: args, before: (await box.call(tool, args)).text, wanted: [], shown });
+    // the lookup of Grace Hopper first, then the whole graph
+    const reads = [await pending("open_nodes", { names: ["Grace Hopper"] }, ["Grace Hopper"]), await pending("read_graph", {}, ["Ada Lovelace", "Grace Hopper"])];
+    const ctx = { probe: (tool: string, args: Record<string, unknown>) => box.call(tool, args) } as unknown as RecipeContext;
+    await box.call("delete_entities", { entityNames: ["Ada Lovelace"] });
+    const checks = (await goneAndKept(ctx, reads, ["Ada Lovelace"])) as StateCheck[];
+    expect(checks.map((c) => [c.tool, c.expect.kind, (c.expect as { value: string }).value])).toEqual([
+      ["read_graph", "not_contains", "Ada Lovelace"],
+      // Grace Hopper kept as the graph shows her, not as the lookup asked for her would
+      ["read_graph", "contains", "Grace Hopper"],
+    ]);
+  });
 
   it("calls no delete tool without --allow-writes", async () => {
     const box = await graph(SEED);

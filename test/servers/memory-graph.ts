@@ -6,6 +6,8 @@
  * entities it made), open_nodes takes an array of names and answers in the graph's order,
  * search_nodes matches names, types and observations, the deletions answer only that they
  * succeeded, and the MCP annotations say which tools read and which delete.
+ * With `--echo-missing`, open_nodes also lists each name it was asked for and did not find
+ * (`missing: [{name, found: false}]`), as some servers' lookups echo what they were asked.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -139,8 +141,12 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
       const q = String(a.query).toLowerCase();
       return json(subgraph(g, (e) => [e.name, e.entityType, ...e.observations].some((s) => s.toLowerCase().includes(q))));
     }
-    case "open_nodes":
-      return json(subgraph(g, (e) => (a.names as string[]).includes(e.name)));
+    case "open_nodes": {
+      const found = subgraph(g, (e) => (a.names as string[]).includes(e.name));
+      if (!process.argv.includes("--echo-missing")) return json(found);
+      const missing = (a.names as string[]).filter((n) => !g.entities.some((e) => e.name === n)).map((name) => ({ name, found: false }));
+      return json({ ...found, missing });
+    }
     default:
       return { content: [{ type: "text" as const, text: `no such tool ${req.params.name}` }], isError: true };
   }
