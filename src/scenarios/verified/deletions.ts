@@ -84,6 +84,39 @@ export async function goneAndKept(ctx: RecipeContext, reads: readonly PendingRea
   return [...gone.values.map((v) => state(from, notContainsCheck(v))), state(kept.read, containsCheck(kept.value))];
 }
 
+const ID_KEY = /(^|_)ids?$|[a-z]Ids?$|^_id$/i;
+
+/**
+ * For a deletion by id (`delete_note {id: 12}`, `remove_todo {todo_ids: [3, 4]}`): the strings
+ * the reads showed beside those ids, in the same object (`{"id": 12, "title": "Dentist"}` gives
+ * "Dentist"). An id is a number or a short code that any listing may show by chance ("12" in a
+ * date): what the item held is what a read can be seen to lose. An object matches by the
+ * argument's own key or by a bare `id`.
+ */
+export function valuesBesideIds(args: Record<string, unknown>, reads: readonly unknown[], fair: (s: string) => boolean): string[] {
+  const ids = new Map<string, Set<string>>(); // argument key -> its id values, as text
+  for (const [key, v] of Object.entries(args)) {
+    if (!ID_KEY.test(key)) continue;
+    const values = (Array.isArray(v) ? v : [v]).filter((x) => typeof x === "number" || (typeof x === "string" && x.trim() !== ""));
+    if (values.length) ids.set(key.replace(/s$/, ""), new Set(values.map(String)));
+  }
+  if (ids.size === 0) return [];
+  const out = new Set<string>();
+  const matches = (obj: Record<string, unknown>) =>
+    [...ids].some(([key, values]) =>
+      Object.entries(obj).some(([k, x]) => (k === key || /^_?id$/i.test(k)) && (typeof x === "number" || typeof x === "string") && values.has(String(x))),
+    );
+  const visit = (v: unknown, depth: number): void => {
+    if (depth > 6 || !v || typeof v !== "object") return;
+    if (Array.isArray(v)) return v.slice(0, 500).forEach((x) => visit(x, depth + 1));
+    const obj = v as Record<string, unknown>;
+    if (matches(obj)) for (const [k, x] of Object.entries(obj)) if (typeof x === "string" && !ID_KEY.test(k) && fair(x.trim())) out.add(x.trim());
+    Object.values(obj).forEach((x) => visit(x, depth + 1));
+  };
+  reads.forEach((r) => visit(r, 0));
+  return [...out];
+}
+
 /**
  * The strings a read's data shows, names, titles and ids first, leaving out any that its keys
  * and punctuation alone hold ("entities" in `{"entities": []}`): an emptied server shows those.

@@ -258,6 +258,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     );
     const constant = constantAnswerNote(scenarios);
     if (constant) note(constant);
+    const lopsided = lopsidedNote(perRecipe, recipes, exhausted, committed.length);
+    if (lopsided) note(lopsided);
     return { scenarios, perRecipe, failedAttempts, notes };
   } finally {
     if (pristine !== toolbox) await pristine.close();
@@ -281,6 +283,31 @@ export function constantAnswerNote(scenarios: readonly Scenario[]): string | und
   return (
     `${count} of ${scenarios.length} tasks expect the same answer (${answer}): a model that always gives it scores ${Math.round((100 * count) / scenarios.length)}% without the tools; ` +
     "the server's tools offer few distinct answers here: add hand-written scenarios, or train on more servers"
+  );
+}
+
+/**
+ * Slots are shared out over the tools, but a tool whose distinct tasks ran out (a listing with no
+ * arguments, a lookup of four ids) hands its slots to the others: on a small server one tool may
+ * end up with most of the set, and a model trained on it learns mostly that tool.
+ */
+export function lopsidedNote(perRecipe: Readonly<Record<string, number>>, recipes: readonly Recipe[], exhausted: ReadonlySet<string>, total: number): string | undefined {
+  const byTool = new Map<string, { built: number; spent: boolean }>();
+  for (const r of recipes) {
+    const tool = r.primary ?? r.tools[0];
+    const t = byTool.get(tool) ?? { built: 0, spent: true };
+    t.built += perRecipe[r.id] ?? 0;
+    t.spent &&= exhausted.has(r.id);
+    byTool.set(tool, t);
+  }
+  const ranked = [...byTool].sort((a, b) => b[1].built - a[1].built);
+  const [top, others] = [ranked[0], ranked.slice(1)];
+  if (!top || others.length === 0 || total < 10 || top[1].built <= total / 2) return undefined;
+  const spent = others.filter(([, t]) => t.spent);
+  if (spent.length === 0) return undefined;
+  return (
+    `${top[1].built} of ${total} scenarios call ${top[0]}: ${spent.map(([tool, t]) => `${tool} (${t.built})`).join(", ")} gave every distinct task ${spent.length === 1 ? "it" : "they"} could, ` +
+    "so a model trained on this set learns mostly one tool: lower --n, or add hand-written scenarios for the others"
   );
 }
 

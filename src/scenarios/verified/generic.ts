@@ -20,7 +20,7 @@ import type { AnswerCheck, Expected } from "../schema.js";
 import { normKey, ValuePool } from "./harvest.js";
 import { extractNumbers } from "../numbers.js";
 import { checkAnswer } from "../check.js";
-import { fileListings, goneAndKept, isDeletingTool, shownValues } from "./deletions.js";
+import { fileListings, goneAndKept, isDeletingTool, shownValues, valuesBesideIds } from "./deletions.js";
 import { answerSentence, containsCheck, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 
@@ -251,8 +251,10 @@ function singleRecipe(tool: ToolSpec): Recipe {
       const goal = goalOf(tool);
       const difficulty = Math.min(5, 1 + (Object.keys(args).length > 2 ? 1 : 0) + (mutates ? 1 : 0));
       if (deletes && !r.isError) {
-        // "Entities deleted successfully" is nothing to ask about: the task is what the reads show now
-        const checks = await goneAndKept(ctx, reads, givenStrings(args, 200));
+        // "Entities deleted successfully" is nothing to ask about: the task is what the reads show now;
+        // a deletion by id (delete_note {id: 12}) is seen by what the item held beside its id going
+        const given = [...givenStrings(args, 200), ...valuesBesideIds(args, reads.map((r) => r.data), (v) => askable(v) && v.length <= 200)];
+        const checks = await goneAndKept(ctx, reads, [...new Set(given)]);
         if (checks) return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: checks, answer: "Done." };
       }
       if (!isUseful(r)) return undefined;
@@ -285,6 +287,8 @@ export interface PendingRead {
   wanted: string[];
   /** the values it showed before (deletions.ts's shownValues) */
   shown: string[];
+  /** its data before the change (parsed JSON or structured content), when it had any */
+  data?: unknown;
 }
 
 /**
@@ -309,7 +313,8 @@ async function readsOfGiven(ctx: RecipeContext, mutated: ToolSpec, args: Record<
     if (before.fault && before.fault !== "protocol") continue;
     const own = new Set(givenStrings(fixed));
     const wanted = [...values.filter((v) => !own.has(v)), ...values.filter((v) => own.has(v))];
-    out.push({ tool: reader.name, arguments: fixed, before: before.text, wanted, shown: before.isError ? [] : shownValues(resultData(before), askable) });
+    const data = before.isError ? undefined : resultData(before);
+    out.push({ tool: reader.name, arguments: fixed, before: before.text, wanted, shown: data === undefined ? [] : shownValues(data, askable), data });
   }
   return out;
 }
