@@ -5,14 +5,15 @@
  * DeepSeek-R1 recipe: correctness, verified by rule, not judged).
  *
  * Score: mode "all" (default) gives 1 when every check passes, else 0; mode "fraction" gives the
- * share that passed (partial credit, denser but easier to game). A scenario without expectations
+ * share that passed (partial credit, denser but easier to game; absence checks count only while
+ * every other check passes). A scenario without expectations
  * has no verifier score (missing), and `success` is then left as it was. A rollout that failed
  * (finish "error") still gets its checks run: its answer is empty, and its server may be gone, in
  * which case the state check fails.
  */
 import { checkAnswer, runStateCheck, type CheckResult } from "../scenarios/check.js";
 import { extractNumbers, withinTolerance } from "../scenarios/numbers.js";
-import type { Expected } from "../scenarios/schema.js";
+import { isAbsenceCheck, type Expected } from "../scenarios/schema.js";
 import type { Trajectory } from "../rollout/trajectory.js";
 import type { MissingScore, TrajectoryComponent, TrajectoryScore } from "./types.js";
 
@@ -51,7 +52,11 @@ export function verifierReward(o: VerifierOptions = {}): TrajectoryComponent {
       }
       const passed = results.filter((r) => r.pass).length;
       const success = passed === results.length;
-      const score = mode === "all" ? (success ? 1 : 0) : passed / results.length;
+      // partial credit: an absence (a deleted item gone) counts only while everything that must be
+      // there is, or a server wiped clean would earn every "gone" check's share
+      const presentHold = results.every((r, i) => r.pass || isAbsenceCheck(expected[i]));
+      const credited = results.filter((r, i) => r.pass && (presentHold || !isAbsenceCheck(expected[i]))).length;
+      const score = mode === "all" ? (success ? 1 : 0) : credited / results.length;
       const detail = `${passed}/${results.length} passed: ${results.map((r) => `${r.pass ? "✓" : "✗"} ${r.detail}`).join("; ")}`;
       return { score, detail, success };
     },

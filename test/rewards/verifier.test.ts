@@ -66,6 +66,22 @@ describe("verifier: answer checks", () => {
     expect(partial.success).toBe(false);
   });
 
+  it("fraction: an absence check earns its share only while every check of something present passes", async () => {
+    // a deletion's shape: two values gone, one kept
+    const checks: NonNullable<ScenarioInput["expected"]> = [
+      { kind: "not_contains", value: "Dentist" },
+      { kind: "not_contains", value: "Kite" },
+      { kind: "contains", value: "Groceries" },
+    ];
+    const score = async (answer: string) => (await verify(checks, answer, "fraction")).score;
+    expect(await score("Groceries")).toBe(1);
+    expect(await score("Groceries, Kite")).toBeCloseTo(2 / 3);
+    expect(await score("Groceries, Kite, Dentist")).toBeCloseTo(1 / 3);
+    // everything gone, the kept value too: nothing, not two thirds
+    expect(await score("")).toBe(0);
+    expect(await score("Kite")).toBe(0);
+  });
+
   it("has no score for a scenario without expectations", async () => {
     const t = trajectory({ answer: "x" });
     const r = await verifierReward().score(t, { scenario: scenario(), group: group([t]), index: 0 });
