@@ -55,7 +55,8 @@ describe("server-memory (the npm package) through the CLI", () => {
     expect(c.code, c.stderr).toBe(0);
     expect(c.stdout).toContain(`${scenarios.length} ok, 0 failing`);
     expect(readFileSync(memory, "utf8")).toBe(GRAPH.map((l) => JSON.stringify(l)).join("\n") + "\n");
-  });
+    // two CLI runs, each starting the npm server for every fresh instance: ~40 s on 2 busy cores
+  }, 180_000);
 
   it("calls no write tool without --allow-writes, and says which it left out", async () => {
     const out = join(dir, "ro.jsonl");
