@@ -7,9 +7,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/mcp/connect.js";
 import type { Toolbox } from "../../src/mcp/types.js";
-import { checkExpected } from "../../src/scenarios/check.js";
-import { replayScenario } from "../../src/scenarios/replay.js";
-import type { Scenario, StateCheck } from "../../src/scenarios/schema.js";
+import { passesAfter, replaysOnFresh } from "../helpers/checks-after.js";
+import type { StateCheck } from "../../src/scenarios/schema.js";
 import { valuesBesideIds } from "../../src/scenarios/verified/deletions.js";
 import { generateVerified } from "../../src/scenarios/verified/generate.js";
 import { stdioTarget } from "../servers/launch.js";
@@ -25,16 +24,6 @@ async function notes(): Promise<Toolbox> {
   return box;
 }
 
-/** Runs `act` on a fresh server, then the scenario's checks there. */
-async function passesAfter(box: Toolbox, s: Scenario, act: (fresh: Toolbox) => Promise<unknown>): Promise<boolean> {
-  const fresh = await box.isolated();
-  try {
-    await act(fresh);
-    return (await checkExpected(s.expected!, s.reference!.answer, fresh)).pass;
-  } finally {
-    await fresh.close();
-  }
-}
 
 describe("deletions by id", () => {
   it("builds delete_note tasks checked by the note's title gone from the listing and another's kept; doing nothing, deleting another note or every note fails", async () => {
@@ -52,12 +41,7 @@ describe("deletions by id", () => {
       expect((checks[0].expect as { value: string }).value).toBe(titles[id]);
       const kept = (checks[1].expect as { value: string }).value;
       expect(Object.values(titles).filter((t) => t !== titles[id])).toContain(kept);
-      const fresh = await box.isolated();
-      try {
-        expect((await replayScenario(fresh, s)).pass, s.task).toBe(true);
-      } finally {
-        await fresh.close();
-      }
+      expect(await replaysOnFresh(box, s), s.task).toBe(true);
       expect(await passesAfter(box, s, async () => {}), `doing nothing: ${s.task}`).toBe(false);
       const other = Number(Object.keys(titles).find((k) => titles[Number(k)] === kept));
       expect(await passesAfter(box, s, (b) => b.call("delete_note", { id: other })), `deleting note ${other}: ${s.task}`).toBe(false);

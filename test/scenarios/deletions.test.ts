@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Toolbox } from "../../src/mcp/types.js";
-import { checkExpected } from "../../src/scenarios/check.js";
 import { replayScenario } from "../../src/scenarios/replay.js";
-import type { Scenario, StateCheck } from "../../src/scenarios/schema.js";
+import { passesAfter, replaysOnFresh } from "../helpers/checks-after.js";
+import type { StateCheck } from "../../src/scenarios/schema.js";
 import { goneAndKept, isDeletingTool } from "../../src/scenarios/verified/deletions.js";
 import type { RecipeContext } from "../../src/scenarios/verified/recipe.js";
 import { generateVerified } from "../../src/scenarios/verified/generate.js";
@@ -25,16 +25,6 @@ const SEED = [
 ];
 const DELETIONS = ["delete_entities", "delete_observations", "delete_relations"];
 
-/** Runs `act` on a fresh copy of the graph, then the scenario's checks there. */
-async function checkedAfter(box: Toolbox, s: Scenario, act: (fresh: Toolbox) => Promise<void>): Promise<boolean> {
-  const fresh = await box.isolated();
-  try {
-    await act(fresh);
-    return (await checkExpected(s.expected!, s.reference!.answer, fresh)).pass;
-  } finally {
-    await fresh.close();
-  }
-}
 
 describe("deletions (server-memory's delete tools)", () => {
   // --echo-missing: open_nodes lists the names it did not find, so a name it is asked for is no proof that something stays
@@ -54,22 +44,17 @@ describe("deletions (server-memory's delete tools)", () => {
         for (const c of gone) expect(s.task).toContain(c.value);
         expect(gone.map((c) => c.value)).not.toContain(kept.value);
         expect(s.reference!.answer).toBe("Done.");
-        const fresh = await box.isolated();
-        try {
-          expect((await replayScenario(fresh, s)).pass, s.task).toBe(true);
-        } finally {
-          await fresh.close();
-        }
-        expect(await checkedAfter(box, s, async () => {}), `doing nothing: ${s.task}`).toBe(false);
+        expect(await replaysOnFresh(box, s), s.task).toBe(true);
+        expect(await passesAfter(box, s, async () => {}), `doing nothing: ${s.task}`).toBe(false);
         const everything = async (b: Toolbox) => {
           const names = (JSON.parse((await b.call("read_graph", {})).text) as { entities: Array<{ name: string }> }).entities.map((e) => e.name);
           expect((await b.call("delete_entities", { entityNames: names })).isError).toBeFalsy();
         };
-        expect(await checkedAfter(box, s, everything), `deleting everything: ${s.task}`).toBe(false);
+        expect(await passesAfter(box, s, everything), `deleting everything: ${s.task}`).toBe(false);
         if (tool === "delete_entities" && gone.length > 1) {
           // a deletion done in part fails: every name that goes is checked
           const part = async (b: Toolbox) => void (await b.call("delete_entities", { entityNames: [gone[0].value] }));
-          expect(await checkedAfter(box, s, part), `deleting in part: ${s.task}`).toBe(false);
+          expect(await passesAfter(box, s, part), `deleting in part: ${s.task}`).toBe(false);
           partly++;
         }
       }
