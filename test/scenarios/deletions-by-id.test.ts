@@ -2,7 +2,8 @@
  * Deletions by id (test/servers/notes.ts: `delete_note {id}`, answered only "Deleted note N", as
  * most todo, notes and ticket servers answer): the id is a number no read can be seen to lose, so
  * the task is checked by what the note held beside its id (its title) going from the listing, and
- * another note's title staying. Also the note that one tool took most of a small server's set.
+ * another note's title staying. An update answered by a receipt (`update_note` → "Updated note
+ * 12") is checked by the note read back. Also the note that one tool took most of a small server's set.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/mcp/connect.js";
@@ -10,7 +11,8 @@ import type { Toolbox } from "../../src/mcp/types.js";
 import { passesAfter, replaysOnFresh } from "../helpers/checks-after.js";
 import type { StateCheck } from "../../src/scenarios/schema.js";
 import { valuesBesideIds } from "../../src/scenarios/verified/deletions.js";
-import { generateVerified } from "../../src/scenarios/verified/generate.js";
+import { generateVerified, lopsidedNote } from "../../src/scenarios/verified/generate.js";
+import type { Recipe } from "../../src/scenarios/verified/recipe.js";
 import { stdioTarget } from "../servers/launch.js";
 
 const boxes: Toolbox[] = [];
@@ -28,8 +30,7 @@ async function notes(): Promise<Toolbox> {
 describe("deletions by id", () => {
   it("builds delete_note tasks checked by the note's title gone from the listing and another's kept; doing nothing, deleting another note or every note fails", async () => {
     const box = await notes();
-    const generatorNotes: string[] = [];
-    const { scenarios } = await generateVerified(box, { n: 30, seed: 1, allowWrites: true, acceptFewer: true, onNote: (l) => generatorNotes.push(l) });
+    const { scenarios } = await generateVerified(box, { n: 30, seed: 1, allowWrites: true, acceptFewer: true });
     const deletions = scenarios.filter((s) => s.reference!.calls[0].name === "delete_note");
     expect(deletions.length).toBeGreaterThanOrEqual(3);
     const titles: Record<number, string> = { 11: "Groceries", 12: "Dentist", 13: "Birthday gift", 14: "Bike repair" };
@@ -50,8 +51,24 @@ describe("deletions by id", () => {
       };
       expect(await passesAfter(box, s, all), `deleting every note: ${s.task}`).toBe(false);
     }
-    // four ids to delete, four to look up, one listing: the rest of the 30 are create_note tasks
-    expect(generatorNotes).toContainEqual(expect.stringMatching(/^\d+ of 30 scenarios call create_note: .*delete_note \(\d\).* gave every distinct task they could/));
+  }, 240_000);
+
+  it("builds update_note tasks (answered only \"Updated note N\") checked by the note read back by its id, not by the receipt; doing nothing or updating another note fails", async () => {
+    const box = await notes();
+    const { scenarios } = await generateVerified(box, { n: 30, seed: 2, allowWrites: true, acceptFewer: true });
+    const updates = scenarios.filter((s) => s.reference!.calls[0].name === "update_note");
+    expect(updates.length).toBeGreaterThanOrEqual(3);
+    for (const s of updates) {
+      const { id, title } = s.reference!.calls[0].arguments as { id: number; title: string };
+      expect(s.expected).toEqual([{ kind: "state", tool: "get_note", arguments: { id }, expect: { kind: "contains", value: title, caseSensitive: false } }]);
+      expect(s.reference!.answer).toBe("Done.");
+      expect(await replaysOnFresh(box, s), s.task).toBe(true);
+      expect(await passesAfter(box, s, async () => {}), `doing nothing: ${s.task}`).toBe(false);
+      const other = id === 11 ? 12 : 11;
+      expect(await passesAfter(box, s, (b) => b.call("update_note", { id: other, title })), `updating note ${other}: ${s.task}`).toBe(false);
+    }
+    // no task asks for the receipt's wording
+    expect(scenarios.some((s) => s.expected!.some((e) => e.kind === "contains" && /^updated note/i.test(e.value)))).toBe(false);
   }, 240_000);
 
   it("takes the strings an object holds beside the given id, by the argument's own key or a bare id, and no other id field", () => {
@@ -66,5 +83,19 @@ describe("deletions by id", () => {
     expect(valuesBesideIds({ title: "Dentist" }, [listing], fair)).toEqual([]);
     expect(valuesBesideIds({ id: 99 }, [listing, undefined, "text"], fair)).toEqual([]);
     expect(valuesBesideIds({ id: 12 }, [listing], (s) => s !== "Tuesday")).toEqual(["Dentist"]);
+  });
+
+  it("notes when one tool took most of the set because the others ran out of distinct tasks, and only then", () => {
+    const recipe = (id: string, tools: string[], primary?: string) => ({ id, tools, primary, build: async () => undefined }) as Recipe;
+    const recipes = [recipe("a", ["create_note"]), recipe("b", ["get_note"]), recipe("c", ["list_notes"]), recipe("d", ["list_notes", "get_note"], "get_note")];
+    const built = { a: 21, b: 3, c: 1, d: 1 };
+    expect(lopsidedNote(built, recipes, new Set(["b", "c", "d"]), 26)).toBe(
+      "21 of 26 scenarios call create_note: get_note (4), list_notes (1) gave every distinct task they could, so a model trained on this set learns mostly one tool: lower --n, or add hand-written scenarios for the others",
+    );
+    // a tool with a recipe still live did not run out; half the set is not most of it; nor is a small set
+    expect(lopsidedNote(built, recipes, new Set(["c"]), 26)).toMatch(/: list_notes \(1\) gave every distinct task it could/);
+    expect(lopsidedNote(built, recipes, new Set(), 26)).toBeUndefined();
+    expect(lopsidedNote({ a: 13, b: 13 }, recipes, new Set(["b"]), 26)).toBeUndefined();
+    expect(lopsidedNote({ a: 7, b: 1 }, recipes, new Set(["b"]), 8)).toBeUndefined();
   });
 });

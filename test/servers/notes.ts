@@ -36,6 +36,12 @@ const TOOLS = [
     annotations: { readOnlyHint: false, destructiveHint: false },
   },
   {
+    name: "update_note",
+    description: "Changes a note's title.",
+    inputSchema: { type: "object", properties: { id: { type: "integer", minimum: 1 }, title: { type: "string" } }, required: ["id", "title"] },
+    annotations: { readOnlyHint: false, destructiveHint: false },
+  },
+  {
     name: "delete_note",
     description: "Deletes a note by its id.",
     inputSchema: { type: "object", properties: { id: { type: "integer", minimum: 1 } }, required: ["id"] },
@@ -60,6 +66,12 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
       const n = { id: nextId++, title: String(a.title), body: String(a.body) };
       notes.push(n);
       return text({ id: n.id });
+    }
+    case "update_note": {
+      const n = notes.find((x) => x.id === a.id);
+      if (!n) return missing();
+      n.title = String(a.title);
+      return text(`Updated note ${String(a.id)}`);
     }
     case "delete_note": {
       if (!notes.some((x) => x.id === a.id)) return missing();

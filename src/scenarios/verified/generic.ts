@@ -258,7 +258,9 @@ function singleRecipe(tool: ToolSpec): Recipe {
         if (checks) return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: checks, answer: "Done." };
       }
       if (!isUseful(r)) return undefined;
-      const field = pickAnswerField(r, args);
+      const picked = pickAnswerField(r, args);
+      // a change's whole reply as a sentence ("Updated note 12") is a receipt, not an answer
+      const field = mutates && picked?.label === "result" && typeof picked.value === "string" ? undefined : picked;
       if (!field || asksAboutNothing(r, field.value)) {
         // nothing new to ask (server-memory's create_entities lists the entities it was given): the
         // task is the change, checked by a read that shows a given value it did not show before
@@ -269,7 +271,8 @@ function singleRecipe(tool: ToolSpec): Recipe {
       const task = ctx.phrase(SINGLE_TRAIN, SINGLE_TEST, { goal, given: describeArgs(args), field: field.label });
       const expected: Expected[] = [expectFor(field.value, field.caseSensitive)];
       if (mutates) {
-        const state = await stateCheckAfter(ctx, tool, r);
+        // a read by what the reply gives (the new id), else one by what the task gave
+        const state = (await stateCheckAfter(ctx, tool, r)) ?? (await shownAfter(ctx, reads));
         if (!state) return undefined;
         expected.push(state);
       }
