@@ -158,10 +158,19 @@ describe("verified generator on the fixtures", () => {
 
   it("gives up on a server whose calls give nothing to check, saying so, instead of trying for minutes", async () => {
     const kv = await box(stdioTarget("kv"));
-    const e = await generateVerified(kv, { n: 5, seed: 1 }).then(() => undefined, (x: Error) => x);
+    // read-only: kv_get of a key nobody set is an error (with writes, kv_set then kv_get is a task)
+    const e = await generateVerified(kv, { n: 5, seed: 1, allowWrites: false }).then(() => undefined, (x: Error) => x);
     expect(e?.message).toMatch(/^could not build any verified scenario: no call to the server's tools gave a result to check a task against \(generic\.\S+ 0 built \/ \d+ failed/);
     expect(e?.message).toContain("write scenarios by hand (scenarios/README.md) or use --generator llm");
-  });
+    // with writes, "ok" is a receipt, not an answer: the value kv_get reads back is the check
+    const { scenarios } = await generateVerified(kv, { n: 3, seed: 1, acceptFewer: true });
+    expect(scenarios.length).toBeGreaterThan(0);
+    for (const s of scenarios) {
+      const { key, value } = s.reference!.calls[0].arguments as { key: string; value: string };
+      expect(s.reference!.calls.map((c) => c.name)).toEqual(["kv_set"]);
+      expect(s.expected).toEqual([{ kind: "state", tool: "kv_get", arguments: { key }, expect: { kind: "contains", value, caseSensitive: false } }]);
+    }
+  }, 60_000);
   it("says how to ask for fewer when a server offers fewer distinct tasks than asked for, as the caller spells it", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "todo-few-"));
     const todo = await connect(stdioTarget("todo-file"), { cwd: dir });
@@ -182,7 +191,8 @@ describe("verified generator on the fixtures", () => {
     try {
       // its `auth` tool answers with the request's Authorization header
       expect((await ev.call("auth", {})).text).toContain(key);
-      const { scenarios } = await generateVerified(ev, { n: 6, seed: 1, onNote: (l) => notes.push(l) }).catch(() => ({ scenarios: [] as Scenario[] }));
+      // a slot for every tool (slot i is tool i mod T first), so that `auth` is tried whatever the others build
+      const { scenarios } = await generateVerified(ev, { n: ev.tools.length, seed: 1, acceptFewer: true, onNote: (l) => notes.push(l) }).catch(() => ({ scenarios: [] as Scenario[] }));
       expect(JSON.stringify(scenarios)).not.toContain(key);
       // nor a piece of one: the first number of "letmein-plain-2026"
       expect(scenarios.filter((s) => s.reference?.calls.some((c) => c.name === "auth"))).toEqual([]);

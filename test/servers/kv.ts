@@ -1,7 +1,8 @@
 /**
- * A test MCP server (stdio) from which no task can be verified: `kv_set` answers "ok" whatever
- * it stores, and `kv_get` of a key nobody set is an error. The offline generator must give up
- * quickly and say why, not spin for minutes.
+ * A test MCP server (stdio) from which no read-only task can be verified: `kv_get` of a key
+ * nobody set is an error, so without writes the offline generator must give up quickly and say
+ * why, not spin for minutes. With writes, `kv_set` (answering "ok" whatever it stores) then
+ * `kv_get` is a task: the value read back.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";

@@ -231,10 +231,10 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       );
     }
     committed.sort((a, b) => a.slot - b.slot);
-    // fewer than asked: test slots fail more often (the split guard), so the held-out share
-    // may have fallen short of testFraction; training scenarios whose expected outcome no other
-    // training scenario shares move over, as held-out values, until it is met
-    if (committed.length < n) topUpHeldOut(committed, Math.round(committed.length * testFraction), new Rng(`${seed}/top-up`));
+    // fewer than asked: test slots fail more often (the split guard), or training ones do (a
+    // recipe ran out), so the held-out share may be off testFraction: scenarios move over until
+    // it is met
+    if (committed.length < n) balanceHeldOut(committed, Math.round(committed.length * testFraction), new Rng(`${seed}/top-up`));
     const prefix = options.idPrefix ?? "s";
     const width = Math.max(4, String(n).length);
     const scenarios = committed.map((c, i) =>
@@ -352,11 +352,20 @@ function groupByPrimary(recipes: Recipe[]): Map<string, Recipe[]> {
  * tasks are used up: there are only so many seeded orders) is set aside, and after
  * `maxAttempts` a slot may go to any recipe that still works.
  */
-/** Moves training scenarios to the test split (as held-out values) until `want` are there: only
- *  ones whose expected outcome no remaining training scenario expects, in a seeded order. */
-function topUpHeldOut(committed: Array<{ built: BuiltDraft; split: Split }>, want: number, rng: Rng): void {
+/** Moves scenarios between the splits until `want` are held out, in a seeded order: training ones
+ *  to the test split (as held-out values) whose expected outcome no remaining training scenario
+ *  expects, or held-out values to training whose outcome no other held-out scenario expects. */
+function balanceHeldOut(committed: Array<{ built: BuiltDraft; split: Split }>, want: number, rng: Rng): void {
   let have = committed.filter((c) => c.split === "test").length;
   const expectedOf = (c: { built: BuiltDraft }) => JSON.stringify(sortKeys(c.built.expected));
+  // too many held out (training slots failed more often): held-out values phrased as training
+  // tasks are, whose outcome no other held-out task shares, move to training
+  for (const c of rng.shuffle(committed.filter((x) => x.split === "test" && !x.built.heldOutTemplate))) {
+    if (have <= want) return;
+    if (committed.some((x) => x.split === "test" && x !== c && expectedOf(x) === expectedOf(c))) continue;
+    c.split = "train";
+    have--;
+  }
   for (const c of rng.shuffle(committed.filter((x) => x.split === "train"))) {
     if (have >= want) return;
     const trainLeft = committed.filter((x) => x.split === "train" && x !== c);

@@ -259,8 +259,7 @@ function singleRecipe(tool: ToolSpec): Recipe {
       }
       if (!isUseful(r)) return undefined;
       const picked = pickAnswerField(r, args);
-      // a change's whole reply as a sentence ("Updated note 12") is a receipt, not an answer
-      const field = mutates && picked?.label === "result" && typeof picked.value === "string" ? undefined : picked;
+      const field = mutates && picked && isReceipt(picked, args) ? undefined : picked;
       if (!field || asksAboutNothing(r, field.value)) {
         // nothing new to ask (server-memory's create_entities lists the entities it was given): the
         // task is the change, checked by a read that shows a given value it did not show before
@@ -279,6 +278,17 @@ function singleRecipe(tool: ToolSpec): Recipe {
       return { task, difficulty, expected, answer: answerSentence(field.label, field.value) };
     },
   };
+}
+
+/**
+ * A change's reply that only confirms it: its whole text as a sentence ("Updated note 12"), or
+ * text that repeats what it was given ("Successfully wrote to notes.txt"). Not an answer to ask
+ * for: the change itself is the task, and a read shows it.
+ */
+function isReceipt(field: { label: string; value: string | number }, args: Record<string, unknown>): boolean {
+  if (typeof field.value !== "string") return false;
+  if (field.label === "result") return true;
+  return givenStrings(args, 200).some((v) => checkAnswer(containsCheck(v), field.value as string).pass);
 }
 
 export interface PendingRead {
