@@ -406,6 +406,13 @@ describe("SQL recipes", () => {
     expect(tableNames(text("- users\n- posts"))).toEqual(["users", "posts"]);
     expect(rowsOf(text('{"rows": [{"n": 4}]}'))).toEqual([{ n: 4 }]);
     expect(rowsOf(text("4 rows"))).toBeUndefined();
+    // @benborla29/mcp-server-mysql 2.0.9: the rows, then a second text part with the time taken
+    expect(rowsOf(text('[\n  {\n    "n": 18\n  }\n]\nQuery execution time: 0.71 ms'))).toEqual([{ n: 18 }]);
+    expect(rowsOf(text('[{"s": "a ] b"}, {"s": "[\\"x"}]\nQuery execution time: 1 ms'))).toEqual([{ s: "a ] b" }, { s: '["x' }]);
+    expect(rowsOf(text('[{"n": 1}] and [{"n": 2}]\nQuery execution time: 1 ms'))).toBeUndefined();
+    // @bytebase/dbhub 0.21.2: the rows two levels down
+    expect(rowsOf(text('{"success": true, "data": {"rows": [{"Ab": 1}], "count": 1, "source_id": "default"}}'))).toEqual([{ Ab: 1 }]);
+    expect(rowsOf(text('{"success": true, "data": {"rows": [], "count": 0}}'))).toEqual([]);
     // node-postgres' bigint and numeric: a column of numbers as strings holds numbers, not names
     const pg = [{ id: "1019", total: "22.70", code: "x7" }, { id: "1020", total: null, code: "7" }];
     expect(withNumbers(pg)).toEqual([{ id: 1019, total: 22.7, code: "x7" }, { id: 1020, total: null, code: "7" }]);

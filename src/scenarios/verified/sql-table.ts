@@ -167,13 +167,58 @@ export function readValueCounts(rows: readonly Row[] | undefined, numeric = fals
   });
 }
 
-/** Rows from a query's result: a JSON list of objects, bare or under one key ({rows: [...]}). */
+/**
+ * Rows from a query's result: a JSON list of objects, bare, under one key ({rows: [...]}) or two
+ * (@bytebase/dbhub's {success, data: {rows: [...]}}); the JSON may be followed by lines of its
+ * own (@benborla29/mcp-server-mysql adds "Query execution time: 0.71 ms").
+ */
 export function rowsOf(result: ToolResult): Row[] | undefined {
   if (result.isError) return undefined;
-  const data = resultData(result);
-  const list = Array.isArray(data) ? data : data && typeof data === "object" ? Object.values(data).find(Array.isArray) : undefined;
+  const list = listIn(queryData(result));
   if (!list || !list.every((r) => r && typeof r === "object" && !Array.isArray(r))) return undefined;
   return list as Row[];
+}
+
+/** A JSON value's list: itself, or the first list among its fields, or among its fields' fields. */
+export function listIn(data: unknown, depth = 2): unknown[] | undefined {
+  if (Array.isArray(data)) return data;
+  if (!data || typeof data !== "object" || depth === 0) return undefined;
+  const values = Object.values(data);
+  return values.find(Array.isArray) ?? values.map((v) => listIn(v, depth - 1)).find((l) => l !== undefined);
+}
+
+/** A query result's JSON: the whole text, or a JSON list or object on its first lines with more lines after it. */
+export function queryData(result: ToolResult): unknown {
+  const whole = resultData(result);
+  if (whole !== undefined) return whole;
+  const end = jsonEnd(result.text);
+  if (end === undefined || !/^[ \t]*(\r?\n|$)/.test(result.text.slice(end))) return undefined;
+  try {
+    return JSON.parse(result.text.slice(0, end)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where the JSON list or object that a text starts with ends (brackets counted outside strings). */
+function jsonEnd(text: string): number | undefined {
+  const start = text.search(/\S/);
+  if (start < 0 || (text[start] !== "[" && text[start] !== "{")) return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") depth++;
+    else if (c === "]" || c === "}") {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return undefined;
 }
 
 /** The one value of a one-row, one-column result; undefined for none, several, null or a long text. */

@@ -26,9 +26,9 @@ import { isResourceTool } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import type { AnswerCheck } from "../schema.js";
 import { isReadOnlyTool } from "./generic.js";
-import { answerSentence, containsCheck, isUseful, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
+import { answerSentence, containsCheck, isUseful, numericCheck, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { ASKERS, type SqlKind, type SqlQuestion } from "./sql-questions.js";
-import { IDENT, numericExpr, oneValue, profileColumns, readValueCounts, rowsOf, sqlName, valueCountsQuery, withNumbers, type Row, type SqlDialect, type SqlValue, type TableView } from "./sql-table.js";
+import { IDENT, listIn, numericExpr, queryData, oneValue, profileColumns, readValueCounts, rowsOf, sqlName, valueCountsQuery, withNumbers, type Row, type SqlDialect, type SqlValue, type TableView } from "./sql-table.js";
 
 export { rowsOf } from "./sql-table.js";
 
@@ -179,8 +179,7 @@ async function listTables(ctx: RecipeContext, s: SqlTools): Promise<string[]> {
 
 /** Table names from a lister's result: a JSON list of names or of {name…} objects, or one name a line. */
 export function tableNames(result: ToolResult): string[] {
-  const data = resultData(result);
-  const list = Array.isArray(data) ? data : data && typeof data === "object" ? Object.values(data).find(Array.isArray) : undefined;
+  const list = listIn(queryData(result));
   const names = list
     ? list.map((e) => (typeof e === "string" ? e : e && typeof e === "object" ? Object.entries(e as Row).find(([k]) => /name/i.test(k))?.[1] : undefined))
     : result.text.split("\n").map((l) => l.trim().replace(/^[-*]\s+/, ""));
