@@ -143,10 +143,14 @@ export interface SqlDialect {
 /**
  * A name as a query writes it: quoted where it is a reserved word, or where the database folds
  * unquoted names to lower case (Postgres) and the name is not lower case (Prisma's "User",
- * "createdAt"); else bare.
+ * "createdAt"); else bare. In MySQL's backticks always: MySQL 8 and MariaDB reserve some 270
+ * words between them and each version adds more (`rank`, `groups`, `window` in 8.0), and a
+ * server may check the query with a grammar of its own (@benborla29/mcp-server-mysql parses
+ * with node-sql-parser's MySQL 8 grammar, which refuses a bare `groups` that MariaDB takes):
+ * a backticked name is a name in all of them.
  */
 export function sqlName(name: string, dialect: SqlDialect): string {
-  const quoted = RESERVED.has(name.toLowerCase()) || (dialect.foldsCase && name !== name.toLowerCase());
+  const quoted = dialect.quote === "`" || RESERVED.has(name.toLowerCase()) || (dialect.foldsCase && name !== name.toLowerCase());
   return quoted ? `${dialect.quote}${name}${dialect.quote}` : name;
 }
 

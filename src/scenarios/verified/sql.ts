@@ -47,12 +47,15 @@ interface SqlTools {
 
 /**
  * Catalog queries for the table names, tried in order: SQLite; Postgres' current schema (Supabase
- * keeps a score of tables in auth and storage, that no unqualified name reaches); then the SQL
- * standard's (MySQL, SQL Server, and Postgres where the current schema has none).
+ * keeps a score of tables in auth and storage, that no unqualified name reaches); MySQL's and
+ * MariaDB's current database (another database's tables are beside it in information_schema, and
+ * `SELECT * FROM events` reads only the current one's); then the SQL standard's (SQL Server,
+ * Postgres where the current schema has none, MySQL without a current database).
  */
 const CATALOG_QUERIES = [
   "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
   "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()",
+  "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()",
   "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema', 'mysql', 'performance_schema', 'sys')",
 ];
 
