@@ -105,6 +105,21 @@ describe("SQL recipes on MariaDB through npm servers", () => {
     expectMariaDbAnswers(scenarios);
   }, 60_000);
 
+  it("mcp-server-mysql without MYSQL_DB (no current database): every database's tables, by qualified names", async () => {
+    const box = await connect(`stdio:node ${MYSQL_SERVER}`, {
+      timeoutMs: 20_000,
+      env: { MYSQL_HOST: "127.0.0.1", MYSQL_PORT: String(db.port), MYSQL_USER: db.user, MYSQL_PASS: db.password },
+    });
+    const { scenarios, failed } = await generate(box, 16);
+    expect(failed).toEqual([]);
+    expect(scenarios).toHaveLength(16);
+    const queries = scenarios.map(sqlOf);
+    expect(queries.some((q) => q.includes("FROM `analytics`.`events`"))).toBe(true);
+    expect(queries.some((q) => q.includes("FROM `shop`.")), queries.join("\n")).toBe(true);
+    expect(scenarios.some((s) => s.task.includes("analytics.events"))).toBe(true);
+    expectMariaDbAnswers(scenarios);
+  }, 60_000);
+
   it("dbhub (read-only execute_sql) on MariaDB: answers MariaDB's", async () => {
     const config = join(dir, "dbhub.toml");
     writeFileSync(

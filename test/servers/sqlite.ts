@@ -11,7 +11,8 @@
  *                             current_schema(), and tables of schemas off the search path, as
  *                             Supabase's auth and storage (which no unqualified name reaches)
  *   ... --mysql-catalog       with --information-schema: MySQL's instead (the tables under a
- *                             database's name, system schemas beside it, no current_schema())
+ *                             database's name, system schemas beside it, no current_schema(),
+ *                             DATABASE() the current database's name)
  *   ... --db FILE             a database file of the test's (opened read-only) instead of the
  *                             seeded tables: a larger one, that the test can query directly
  *   ... --optional-sql        `query` declared as @modelcontextprotocol/server-postgres 0.6.2
@@ -51,6 +52,7 @@ if (infoSchema) {
       INSERT INTO information_schema.tables SELECT 'shop', name FROM main.sqlite_master WHERE type = 'table';
       INSERT INTO information_schema.tables VALUES ('mysql', 'db'), ('performance_schema', 'threads'), ('sys', 'sys_config');
     `);
+    db.function("database", () => "shop");
   } else {
     db.exec(`
       INSERT INTO information_schema.tables SELECT 'public', name FROM main.sqlite_master WHERE type = 'table';

@@ -49,14 +49,15 @@ interface SqlTools {
  * Catalog queries for the table names, tried in order: SQLite; Postgres' current schema (Supabase
  * keeps a score of tables in auth and storage, that no unqualified name reaches); MySQL's and
  * MariaDB's current database (another database's tables are beside it in information_schema, and
- * `SELECT * FROM events` reads only the current one's); then the SQL standard's (SQL Server,
- * Postgres where the current schema has none, MySQL without a current database).
+ * `SELECT * FROM events` reads only the current one's); then the SQL standard's, every schema's
+ * tables by their qualified names (`analytics.events`: SQL Server, Postgres where the current
+ * schema has none, MySQL without a current database, as mcp-server-mysql runs without MYSQL_DB).
  */
 const CATALOG_QUERIES = [
   "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
   "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()",
   "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()",
-  "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema', 'mysql', 'performance_schema', 'sys')",
+  "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema', 'mysql', 'performance_schema', 'sys')",
 ];
 
 /** How often each kind is drawn among the SQL tool's tasks: the ones with many distinct answers most. */
@@ -120,7 +121,8 @@ async function askSomeTable(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Pro
 /** A table's first rows and its columns' profiles; value counts on demand, by probe. */
 async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promise<TableView | undefined> {
   const dialect = s.dialect ?? { foldsCase: false, quote: '"' };
-  const ref = (name: string) => sqlName(name, dialect);
+  // a table from another schema is qualified (analytics.events): each part a name of its own
+  const ref = (name: string) => name.split(".").map((part) => sqlName(part, dialect)).join(".");
   const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${ref(table)} LIMIT ${SAMPLE_ROWS}` }));
   if (!rows || rows.length === 0) return undefined;
   const sample = withNumbers(rows);
@@ -171,11 +173,16 @@ async function listTables(ctx: RecipeContext, s: SqlTools): Promise<string[]> {
   }
   for (const query of s.catalog ? [s.catalog] : CATALOG_QUERIES) {
     const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: query }));
-    // one column of names; an error, or rows of another shape, means another dialect
-    const names = rows?.map((r) => Object.values(r)).filter((v) => v.length === 1).map(([v]) => v);
+    // one column of names, or of schemas and names (a qualified name: schema.table); an error,
+    // or rows of another shape, means another dialect
+    const names = rows
+      ?.map((r) => Object.values(r))
+      .filter((v) => v.length === 1 || (v.length === 2 && /^table_schema$/i.test(Object.keys(rows[0])[0] ?? "")))
+      .filter((v) => v.every((p) => typeof p === "string" && IDENT.test(p)))
+      .map((v) => v.join("."));
     if (!names || names.length === 0) continue;
     s.catalog = query;
-    return [...new Set(names.filter((n): n is string => typeof n === "string" && IDENT.test(n)))];
+    return [...new Set(names)];
   }
   return [];
 }
