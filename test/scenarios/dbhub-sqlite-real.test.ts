@@ -58,6 +58,9 @@ describe("SQL recipes on SQLite through dbhub (the npm package)", () => {
     const queries = scenarios.map((s) => String((s.reference!.calls[0].arguments as { sql: string }).sql));
     for (const t of ['"order"', "Customers", "groups"]) expect(queries.some((q) => q.includes(`FROM ${t}`)), t).toBe(true);
     expect(new Set(scenarios.map((s) => s.tags.find((t) => t.startsWith("template:")))).size).toBeGreaterThanOrEqual(5);
+    // columns in words ("credit limit", "first name"), as snake_case ones are
+    expect(scenarios.map((s) => s.task).filter((t) => /creditLimit|FirstName|Visits/.test(t))).toEqual([]);
+    expect(scenarios.some((s) => /credit limit|first name|visits/.test(s.task))).toBe(true);
     const db = new Database(file, { readonly: true });
     try {
       for (const [i, s] of scenarios.entries()) {

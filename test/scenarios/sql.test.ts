@@ -18,7 +18,7 @@ import { replayScenario } from "../../src/scenarios/replay.js";
 import type { AnswerCheck, Scenario } from "../../src/scenarios/schema.js";
 import { constantAnswerNote, generateVerified } from "../../src/scenarios/verified/generate.js";
 import { rowsOf, tableNames } from "../../src/scenarios/verified/sql.js";
-import { categoricalColumns, labelColumns, profileColumns, quantityColumns, readValueCounts, withNumbers } from "../../src/scenarios/verified/sql-table.js";
+import { categoricalColumns, labelColumns, profileColumns, quantityColumns, readValueCounts, withNumbers, words } from "../../src/scenarios/verified/sql-table.js";
 import { writeShopDatabase } from "../helpers/shop-database.js";
 import { stdioTarget } from "../servers/launch.js";
 
@@ -398,6 +398,12 @@ describe("SQL recipes", () => {
     expect(names(labelColumns(columns))).toEqual(["name", "email"]);
     // whole numbers that repeat count rows only where no text column repeats
     expect(names(categoricalColumns(columns.filter((c) => c.name !== "city")))).toEqual(["quantity"]);
+  });
+
+  it("name columns in words: snake_case and camelCase alike, acronyms kept", () => {
+    expect(["credit_limit", "creditLimit", "FirstName", "Visits", "leadDays", "HTTPStatus", "SKU", "order_ID", "total2024"].map(words)).toEqual([
+      "credit limit", "credit limit", "first name", "visits", "lead days", "HTTP status", "SKU", "order ID", "total2024",
+    ]);
   });
 
   it("read table names and rows as database servers write them", () => {

@@ -256,7 +256,16 @@ export function quoted(v: SqlValue): string {
   return typeof v === "number" ? String(v) : `"${v}"`;
 }
 
-/** A column's name as words: credit_limit → "credit limit". */
+/**
+ * A column's name as words: credit_limit and creditLimit → "credit limit", FirstName → "first
+ * name", Visits → "visits"; an acronym stays (HTTPStatus → "HTTP status", SKU → "SKU").
+ */
 export function words(column: string): string {
-  return column.replace(/_/g, " ");
+  return column
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .split(/[_\s]+/)
+    .filter((w) => w !== "")
+    .map((w) => (/^[A-Z][a-z0-9]*$/.test(w) ? w.toLowerCase() : w))
+    .join(" ");
 }
