@@ -179,6 +179,19 @@ describe("SQL recipes", () => {
     }
   });
 
+  it("an SQL tool annotated destructive (dbhub's execute_sql by default) is asked SELECTs under --allow-writes, never made-up SQL", async () => {
+    const box = await connect(stdioTarget("sqlite", "--query-only", "--destructive-sql"), { timeoutMs: 20_000 });
+    try {
+      expect(box.tools.map((t) => t.name)).toEqual(["execute_sql"]);
+      const { scenarios } = await generateVerified(box, { n: 6, seed: 5, allowWrites: true });
+      expect(scenarios).toHaveLength(6);
+      expect(scenarios.every((s) => s.tags.some((t) => t.startsWith("template:generic.sql.")))).toBe(true);
+      expect(scenarios.map((s) => queryOf(s)).filter((q) => !q.startsWith("SELECT "))).toEqual([]);
+    } finally {
+      await box.close();
+    }
+  });
+
   it("a query tool declared as @modelcontextprotocol/server-postgres 0.6.2 declares it: `sql` not marked required, no annotations, counts as strings", async () => {
     const pg = await connect(stdioTarget("sqlite", "--query-only", "--information-schema", "--optional-sql", "--pg-numbers"), { timeoutMs: 20_000 });
     try {

@@ -66,10 +66,16 @@ const WEIGHTS: Record<SqlKind, number> = { count: 1, where: 2, extreme: 1, aggre
 const TABLES_TRIED = 4;
 const SAMPLE_ROWS = 20;
 
-/** The SQL recipes a tool list allows: a read-only tool taking one SQL string, and a read-only table lister if there is one. */
+/**
+ * The SQL recipes a tool list allows: a tool taking one SQL string, and a read-only table lister
+ * if there is one. A read-only SQL tool is preferred; one that may write (@bytebase/dbhub's
+ * execute_sql unless its config makes it read-only) is in the list only under --allow-writes,
+ * and is then sent the recipes' SELECTs rather than made-up strings.
+ */
 export function sqlRecipes(tools: readonly ToolSpec[]): Recipe[] {
   const readOnly = tools.filter((t) => isReadOnlyTool(t) && !isResourceTool(t));
-  const sql = readOnly
+  const writers = tools.filter((t) => !isReadOnlyTool(t) && !isResourceTool(t));
+  const sql = [...readOnly, ...writers]
     .map((t) => ({ t, arg: sqlArgument(t) }))
     .find(({ t, arg }) => arg !== undefined && /\bsql\b|select/i.test(`${t.name} ${t.description ?? ""}`));
   const tables = readOnly.find((t) => /tables/i.test(t.name) && ((t.inputSchema.required as string[] | undefined) ?? []).length === 0);
