@@ -238,6 +238,35 @@ describe("SQL recipes", () => {
     }
   });
 
+  it("a table whose first 20 rows overflow a result (a long description each) is sampled by fewer rows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sql-recipes-"));
+    const file = join(dir, "wide.db");
+    const db = new Database(file);
+    db.exec(`CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT, category TEXT, price REAL, description TEXT);`);
+    const add = db.prepare(`INSERT INTO products VALUES (?, ?, ?, ?, ?)`);
+    for (let i = 1; i <= 30; i++) add.run(i, `Product ${i}`, ["tools", "toys", "food"][i % 3], i * 3.5 + 0.99, "A fine product with many words. ".repeat(40));
+    db.close();
+    const box = await connect(stdioTarget("sqlite", "--db", file, "--query-only"), { timeoutMs: 20_000 });
+    try {
+      // 20 rows are more than a result holds (20,000 characters): the sample comes back cut
+      expect((await box.call("query", { sql: "SELECT * FROM products LIMIT 20" })).truncated).toBe(true);
+      const { scenarios } = await generateVerified(box, { n: 8, seed: 5 });
+      expect(scenarios).toHaveLength(8);
+      const check = new Database(file, { readonly: true });
+      try {
+        for (const s of scenarios) {
+          const truth = Object.values(check.prepare(queryOf(s)).get() as object)[0] as string | number;
+          expect(checkOf(s).value, s.task).toBe(typeof truth === "number" ? Math.round(truth * 1e6) / 1e6 : truth);
+        }
+      } finally {
+        check.close();
+      }
+    } finally {
+      await box.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a TEXT column of digits (a CSV imported as text) is compared and summed as numbers, not as text", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sql-recipes-"));
     const file = join(dir, "csv.db");

@@ -64,7 +64,8 @@ const CATALOG_QUERIES = [
 const WEIGHTS: Record<SqlKind, number> = { count: 1, where: 2, extreme: 1, aggregate: 2, distinct: 1, top: 2, lookup: 2 };
 /** tables sampled in one attempt before it gives up (each costs a query) */
 const TABLES_TRIED = 4;
-const SAMPLE_ROWS = 20;
+/** rows sampled of a table: 20, else (the result was cut) 5, else 2 */
+const SAMPLE_LIMITS = [20, 5, 2];
 
 /**
  * The SQL recipes a tool list allows: a tool taking one SQL string, and a read-only table lister
@@ -129,7 +130,14 @@ async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promis
   const dialect = s.dialect ?? { foldsCase: false, quote: '"' };
   // a table from another schema is qualified (analytics.events): each part a name of its own
   const ref = (name: string) => name.split(".").map((part) => sqlName(part, dialect)).join(".");
-  const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${ref(table)} LIMIT ${SAMPLE_ROWS}` }));
+  let rows: Row[] | undefined;
+  // a table of long texts (a description each) overflows a result in 20 rows, cut where it is
+  // too long and no longer JSON: sampled by fewer rows then
+  for (const limit of SAMPLE_LIMITS) {
+    const sampled = await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${ref(table)} LIMIT ${limit}` });
+    rows = rowsOf(sampled);
+    if (rows || !sampled.truncated) break;
+  }
   if (!rows || rows.length === 0) return undefined;
   const sample = withNumbers(rows);
   const columns = profileColumns(sample);
