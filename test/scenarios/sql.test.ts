@@ -438,6 +438,12 @@ describe("SQL recipes", () => {
     expect(names(categoricalColumns(columns))).toEqual(["city"]);
     expect(names(quantityColumns(columns))).toEqual(["total", "quantity"]);
     expect(names(labelColumns(columns))).toEqual(["name", "email"]);
+    // codes in digits (a CSV's zip codes and phone numbers, read as numbers) are no quantity
+    const contacts = withNumbers([
+      { name: "Ada", zip: "10001", phone: "5550100", postalCode: 2139, isbn: 9780131103627, score: 7 },
+      { name: "Alan", zip: "94105", phone: "5550199", postalCode: 2140, isbn: 9780262033848, score: 9 },
+    ]);
+    expect(names(quantityColumns(profileColumns(contacts)))).toEqual(["score"]);
     // whole numbers that repeat count rows only where no text column repeats
     expect(names(categoricalColumns(columns.filter((c) => c.name !== "city")))).toEqual(["quantity"]);
   });

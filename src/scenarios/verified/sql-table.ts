@@ -88,9 +88,12 @@ export function categoricalColumns(columns: readonly ColumnProfile[]): ColumnPro
   return text.length > 0 ? text : repeating.filter((c) => c.numeric && c.values.every((v) => Number.isInteger(v)));
 }
 
-/** Columns that hold a quantity: numbers, not keys or references. */
+/** a code written in digits (a zip code, a phone number, an ISBN): no amount to sum, average or rank */
+const CODE_LIKE = /(^|_)(zip|zipcode|postal_?code|post_?code|phone|phone_?number|mobile|fax|isbn|ean|upc|sku|code|pin)$|[a-z0-9](Zip|ZipCode|PostalCode|Phone|PhoneNumber|Code|Isbn|ISBN)$/i;
+
+/** Columns that hold a quantity: numbers, not keys, references or codes. */
 export function quantityColumns(columns: readonly ColumnProfile[]): ColumnProfile[] {
-  return columns.filter((c) => c.numeric && !c.idLike);
+  return columns.filter((c) => c.numeric && !c.idLike && !CODE_LIKE.test(c.name));
 }
 
 /** Columns that name a row: text, a different value in each sampled row (a name, a title, an email). */
