@@ -472,5 +472,10 @@ describe("SQL recipes", () => {
     expect(withNumbers(pg)).toEqual([{ id: 1019, total: 22.7, code: "x7" }, { id: 1020, total: null, code: "7" }]);
     expect(readValueCounts([{ v: "4", n: "3" }], true)).toEqual([{ value: 4, n: 3 }]);
     expect(readValueCounts([{ v: "4", n: "3" }])).toEqual([{ value: "4", n: 3 }]);
+    // tied counts in one order whatever order the database sent them in (MariaDB's varies)
+    const ties = [{ v: "wholesale", n: 10 }, { v: "export", n: 10 }, { v: "retail", n: 20 }];
+    const expected = [{ value: "retail", n: 20 }, { value: "export", n: 10 }, { value: "wholesale", n: 10 }];
+    expect(readValueCounts(ties)).toEqual(expected);
+    expect(readValueCounts([ties[1], ties[2], ties[0]])).toEqual(expected);
   });
 });

@@ -159,19 +159,24 @@ export function sqlName(name: string, dialect: SqlDialect): string {
 
 /** The GROUP BY query behind `valueCounts` (the names as `sqlName` writes them). */
 export function valueCountsQuery(table: string, column: string): string {
-  return `SELECT ${column} AS v, COUNT(*) AS n FROM ${table} GROUP BY ${column} ORDER BY n DESC LIMIT 100`;
+  // ties broken by the value: groups of one count come in any order (MariaDB's vary run to run)
+  return `SELECT ${column} AS v, COUNT(*) AS n FROM ${table} GROUP BY ${column} ORDER BY n DESC, v LIMIT 100`;
 }
 
 /**
  * Value counts from the GROUP BY query's rows (a count may come as a string: Postgres' bigint),
- * a numeric column's values as numbers (as `withNumbers` reads its sample).
+ * a numeric column's values as numbers (as `withNumbers` reads its sample); most first, ties in
+ * the values' order here (a database's collation orders text its own way), so that a seed picks
+ * the same value on every run.
  */
 export function readValueCounts(rows: readonly Row[] | undefined, numeric = false): Array<{ value: SqlValue; n: number }> {
-  return (rows ?? []).flatMap((r) => {
+  const counts = (rows ?? []).flatMap((r) => {
     const n = asNumber(r.n);
     const value = numeric ? asNumber(r.v) : r.v;
     return isQuotable(value) && typeof n === "number" ? [{ value, n }] : [];
   });
+  const key = (v: SqlValue) => (typeof v === "number" ? v : String(v));
+  return counts.sort((a, b) => b.n - a.n || (key(a.value) < key(b.value) ? -1 : key(a.value) > key(b.value) ? 1 : 0));
 }
 
 /**
