@@ -1,9 +1,10 @@
 /**
- * Recipes for database servers with a read-only SQL tool (mcp-sqlite, postgres and their kind):
- * a generic single-call recipe cannot write a query, so these learn the tables from the
- * server's table-listing tool, or, for a server that has only the query tool (the reference
- * Postgres server), from the catalog through that tool (SQLite's sqlite_master, then the
- * standard information_schema, of Postgres' current schema first), and the columns from a few
+ * Recipes for database servers with a read-only SQL tool (mcp-sqlite, postgres, mcp-server-mysql,
+ * dbhub and their kind): a generic single-call recipe cannot write a query, so these learn the
+ * tables from the server's table-listing tool, or, for a server that has only the query tool (the
+ * reference Postgres server, mcp-server-mysql, dbhub), from the catalog through that tool
+ * (SQLite's sqlite_master, then the standard information_schema, of Postgres' current schema or
+ * MySQL's current database first), and the columns from a few
  * rows of each (looked at, not part of the solution; sql-table.ts tells keys and names from
  * categories and quantities), then ask
  * questions whose solution is one query the solver writes itself (sql-questions.ts):
@@ -20,7 +21,8 @@
  * The answer is the query's one value, read from the server's real result; counts under 2 are
  * not asked (a model that always says 1 would score), nor a text answer the task itself spells.
  * Only plain identifiers are used (quoted where one is a reserved word, or where the database
- * folds unquoted names to lower case and the name is not), and only SELECTs are sent.
+ * folds unquoted names to lower case and the name is not; in MySQL's backticks always), and only
+ * SELECTs are sent.
  */
 import { isResourceTool } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
