@@ -18,7 +18,7 @@ import { replayScenario } from "../../src/scenarios/replay.js";
 import type { AnswerCheck, Scenario } from "../../src/scenarios/schema.js";
 import { constantAnswerNote, generateVerified } from "../../src/scenarios/verified/generate.js";
 import { rowsOf, tableNames } from "../../src/scenarios/verified/sql.js";
-import { categoricalColumns, labelColumns, profileColumns, quantityColumns, readValueCounts, withNumbers } from "../../src/scenarios/verified/sql-table.js";
+import { categoricalColumns, labelColumns, profileColumns, quantityColumns, readValueCounts, withNumbers, words } from "../../src/scenarios/verified/sql-table.js";
 import { writeShopDatabase } from "../helpers/shop-database.js";
 import { stdioTarget } from "../servers/launch.js";
 
@@ -179,6 +179,19 @@ describe("SQL recipes", () => {
     }
   });
 
+  it("an SQL tool annotated destructive (dbhub's execute_sql by default) is asked SELECTs under --allow-writes, never made-up SQL", async () => {
+    const box = await connect(stdioTarget("sqlite", "--query-only", "--destructive-sql"), { timeoutMs: 20_000 });
+    try {
+      expect(box.tools.map((t) => t.name)).toEqual(["execute_sql"]);
+      const { scenarios } = await generateVerified(box, { n: 6, seed: 5, allowWrites: true });
+      expect(scenarios).toHaveLength(6);
+      expect(scenarios.every((s) => s.tags.some((t) => t.startsWith("template:generic.sql.")))).toBe(true);
+      expect(scenarios.map((s) => queryOf(s)).filter((q) => !q.startsWith("SELECT "))).toEqual([]);
+    } finally {
+      await box.close();
+    }
+  });
+
   it("a query tool declared as @modelcontextprotocol/server-postgres 0.6.2 declares it: `sql` not marked required, no annotations, counts as strings", async () => {
     const pg = await connect(stdioTarget("sqlite", "--query-only", "--information-schema", "--optional-sql", "--pg-numbers"), { timeoutMs: 20_000 });
     try {
@@ -221,6 +234,35 @@ describe("SQL recipes", () => {
       }
     } finally {
       await pg.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a table whose first 20 rows overflow a result (a long description each) is sampled by fewer rows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sql-recipes-"));
+    const file = join(dir, "wide.db");
+    const db = new Database(file);
+    db.exec(`CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT, category TEXT, price REAL, description TEXT);`);
+    const add = db.prepare(`INSERT INTO products VALUES (?, ?, ?, ?, ?)`);
+    for (let i = 1; i <= 30; i++) add.run(i, `Product ${i}`, ["tools", "toys", "food"][i % 3], i * 3.5 + 0.99, "A fine product with many words. ".repeat(40));
+    db.close();
+    const box = await connect(stdioTarget("sqlite", "--db", file, "--query-only"), { timeoutMs: 20_000 });
+    try {
+      // 20 rows are more than a result holds (20,000 characters): the sample comes back cut
+      expect((await box.call("query", { sql: "SELECT * FROM products LIMIT 20" })).truncated).toBe(true);
+      const { scenarios } = await generateVerified(box, { n: 8, seed: 5 });
+      expect(scenarios).toHaveLength(8);
+      const check = new Database(file, { readonly: true });
+      try {
+        for (const s of scenarios) {
+          const truth = Object.values(check.prepare(queryOf(s)).get() as object)[0] as string | number;
+          expect(checkOf(s).value, s.task).toBe(typeof truth === "number" ? Math.round(truth * 1e6) / 1e6 : truth);
+        }
+      } finally {
+        check.close();
+      }
+    } finally {
+      await box.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -396,8 +438,20 @@ describe("SQL recipes", () => {
     expect(names(categoricalColumns(columns))).toEqual(["city"]);
     expect(names(quantityColumns(columns))).toEqual(["total", "quantity"]);
     expect(names(labelColumns(columns))).toEqual(["name", "email"]);
+    // codes in digits (a CSV's zip codes and phone numbers, read as numbers) are no quantity
+    const contacts = withNumbers([
+      { name: "Ada", zip: "10001", phone: "5550100", postalCode: 2139, isbn: 9780131103627, score: 7 },
+      { name: "Alan", zip: "94105", phone: "5550199", postalCode: 2140, isbn: 9780262033848, score: 9 },
+    ]);
+    expect(names(quantityColumns(profileColumns(contacts)))).toEqual(["score"]);
     // whole numbers that repeat count rows only where no text column repeats
     expect(names(categoricalColumns(columns.filter((c) => c.name !== "city")))).toEqual(["quantity"]);
+  });
+
+  it("name columns in words: snake_case and camelCase alike, acronyms kept", () => {
+    expect(["credit_limit", "creditLimit", "FirstName", "Visits", "leadDays", "HTTPStatus", "SKU", "order_ID", "total2024"].map(words)).toEqual([
+      "credit limit", "credit limit", "first name", "visits", "lead days", "HTTP status", "SKU", "order ID", "total2024",
+    ]);
   });
 
   it("read table names and rows as database servers write them", () => {
@@ -406,10 +460,22 @@ describe("SQL recipes", () => {
     expect(tableNames(text("- users\n- posts"))).toEqual(["users", "posts"]);
     expect(rowsOf(text('{"rows": [{"n": 4}]}'))).toEqual([{ n: 4 }]);
     expect(rowsOf(text("4 rows"))).toBeUndefined();
+    // @benborla29/mcp-server-mysql 2.0.9: the rows, then a second text part with the time taken
+    expect(rowsOf(text('[\n  {\n    "n": 18\n  }\n]\nQuery execution time: 0.71 ms'))).toEqual([{ n: 18 }]);
+    expect(rowsOf(text('[{"s": "a ] b"}, {"s": "[\\"x"}]\nQuery execution time: 1 ms'))).toEqual([{ s: "a ] b" }, { s: '["x' }]);
+    expect(rowsOf(text('[{"n": 1}] and [{"n": 2}]\nQuery execution time: 1 ms'))).toBeUndefined();
+    // @bytebase/dbhub 0.21.2: the rows two levels down
+    expect(rowsOf(text('{"success": true, "data": {"rows": [{"Ab": 1}], "count": 1, "source_id": "default"}}'))).toEqual([{ Ab: 1 }]);
+    expect(rowsOf(text('{"success": true, "data": {"rows": [], "count": 0}}'))).toEqual([]);
     // node-postgres' bigint and numeric: a column of numbers as strings holds numbers, not names
     const pg = [{ id: "1019", total: "22.70", code: "x7" }, { id: "1020", total: null, code: "7" }];
     expect(withNumbers(pg)).toEqual([{ id: 1019, total: 22.7, code: "x7" }, { id: 1020, total: null, code: "7" }]);
     expect(readValueCounts([{ v: "4", n: "3" }], true)).toEqual([{ value: 4, n: 3 }]);
     expect(readValueCounts([{ v: "4", n: "3" }])).toEqual([{ value: "4", n: 3 }]);
+    // tied counts in one order whatever order the database sent them in (MariaDB's varies)
+    const ties = [{ v: "wholesale", n: 10 }, { v: "export", n: 10 }, { v: "retail", n: 20 }];
+    const expected = [{ value: "retail", n: 20 }, { value: "export", n: 10 }, { value: "wholesale", n: 10 }];
+    expect(readValueCounts(ties)).toEqual(expected);
+    expect(readValueCounts([ties[1], ties[2], ties[0]])).toEqual(expected);
   });
 });

@@ -11,9 +11,12 @@
  *                             current_schema(), and tables of schemas off the search path, as
  *                             Supabase's auth and storage (which no unqualified name reaches)
  *   ... --mysql-catalog       with --information-schema: MySQL's instead (the tables under a
- *                             database's name, system schemas beside it, no current_schema())
+ *                             database's name, system schemas beside it, no current_schema(),
+ *                             DATABASE() the current database's name)
  *   ... --db FILE             a database file of the test's (opened read-only) instead of the
  *                             seeded tables: a larger one, that the test can query directly
+ *   ... --destructive-sql     the query tool declared as @bytebase/dbhub declares it by default:
+ *                             `execute_sql`, annotated destructive (it still runs SELECTs only)
  *   ... --optional-sql        `query` declared as @modelcontextprotocol/server-postgres 0.6.2
  *                             declares it: `sql` not marked required, no annotations
  *   ... --fold-case           unquoted names fold to lower case, as in Postgres: a mixed-case
@@ -51,6 +54,7 @@ if (infoSchema) {
       INSERT INTO information_schema.tables SELECT 'shop', name FROM main.sqlite_master WHERE type = 'table';
       INSERT INTO information_schema.tables VALUES ('mysql', 'db'), ('performance_schema', 'threads'), ('sys', 'sys_config');
     `);
+    db.function("database", () => "shop");
   } else {
     db.exec(`
       INSERT INTO information_schema.tables SELECT 'public', name FROM main.sqlite_master WHERE type = 'table';
@@ -121,6 +125,8 @@ const runQuery = ({ sql: asked }: { sql?: string }) => {
     return fail(`SQL error: ${(e as Error).message}`);
   }
 };
-if (process.argv.includes("--optional-sql")) server.registerTool("query", { description: "Run a read-only SQL query", inputSchema: { sql: z.string().optional() } }, runQuery);
+if (process.argv.includes("--destructive-sql"))
+  server.registerTool("execute_sql", { description: "Execute SQL queries on the sqlite database", inputSchema: { sql: z.string() }, annotations: { readOnlyHint: false, destructiveHint: true } }, runQuery);
+else if (process.argv.includes("--optional-sql")) server.registerTool("query", { description: "Run a read-only SQL query", inputSchema: { sql: z.string().optional() } }, runQuery);
 else server.registerTool("query", { description: "Run one read-only SQL SELECT query and return its rows.", inputSchema: { sql: z.string() }, annotations: ro }, runQuery);
 await server.connect(new StdioServerTransport());

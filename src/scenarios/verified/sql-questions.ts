@@ -101,7 +101,9 @@ const where: Asker = async (ctx, view) => {
   const value = pickOf(ctx, await repeatedValues(view, column.name));
   if (value === undefined) return undefined;
   return {
-    query: `SELECT COUNT(*) AS n FROM ${view.ref(view.table)} WHERE ${view.ref(column.name)} = ${sqlLiteral(value)}`,
+    // a number is compared with the column as a number: digits stored as text (`text = integer`
+    // is an error in Postgres) are cast, as `num` casts them
+    query: `SELECT COUNT(*) AS n FROM ${view.ref(view.table)} WHERE ${typeof value === "number" ? view.num(column.name) : view.ref(column.name)} = ${sqlLiteral(value)}`,
     phrasings: WHERE,
     vars: { table: view.table, column: words(column.name), value: quoted(value) },
     label: `number of ${view.table} rows with ${words(column.name)} ${value}`,
@@ -180,7 +182,7 @@ const top: Asker = async (ctx, { table, columns, ref, num }) => {
  * One column of the row a unique value names (a name, an email; a key where there is nothing
  * else). sql.ts keeps only a result of one row, so the value does name one row of the whole table.
  */
-const lookup: Asker = async (ctx, { table, sample, columns, ref }) => {
+const lookup: Asker = async (ctx, { table, sample, columns, ref, num }) => {
   const key = pickOf(ctx, lookupKeys(columns, sample.length));
   if (!key) return undefined;
   const row = ctx.rng.pick(sample);
@@ -189,7 +191,7 @@ const lookup: Asker = async (ctx, { table, sample, columns, ref }) => {
   const target = pickOf(ctx, targets);
   if (!target) return undefined;
   return {
-    query: `SELECT ${ref(target.name)} FROM ${ref(table)} WHERE ${ref(key.name)} = ${sqlLiteral(keyValue)}`,
+    query: `SELECT ${ref(target.name)} FROM ${ref(table)} WHERE ${typeof keyValue === "number" ? num(key.name) : ref(key.name)} = ${sqlLiteral(keyValue)}`,
     phrasings: LOOKUP,
     vars: { table, target: words(target.name), key: words(key.name), value: quoted(keyValue) },
     label: `${words(target.name)} of the ${table} row whose ${words(key.name)} is ${keyValue}`,

@@ -88,9 +88,12 @@ export function categoricalColumns(columns: readonly ColumnProfile[]): ColumnPro
   return text.length > 0 ? text : repeating.filter((c) => c.numeric && c.values.every((v) => Number.isInteger(v)));
 }
 
-/** Columns that hold a quantity: numbers, not keys or references. */
+/** a code written in digits (a zip code, a phone number, an ISBN): no amount to sum, average or rank */
+const CODE_LIKE = /(^|_)(zip|zipcode|postal_?code|post_?code|phone|phone_?number|mobile|fax|isbn|ean|upc|sku|code|pin)$|[a-z0-9](Zip|ZipCode|PostalCode|Phone|PhoneNumber|Code|Isbn|ISBN)$/i;
+
+/** Columns that hold a quantity: numbers, not keys, references or codes. */
 export function quantityColumns(columns: readonly ColumnProfile[]): ColumnProfile[] {
-  return columns.filter((c) => c.numeric && !c.idLike);
+  return columns.filter((c) => c.numeric && !c.idLike && !CODE_LIKE.test(c.name));
 }
 
 /** Columns that name a row: text, a different value in each sampled row (a name, a title, an email). */
@@ -143,37 +146,91 @@ export interface SqlDialect {
 /**
  * A name as a query writes it: quoted where it is a reserved word, or where the database folds
  * unquoted names to lower case (Postgres) and the name is not lower case (Prisma's "User",
- * "createdAt"); else bare.
+ * "createdAt"); else bare. In MySQL's backticks always: MySQL 8 and MariaDB reserve some 270
+ * words between them and each version adds more (`rank`, `groups`, `window` in 8.0), and a
+ * server may check the query with a grammar of its own (@benborla29/mcp-server-mysql parses
+ * with node-sql-parser's MySQL 8 grammar, which refuses a bare `groups` that MariaDB takes):
+ * a backticked name is a name in all of them.
  */
 export function sqlName(name: string, dialect: SqlDialect): string {
-  const quoted = RESERVED.has(name.toLowerCase()) || (dialect.foldsCase && name !== name.toLowerCase());
+  const quoted = dialect.quote === "`" || RESERVED.has(name.toLowerCase()) || (dialect.foldsCase && name !== name.toLowerCase());
   return quoted ? `${dialect.quote}${name}${dialect.quote}` : name;
 }
 
 /** The GROUP BY query behind `valueCounts` (the names as `sqlName` writes them). */
 export function valueCountsQuery(table: string, column: string): string {
-  return `SELECT ${column} AS v, COUNT(*) AS n FROM ${table} GROUP BY ${column} ORDER BY n DESC LIMIT 100`;
+  // ties broken by the value: groups of one count come in any order (MariaDB's vary run to run)
+  return `SELECT ${column} AS v, COUNT(*) AS n FROM ${table} GROUP BY ${column} ORDER BY n DESC, v LIMIT 100`;
 }
 
 /**
  * Value counts from the GROUP BY query's rows (a count may come as a string: Postgres' bigint),
- * a numeric column's values as numbers (as `withNumbers` reads its sample).
+ * a numeric column's values as numbers (as `withNumbers` reads its sample); most first, ties in
+ * the values' order here (a database's collation orders text its own way), so that a seed picks
+ * the same value on every run.
  */
 export function readValueCounts(rows: readonly Row[] | undefined, numeric = false): Array<{ value: SqlValue; n: number }> {
-  return (rows ?? []).flatMap((r) => {
+  const counts = (rows ?? []).flatMap((r) => {
     const n = asNumber(r.n);
     const value = numeric ? asNumber(r.v) : r.v;
     return isQuotable(value) && typeof n === "number" ? [{ value, n }] : [];
   });
+  const key = (v: SqlValue) => (typeof v === "number" ? v : String(v));
+  return counts.sort((a, b) => b.n - a.n || (key(a.value) < key(b.value) ? -1 : key(a.value) > key(b.value) ? 1 : 0));
 }
 
-/** Rows from a query's result: a JSON list of objects, bare or under one key ({rows: [...]}). */
+/**
+ * Rows from a query's result: a JSON list of objects, bare, under one key ({rows: [...]}) or two
+ * (@bytebase/dbhub's {success, data: {rows: [...]}}); the JSON may be followed by lines of its
+ * own (@benborla29/mcp-server-mysql adds "Query execution time: 0.71 ms").
+ */
 export function rowsOf(result: ToolResult): Row[] | undefined {
   if (result.isError) return undefined;
-  const data = resultData(result);
-  const list = Array.isArray(data) ? data : data && typeof data === "object" ? Object.values(data).find(Array.isArray) : undefined;
+  const list = listIn(queryData(result));
   if (!list || !list.every((r) => r && typeof r === "object" && !Array.isArray(r))) return undefined;
   return list as Row[];
+}
+
+/** A JSON value's list: itself, or the first list among its fields, or among its fields' fields. */
+export function listIn(data: unknown, depth = 2): unknown[] | undefined {
+  if (Array.isArray(data)) return data;
+  if (!data || typeof data !== "object" || depth === 0) return undefined;
+  const values = Object.values(data);
+  return values.find(Array.isArray) ?? values.map((v) => listIn(v, depth - 1)).find((l) => l !== undefined);
+}
+
+/** A query result's JSON: the whole text, or a JSON list or object on its first lines with more lines after it. */
+export function queryData(result: ToolResult): unknown {
+  const whole = resultData(result);
+  if (whole !== undefined) return whole;
+  const end = jsonEnd(result.text);
+  if (end === undefined || !/^[ \t]*(\r?\n|$)/.test(result.text.slice(end))) return undefined;
+  try {
+    return JSON.parse(result.text.slice(0, end)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where the JSON list or object that a text starts with ends (brackets counted outside strings). */
+function jsonEnd(text: string): number | undefined {
+  const start = text.search(/\S/);
+  if (start < 0 || (text[start] !== "[" && text[start] !== "{")) return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") depth++;
+    else if (c === "]" || c === "}") {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return undefined;
 }
 
 /** The one value of a one-row, one-column result; undefined for none, several, null or a long text. */
@@ -207,7 +264,16 @@ export function quoted(v: SqlValue): string {
   return typeof v === "number" ? String(v) : `"${v}"`;
 }
 
-/** A column's name as words: credit_limit → "credit limit". */
+/**
+ * A column's name as words: credit_limit and creditLimit → "credit limit", FirstName → "first
+ * name", Visits → "visits"; an acronym stays (HTTPStatus → "HTTP status", SKU → "SKU").
+ */
 export function words(column: string): string {
-  return column.replace(/_/g, " ");
+  return column
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .split(/[_\s]+/)
+    .filter((w) => w !== "")
+    .map((w) => (/^[A-Z][a-z0-9]*$/.test(w) ? w.toLowerCase() : w))
+    .join(" ");
 }

@@ -1,9 +1,10 @@
 /**
- * Recipes for database servers with a read-only SQL tool (mcp-sqlite, postgres and their kind):
- * a generic single-call recipe cannot write a query, so these learn the tables from the
- * server's table-listing tool, or, for a server that has only the query tool (the reference
- * Postgres server), from the catalog through that tool (SQLite's sqlite_master, then the
- * standard information_schema, of Postgres' current schema first), and the columns from a few
+ * Recipes for database servers with a read-only SQL tool (mcp-sqlite, postgres, mcp-server-mysql,
+ * dbhub and their kind): a generic single-call recipe cannot write a query, so these learn the
+ * tables from the server's table-listing tool, or, for a server that has only the query tool (the
+ * reference Postgres server, mcp-server-mysql, dbhub), from the catalog through that tool
+ * (SQLite's sqlite_master, then the standard information_schema, of Postgres' current schema or
+ * MySQL's current database first), and the columns from a few
  * rows of each (looked at, not part of the solution; sql-table.ts tells keys and names from
  * categories and quantities), then ask
  * questions whose solution is one query the solver writes itself (sql-questions.ts):
@@ -20,15 +21,16 @@
  * The answer is the query's one value, read from the server's real result; counts under 2 are
  * not asked (a model that always says 1 would score), nor a text answer the task itself spells.
  * Only plain identifiers are used (quoted where one is a reserved word, or where the database
- * folds unquoted names to lower case and the name is not), and only SELECTs are sent.
+ * folds unquoted names to lower case and the name is not; in MySQL's backticks always), and only
+ * SELECTs are sent.
  */
 import { isResourceTool } from "../../mcp/resource-tools.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import type { AnswerCheck } from "../schema.js";
 import { isReadOnlyTool } from "./generic.js";
-import { answerSentence, containsCheck, isUseful, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
+import { answerSentence, containsCheck, isUseful, numericCheck, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { ASKERS, type SqlKind, type SqlQuestion } from "./sql-questions.js";
-import { IDENT, numericExpr, oneValue, profileColumns, readValueCounts, rowsOf, sqlName, valueCountsQuery, withNumbers, type Row, type SqlDialect, type SqlValue, type TableView } from "./sql-table.js";
+import { IDENT, listIn, numericExpr, queryData, oneValue, profileColumns, readValueCounts, rowsOf, sqlName, valueCountsQuery, withNumbers, type Row, type SqlDialect, type SqlValue, type TableView } from "./sql-table.js";
 
 export { rowsOf } from "./sql-table.js";
 
@@ -47,25 +49,36 @@ interface SqlTools {
 
 /**
  * Catalog queries for the table names, tried in order: SQLite; Postgres' current schema (Supabase
- * keeps a score of tables in auth and storage, that no unqualified name reaches); then the SQL
- * standard's (MySQL, SQL Server, and Postgres where the current schema has none).
+ * keeps a score of tables in auth and storage, that no unqualified name reaches); MySQL's and
+ * MariaDB's current database (another database's tables are beside it in information_schema, and
+ * `SELECT * FROM events` reads only the current one's); then the SQL standard's, every schema's
+ * tables by their qualified names (`analytics.events`: SQL Server, Postgres where the current
+ * schema has none, MySQL without a current database, as mcp-server-mysql runs without MYSQL_DB).
  */
 const CATALOG_QUERIES = [
   "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
   "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()",
-  "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema', 'mysql', 'performance_schema', 'sys')",
+  "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()",
+  "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema', 'mysql', 'performance_schema', 'sys')",
 ];
 
 /** How often each kind is drawn among the SQL tool's tasks: the ones with many distinct answers most. */
 const WEIGHTS: Record<SqlKind, number> = { count: 1, where: 2, extreme: 1, aggregate: 2, distinct: 1, top: 2, lookup: 2 };
 /** tables sampled in one attempt before it gives up (each costs a query) */
 const TABLES_TRIED = 4;
-const SAMPLE_ROWS = 20;
+/** rows sampled of a table: 20, else (the result was cut) 5, else 2 */
+const SAMPLE_LIMITS = [20, 5, 2];
 
-/** The SQL recipes a tool list allows: a read-only tool taking one SQL string, and a read-only table lister if there is one. */
+/**
+ * The SQL recipes a tool list allows: a tool taking one SQL string, and a read-only table lister
+ * if there is one. A read-only SQL tool is preferred; one that may write (@bytebase/dbhub's
+ * execute_sql unless its config makes it read-only) is in the list only under --allow-writes,
+ * and is then sent the recipes' SELECTs rather than made-up strings.
+ */
 export function sqlRecipes(tools: readonly ToolSpec[]): Recipe[] {
   const readOnly = tools.filter((t) => isReadOnlyTool(t) && !isResourceTool(t));
-  const sql = readOnly
+  const writers = tools.filter((t) => !isReadOnlyTool(t) && !isResourceTool(t));
+  const sql = [...readOnly, ...writers]
     .map((t) => ({ t, arg: sqlArgument(t) }))
     .find(({ t, arg }) => arg !== undefined && /\bsql\b|select/i.test(`${t.name} ${t.description ?? ""}`));
   const tables = readOnly.find((t) => /tables/i.test(t.name) && ((t.inputSchema.required as string[] | undefined) ?? []).length === 0);
@@ -117,8 +130,16 @@ async function askSomeTable(ctx: RecipeContext, s: SqlTools, kind: SqlKind): Pro
 /** A table's first rows and its columns' profiles; value counts on demand, by probe. */
 async function viewTable(ctx: RecipeContext, s: SqlTools, table: string): Promise<TableView | undefined> {
   const dialect = s.dialect ?? { foldsCase: false, quote: '"' };
-  const ref = (name: string) => sqlName(name, dialect);
-  const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${ref(table)} LIMIT ${SAMPLE_ROWS}` }));
+  // a table from another schema is qualified (analytics.events): each part a name of its own
+  const ref = (name: string) => name.split(".").map((part) => sqlName(part, dialect)).join(".");
+  let rows: Row[] | undefined;
+  // a table of long texts (a description each) overflows a result in 20 rows, cut where it is
+  // too long and no longer JSON: sampled by fewer rows then
+  for (const limit of SAMPLE_LIMITS) {
+    const sampled = await ctx.probe(s.sql.name, { [s.arg]: `SELECT * FROM ${ref(table)} LIMIT ${limit}` });
+    rows = rowsOf(sampled);
+    if (rows || !sampled.truncated) break;
+  }
   if (!rows || rows.length === 0) return undefined;
   const sample = withNumbers(rows);
   const columns = profileColumns(sample);
@@ -168,19 +189,23 @@ async function listTables(ctx: RecipeContext, s: SqlTools): Promise<string[]> {
   }
   for (const query of s.catalog ? [s.catalog] : CATALOG_QUERIES) {
     const rows = rowsOf(await ctx.probe(s.sql.name, { [s.arg]: query }));
-    // one column of names; an error, or rows of another shape, means another dialect
-    const names = rows?.map((r) => Object.values(r)).filter((v) => v.length === 1).map(([v]) => v);
+    // one column of names, or of schemas and names (a qualified name: schema.table); an error,
+    // or rows of another shape, means another dialect
+    const names = rows
+      ?.map((r) => Object.values(r))
+      .filter((v) => v.length === 1 || (v.length === 2 && /^table_schema$/i.test(Object.keys(rows[0])[0] ?? "")))
+      .filter((v) => v.every((p) => typeof p === "string" && IDENT.test(p)))
+      .map((v) => v.join("."));
     if (!names || names.length === 0) continue;
     s.catalog = query;
-    return [...new Set(names.filter((n): n is string => typeof n === "string" && IDENT.test(n)))];
+    return [...new Set(names)];
   }
   return [];
 }
 
 /** Table names from a lister's result: a JSON list of names or of {name…} objects, or one name a line. */
 export function tableNames(result: ToolResult): string[] {
-  const data = resultData(result);
-  const list = Array.isArray(data) ? data : data && typeof data === "object" ? Object.values(data).find(Array.isArray) : undefined;
+  const list = listIn(queryData(result));
   const names = list
     ? list.map((e) => (typeof e === "string" ? e : e && typeof e === "object" ? Object.entries(e as Row).find(([k]) => /name/i.test(k))?.[1] : undefined))
     : result.text.split("\n").map((l) => l.trim().replace(/^[-*]\s+/, ""));
