@@ -107,6 +107,66 @@ describe("generic recipes", () => {
       expect(typeof a.label).toBe("string");
     }
   });
+  it("takes zod 4's safe-integer bounds for no bounds (an argument was -9007199254740000), and a date described as \"ISO 8601 format\" for a date", () => {
+    const M = Number.MAX_SAFE_INTEGER;
+    // zod 4: .int() is -M … M, .int().min(0) is 0 … M (git-mcp-server's skip, maxCount)
+    const schema = {
+      type: "object",
+      properties: {
+        amount: { type: "integer", minimum: -M, maximum: M },
+        skip: { type: "integer", minimum: 0, maximum: M },
+        maxCount: { type: "integer", minimum: 1, maximum: M },
+        thoughtNumber: { type: "integer", minimum: 1, maximum: M },
+        since: { type: "string", description: "Show commits more recent than a specific date (ISO 8601 format)." },
+      },
+      required: ["amount", "skip", "maxCount", "thoughtNumber", "since"],
+    };
+    const rng = new Rng("wide");
+    for (let i = 0; i < 20; i++) {
+      const a = synthesizeArgs(schema, rng)!;
+      expect(a.amount as number).toBeGreaterThanOrEqual(1);
+      expect(a.amount as number).toBeLessThanOrEqual(100);
+      expect([0, 1, 2]).toContain(a.skip);
+      expect(a.maxCount as number).toBeGreaterThanOrEqual(1);
+      expect(a.maxCount as number).toBeLessThanOrEqual(10);
+      expect(a.thoughtNumber as number).toBeLessThanOrEqual(101);
+      expect(a.since).toMatch(/^2024-\d\d-\d\d$/);
+    }
+    // bounds that mean something still hold
+    const tight = { type: "object", properties: { n: { type: "integer", minimum: 500, maximum: 505 }, limit: { type: "integer", minimum: 5, maximum: 1000 } }, required: ["n", "limit"] };
+    for (let i = 0; i < 10; i++) {
+      const a = synthesizeArgs(tight, rng)!;
+      expect(a.n as number).toBeGreaterThanOrEqual(500);
+      expect(a.n as number).toBeLessThanOrEqual(505);
+      expect(a.limit as number).toBeGreaterThanOrEqual(5);
+    }
+  });
+  it("leaves out an optional text argument it could only make up (an invented author or search text filters a listing down to nothing), but fills it with a harvested value", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "Path to the Git repository. Defaults to session working directory set via git_set_working_dir.", default: "." },
+        author: { type: "string", description: "Filter commits by author name or email pattern." },
+        grep: { type: "string", description: "Filter commits by message pattern (regex supported)." },
+        paths: { type: "array", items: { type: "string" } },
+        until: { type: "string", description: "Show commits older than a specific date (ISO 8601 format)." },
+        label: { type: "string" },
+      },
+      required: ["label"],
+    };
+    const rng = new Rng("optional");
+    for (let i = 0; i < 10; i++) {
+      const a = synthesizeArgs(schema, rng, undefined, { optionalRate: 1 })!;
+      expect(a.author).toBeUndefined();
+      expect(a.grep).toBeUndefined();
+      expect(a.paths).toBeUndefined();
+      expect(a.until).toMatch(/^2024-/); // a date is no made-up word
+      expect(typeof a.label).toBe("string"); // required: made up all the same
+    }
+    const pool = new ValuePool();
+    pool.harvest("git_log", result({ commits: [{ hash: "22b7753727bd26d3128fd56a759c117af5de3b0a", author: "Linus Torvalds" }] }));
+    for (let i = 0; i < 5; i++) expect(synthesizeArgs(schema, rng, pool, { optionalRate: 1, poolRate: 1 })!.author).toBe("Linus Torvalds");
+  });
   it("makes up a few distinct items for a list argument (no [\"velvet\", \"velvet\"]), as many as the schema asks where it asks more", () => {
     const rng = new Rng("lists");
     const schema = { type: "object", properties: { observations: { type: "array", items: { type: "string", enum: ["a", "b", "c", "d"] } }, tags: { type: "array", items: { type: "string", enum: ["x", "y"] }, minItems: 4 } }, required: ["observations", "tags"] };

@@ -43,6 +43,9 @@ export interface SynthOptions {
   poolRate?: number;
   /** fixed values for named properties (a template pinning an argument) */
   fixed?: Record<string, unknown>;
+  /** no made-up word (set for optional properties: an invented author, branch or search text
+   *  filters a listing down to nothing, or names nothing there, on nearly every call) */
+  noInvented?: boolean;
 }
 
 /**
@@ -98,7 +101,7 @@ function synthObject(schema: Schema, root: Schema, rng: Rng, pool: ValuePool | u
       continue;
     }
     if (!required.has(name) && !rng.bool(o.optionalRate ?? 0.3)) continue;
-    const v = synthValue(propSchema, root, name, rng, pool, o, depth + 1);
+    const v = synthValue(propSchema, root, name, rng, pool, required.has(name) ? o : { ...o, noInvented: true }, depth + 1);
     if (v === undefined) {
       if (required.has(name)) return undefined;
       continue;
@@ -148,13 +151,18 @@ export function synthValue(
     case "integer":
     case "number": {
       const count = countLike(name);
+      const b = bounds(s, type === "integer" || count !== undefined);
       // an offset of 13.88 reads as noise, and a limit of 97 as no limit at all
-      if (count && s.minimum === undefined && s.maximum === undefined && s.exclusiveMinimum === undefined && s.exclusiveMaximum === undefined)
-        return count === "start" ? rng.int(0, 2) : count === "page" ? rng.int(1, 3) : rng.int(1, 10);
+      if (count && b.min === undefined && b.max === undefined) return count === "start" ? rng.int(0, 2) : count === "page" ? rng.int(1, 3) : rng.int(1, 10);
+      // a count with a floor only (zod 4's `.int().min(0)` is 0 … 2^53 - 1): the everyday size above it
+      if (count && b.max === undefined && b.min! <= (count === "size" ? 1 : count === "page" ? 1 : 0)) {
+        const lo = Math.ceil(b.min!);
+        return count === "start" ? rng.int(lo, lo + 2) : count === "page" ? rng.int(Math.max(1, lo), 3) : rng.int(Math.max(1, lo), 10);
+      }
       return synthNumber(s, type === "integer" || count !== undefined, rng, /(^|_)id$|Id$/.test(name));
     }
     case "string":
-      return synthString(s, name, rng);
+      return synthString(s, name, rng, o.noInvented);
     case "array": {
       const items = (s.items as Schema | undefined) ?? {};
       const min = Number(s.minItems ?? 1);
@@ -201,9 +209,23 @@ function typeMatches(type: string, v: unknown): boolean {
   return typeof v === "number";
 }
 
+/**
+ * The bounds that say something about a value: zod 4 writes every `.int()` as
+ * -9007199254740991 … 9007199254740991 (the safe integers), which is no range a person means, so a
+ * bound beyond ±2^31 counts as none (else an argument of a zod-4 server came out as -9007199254740000).
+ */
+function bounds(s: Schema, integer: boolean): { min?: number; max?: number } {
+  const meaningful = (v: number | undefined) => (v !== undefined && Math.abs(v) < WIDE ? v : undefined);
+  return {
+    min: meaningful(typeof s.minimum === "number" ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum + (integer ? 1 : 1e-6) : undefined),
+    max: meaningful(typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum - (integer ? 1 : 1e-6) : undefined),
+  };
+}
+
+const WIDE = 2 ** 31;
+
 function synthNumber(s: Schema, integer: boolean, rng: Rng, idLike = false): number {
-  let min = typeof s.minimum === "number" ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum + (integer ? 1 : 1e-6) : undefined;
-  let max = typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum - (integer ? 1 : 1e-6) : undefined;
+  let { min, max } = bounds(s, integer);
   // Unbounded sides get a human-sized range: tasks read better with 17 than with 8.3e15.
   if (min === undefined && max === undefined) [min, max] = [1, 100];
   else if (min === undefined) min = Math.min(max! - 100, 0);
@@ -237,7 +259,8 @@ function describedString(name: string, description: string, rng: Rng): string | 
   const n = (lo: number, hi: number) => String(rng.int(lo, hi));
   if (/\bcidr\b/.test(hint)) return `10.${n(0, 255)}.${n(0, 255)}.0/${rng.pick(["16", "24", "28"])}`;
   if (/\bip\b|ip address|ipv4/.test(hint)) return `192.168.${n(0, 255)}.${n(1, 254)}`;
-  if (/iso ?8601|\bdates?\b|\bday\b/.test(hint) && !/format|pattern/.test(hint)) return `2024-${n(1, 12).padStart(2, "0")}-${n(1, 28).padStart(2, "0")}`;
+  // "a date (ISO 8601 format)" is a date; "the date format to use" is not
+  if (/iso ?8601/.test(hint) || (/\bdates?\b|\bday\b/.test(hint) && !/format|pattern/.test(hint))) return `2024-${n(1, 12).padStart(2, "0")}-${n(1, 28).padStart(2, "0")}`;
   if (/semver|\bversion\b/.test(hint)) return `${n(0, 5)}.${n(0, 20)}.${n(0, 20)}`;
   if (/#hex|hex colou?r|\bcolou?r\b/.test(hint)) return `#${Array.from({ length: 6 }, () => "0123456789abcdef"[rng.int(0, 15)]).join("")}`;
   if (/\b(math )?expression\b|formula/.test(hint)) return `${n(2, 99)} ${rng.pick(["+", "-", "*"])} ${n(2, 99)}`;
@@ -245,7 +268,7 @@ function describedString(name: string, description: string, rng: Rng): string | 
   return undefined;
 }
 
-function synthString(s: Schema, name: string, rng: Rng): string | undefined {
+function synthString(s: Schema, name: string, rng: Rng, noInvented = false): string | undefined {
   const format = typeof s.format === "string" ? s.format : "";
   const min = Number(s.minLength ?? 0);
   const max = Number(s.maxLength ?? 64);
@@ -267,8 +290,11 @@ function synthString(s: Schema, name: string, rng: Rng): string | undefined {
     case "uuid":
       v = "00000000-0000-4000-8000-".concat(String(rng.int(0, 999999999999)).padStart(12, "0"));
       break;
-    default:
-      v = describedString(name, typeof s.description === "string" ? s.description : "", rng) ?? (/email/i.test(name) ? `${rng.pick(WORDS)}@example.com` : rng.pick(WORDS));
+    default: {
+      const described = describedString(name, typeof s.description === "string" ? s.description : "", rng);
+      if (described === undefined && noInvented) return undefined;
+      v = described ?? (/email/i.test(name) ? `${rng.pick(WORDS)}@example.com` : rng.pick(WORDS));
+    }
   }
   if (v.length > max) v = v.slice(0, max);
   while (v.length < min) v += rng.pick(WORDS);
