@@ -167,6 +167,33 @@ describe("generic recipes", () => {
     pool.harvest("git_log", result({ commits: [{ hash: "22b7753727bd26d3128fd56a759c117af5de3b0a", author: "Linus Torvalds" }] }));
     for (let i = 0; i < 5; i++) expect(synthesizeArgs(schema, rng, pool, { optionalRate: 1, poolRate: 1 })!.author).toBe("Linus Torvalds");
   });
+  it("names the server's working directory (\"./\") for an argument that is the repository the tool works in, even where optional: git-mcp-server's default \".\" is a session folder no fresh instance has", () => {
+    const repoPath = { type: "string", description: "Path to the Git repository. Defaults to session working directory set via git_set_working_dir.", default: "." };
+    const schema = {
+      type: "object",
+      properties: {
+        path: repoPath,
+        repo_path: { type: "string", description: "Path to Git repository" },
+        filePath: { type: "string", description: "Path to the file to blame (relative to repository root)." },
+        target: { type: "string", description: "Absolute path to the git repository to clone into." },
+      },
+      required: ["filePath"],
+    };
+    const rng = new Rng("workdir");
+    for (let i = 0; i < 10; i++) {
+      const a = synthesizeArgs(schema, rng, undefined, { optionalRate: 0 })!;
+      expect(a.path).toBe("./");
+      expect(a.repo_path).toBe("./");
+      expect(a.filePath).not.toBe("./"); // a file in it, not the folder
+      expect(a.target).toBeUndefined();
+    }
+    // an absolute path, a schema that refuses "./", a path to something else: the usual rules
+    const others = { type: "object", properties: { dir: { type: "string", description: "Absolute path to the git repository." }, root: { type: "string", pattern: "^[a-z]+$", description: "The project root directory" }, path: { type: "string", description: "Path of the file to read" } }, required: ["dir", "root", "path"] };
+    const b = synthesizeArgs(others, rng)!;
+    expect(b.dir).not.toBe("./");
+    expect(b.path).not.toBe("./");
+    expect(b.root).toMatch(/^[a-z]+$/);
+  });
   it("makes up a few distinct items for a list argument (no [\"velvet\", \"velvet\"]), as many as the schema asks where it asks more", () => {
     const rng = new Rng("lists");
     const schema = { type: "object", properties: { observations: { type: "array", items: { type: "string", enum: ["a", "b", "c", "d"] } }, tags: { type: "array", items: { type: "string", enum: ["x", "y"] }, minItems: 4 } }, required: ["observations", "tags"] };

@@ -100,6 +100,13 @@ function synthObject(schema: Schema, root: Schema, rng: Rng, pool: ValuePool | u
       out[name] = o.fixed![name];
       continue;
     }
+    // the repository or project folder a tool works in: the server's own working directory,
+    // given even where optional (git-mcp-server's `path` defaults to a session folder that no
+    // fresh instance has set, so every call without it fails)
+    if (depth === 0 && workDirArgument(name, propSchema, root)) {
+      out[name] = WORK_DIR;
+      continue;
+    }
     if (!required.has(name) && !rng.bool(o.optionalRate ?? 0.3)) continue;
     const v = synthValue(propSchema, root, name, rng, pool, required.has(name) ? o : { ...o, noInvented: true }, depth + 1);
     if (v === undefined) {
@@ -192,6 +199,30 @@ export function synthValue(
     default:
       return undefined;
   }
+}
+
+/** How a work-folder argument names the server's working directory: "./", not ".", which some
+ *  servers take for "the folder set earlier in this session" (git-mcp-server). */
+export const WORK_DIR = "./";
+
+/**
+ * A string argument that names the repository or project folder the tool works in (git servers'
+ * `path`/`repo_path`: "Path to the Git repository"), not a file in it: its value is the server's
+ * working directory — the --cwd folder or the instance's --template-dir copy — where the data is.
+ * An argument that must be absolute, or whose schema refuses "./", is left to the usual rules.
+ */
+export function workDirArgument(name: string, schema: Schema, root: Schema): boolean {
+  const s = resolveRef(schema, root);
+  const type = Array.isArray(s.type) ? (s.type as string[]).find((t) => t !== "null") : s.type;
+  if (type !== undefined && type !== "string") return false;
+  if ("const" in s || Array.isArray(s.enum)) return false;
+  const words = name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  if (!words.some((w) => /^(path|dir|directory|repo|repository|cwd|root|folder)$/.test(w))) return false;
+  if (words.some((w) => /^(file|files|filename|target|dest|destination|source|src|output|new|old|worktree|clone)$/.test(w))) return false;
+  const description = typeof s.description === "string" ? s.description : "";
+  if (!/\b(git )?repositor(y|ies)\b|\bworking director(y|ies)\b|\bproject (root|director(y|ies)|folder)\b/i.test(description)) return false;
+  if (/\babsolute\b|\bfile\b/i.test(description)) return false;
+  return schemaAccepts(s as JsonSchema, WORK_DIR);
 }
 
 /** Arguments that count things (limit, offset, page…) take whole numbers, of everyday size. */
