@@ -46,6 +46,9 @@ export interface VerifiedOptions {
   n: number;
   /** how the caller asks for fewer, for the message when too few can be built (default "lower --n") */
   fewer?: string;
+  /** where else scenarios can come from, for the message when none can be built here (default:
+   *  by hand, or `--generator llm`, a flag of `scenarios generate`) */
+  otherSources?: string;
   /** aborted (Ctrl-C): generation stops between calls with an "Interrupted" error */
   signal?: AbortSignal;
   /** a read-only call slower than this leaves its tool out (default 10 000 ms) */
@@ -121,6 +124,9 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const maxAttempts = options.maxAttempts ?? 10;
   const tools = new Map(usable.map((t) => [t.name, t]));
+  const otherSources = options.otherSources ?? OTHER_SOURCES;
+  // what the server answered when a call failed: when nothing can be built, its own words say why
+  const calls = { made: 0, failed: 0, errors: new Map<string, number>() };
 
   // A pristine instance for read-only work on a stateful server: it never sees a mutating call.
   const pristine = stateful ? await toolbox.isolated() : toolbox;
@@ -150,7 +156,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     if (recipes.length === 0)
       throw new TrainMcpError(
         "ConfigInvalid",
-        `the server has no tools to build verified scenarios from${notes.length ? ` (${notes.join("; ")})` : ""}; ${OTHER_SOURCES}`,
+        `the server has no tools to build verified scenarios from${notes.length ? ` (${notes.join("; ")})` : ""}; ${otherSources}`,
       );
     const byTool = groupByPrimary(recipes);
     const toolOrder = new Rng(`${seed}/tools`).shuffle([...byTool.keys()].sort());
@@ -181,7 +187,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
         batch.map(async ({ slot, attempt, split }) => {
           const rng = Rng.derive(seed, "slot", slot, "attempt", attempt);
           const recipe = chooseRecipe(rng, byTool, toolOrder, slot, attempt, maxAttempts, exhausted);
-          const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4 });
+          const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4, calls });
           // a task whose answer is a credential the server printed (a `get-env` tool): never written to a file
           if (built && (built.sawSecret || redactedJson(built, toolbox.secrets ?? []).changed)) {
             if (!credentialSeen) note("left out tasks whose answer or calls hold a credential (an API key or token the server printed, or a secret it was given): a scenario file is no place for one");
@@ -225,9 +231,9 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       else throw new TrainMcpError(
         "ConfigInvalid",
         committed.length === 0
-          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried}); ${OTHER_SOURCES}`
+          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried})${errorsSeen(calls, toolbox.secrets ?? [])}; ${otherSources}`
           : `could only build ${committed.length} distinct verified scenarios of the ${n} asked for (the server's tools offer too few distinct tasks: ${tried}); ` +
-            `${options.fewer ?? "lower --n"}, or write scenarios by hand (scenarios/README.md) or with --generator llm`,
+            `${options.fewer ?? "lower --n"}, or ${otherSources}`,
       );
     }
     committed.sort((a, b) => a.slot - b.slot);
@@ -358,6 +364,8 @@ interface BuildEnv {
   pristine: Toolbox;
   stateful: boolean;
   heldOutRate: number;
+  /** every call made while building, those that failed, and their errors' first lines */
+  calls: { made: number; failed: number; errors: Map<string, number> };
 }
 
 async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | undefined> {
@@ -378,6 +386,12 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
     async call(name, args) {
       calls.push({ name, arguments: args });
       const r = await box.call(name, args);
+      env.calls.made++;
+      if (r.isError) {
+        env.calls.failed++;
+        const line = `${name}: ${r.text.trim().split("\n")[0].replace(/\s+/g, " ").slice(0, 160) || "(no text)"}`;
+        env.calls.errors.set(line, (env.calls.errors.get(line) ?? 0) + 1);
+      }
       if (containsHeldSecret(r.text, secrets)) sawSecret = true;
       pool.harvest(name, r);
       return r;
@@ -419,6 +433,15 @@ async function replayOnFresh(toolbox: Toolbox, witness: () => Promise<Toolbox>, 
   }
 }
 
+/** "; 15 of 15 calls answered with an error, most often git_log: No session working directory set…":
+ *  the server's own words on why nothing could be built (a credential in them is held back). */
+function errorsSeen(calls: { made: number; failed: number; errors: Map<string, number> }, secrets: readonly string[]): string {
+  if (calls.failed === 0) return "";
+  const [line] = [...calls.errors].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+  const quoted = containsHeldSecret(line, secrets) ? "(withheld: it holds a credential the server was given)" : JSON.stringify(line);
+  return `; ${calls.failed} of ${calls.made} calls answered with an error, most often ${quoted}`;
+}
+
 /** `{name}` placeholders from vars; a missing one is a bug in a recipe, so it throws. */
 export function fill(template: string, vars: Record<string, string | number>): string {
   return template.replace(/\{(\w+)\}/g, (_, k: string) => {
@@ -433,7 +456,7 @@ export function fill(template: string, vars: Record<string, string | number>): s
  * `unstable` (random, time or live data) and no task can be verified against it.
  */
 /** Where scenarios come from when the tools cannot give verified ones. */
-const OTHER_SOURCES = "write scenarios by hand (scenarios/README.md) or use --generator llm";
+const OTHER_SOURCES = "write scenarios by hand (scenarios/README.md) or with an LLM (--generator llm)";
 
 function throwIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new TrainMcpError("Interrupted", "interrupted while generating scenarios: nothing was written", false);
