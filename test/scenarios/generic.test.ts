@@ -52,6 +52,9 @@ describe("generic recipes", () => {
     expect(asksAboutNothing(result({ count: 0, titles: [] }), 0)).toBe(true);
     expect(asksAboutNothing(result({ count: 2, titles: ["a", "b"] }), 2)).toBe(false);
     expect(asksAboutNothing(result({ balance: 0, owner: "ann" }), 0)).toBe(false);
+    // git_diff of a clean tree: the diff is empty text, and "files changed: 0" says nothing
+    expect(asksAboutNothing(result({ success: true, diff: "", filesChanged: 0, insertions: 0, deletions: 0 }), 0)).toBe(true);
+    expect(asksAboutNothing(result({ success: true, diff: "-a\n+b", filesChanged: 1 }), 1)).toBe(false);
   });
   it("a fixture's recipes apply only where the tools they look things up with exist too (a filesystem server's read_file is not codefix's)", () => {
     const tool = (name: string, props: string[]): ToolSpec => ({ name, description: "", inputSchema: { type: "object", properties: Object.fromEntries(props.map((p) => [p, { type: "string" }])) } }) as ToolSpec;
@@ -284,6 +287,12 @@ describe("generic recipes", () => {
     const mostlyPerson = [...Array.from({ length: 5 }, (_, i) => task(i, "person")), task(5, "company"), task(6, "Alice")];
     expect(constantAnswerNote(mostlyPerson)).toMatch(/^5 of 7 tasks expect the same answer \("person"\): a model that always gives it scores 71% without the tools/);
     expect(constantAnswerNote([...mostlyPerson, task(7, "Bob"), task(8, "Acme"), task(9, "x")])).toBeUndefined();
+    // three answers for nearly all (git-mcp-server's tasks on one repository: "main", "HEAD@{0}", 4)
+    const git = [...[0, 1, 2, 3].map((i) => task(i, "main")), ...[4, 5, 6].map((i) => task(i, "HEAD@{0}")), ...[7, 8].map((i) => task(i, "4")), task(9, "3d6efa34")];
+    expect(constantAnswerNote(git)).toBe(
+      '9 of 10 tasks expect one of three answers ("main", "HEAD@{0}", "4"): a model that always gives "main" scores 40% without the tools, and one that guesses among the three more; ' +
+        "the server's tools offer few distinct answers here: add hand-written scenarios, or train on more servers",
+    );
     // tasks checked only on the server (server-memory's create_entities with --allow-writes) share no answer
     const change = (i: number, value: string) => ({ ...task(i, ""), expected: [{ kind: "state" as const, tool: "read_graph", arguments: {}, expect: { kind: "contains" as const, value, caseSensitive: false } }] });
     expect(constantAnswerNote([...Array.from({ length: 6 }, (_, i) => change(i, `v${i}`)), task(6, "person"), task(7, "person")])).toBeUndefined();

@@ -282,12 +282,20 @@ export function constantAnswerNote(scenarios: readonly Scenario[]): string | und
     const key = s.expected.map((e) => ("value" in e ? JSON.stringify(e.value) : e.kind)).join(" + ");
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  const [answer, count] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
-  if (count < 4 || count <= scenarios.length / 2) return undefined;
-  return (
-    `${count} of ${scenarios.length} tasks expect the same answer (${answer}): a model that always gives it scores ${Math.round((100 * count) / scenarios.length)}% without the tools; ` +
-    "the server's tools offer few distinct answers here: add hand-written scenarios, or train on more servers"
-  );
+  const ranked = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const [answer, count] = ranked[0] ?? ["", 0];
+  const advice = "the server's tools offer few distinct answers here: add hand-written scenarios, or train on more servers";
+  if (count >= 4 && count > scenarios.length / 2)
+    return `${count} of ${scenarios.length} tasks expect the same answer (${answer}): a model that always gives it scores ${Math.round((100 * count) / scenarios.length)}% without the tools; ${advice}`;
+  // a few answers shared by nearly all (a git repository's "main", its commit count, "HEAD@{0}")
+  const top = ranked.slice(0, 3);
+  const covered = top.reduce((sum, [, k]) => sum + k, 0);
+  if (top.length === 3 && top[2][1] >= 2 && scenarios.length >= 8 && covered >= 0.75 * scenarios.length)
+    return (
+      `${covered} of ${scenarios.length} tasks expect one of three answers (${top.map(([a]) => a).join(", ")}): a model that always gives ${answer} scores ${Math.round((100 * count) / scenarios.length)}% without the tools, ` +
+      `and one that guesses among the three more; ${advice}`
+    );
+  return undefined;
 }
 
 /** consecutive failed attempts after which a recipe is set aside for the rest of the run */

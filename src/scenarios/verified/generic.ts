@@ -189,13 +189,14 @@ export function clockLike(value: string | number, now: Date = new Date()): boole
 }
 
 /**
- * A count of 0 over an empty list (a search with a made-up tag): a task set full of these
- * teaches a model that "0" is a good answer. Such tasks are not built.
+ * A count of 0 over an empty list (a search with a made-up tag) or beside an empty text (git_diff
+ * of a clean tree: `diff: ""`, `filesChanged: 0`): a task set full of these teaches a model that
+ * "0" is a good answer. Such tasks are not built.
  */
 export function asksAboutNothing(result: ToolResult, value: string | number): boolean {
   if (value !== 0) return false;
   const empty = (v: unknown, depth: number): boolean =>
-    Array.isArray(v) ? v.length === 0 : depth < 3 && !!v && typeof v === "object" && Object.values(v).some((x) => empty(x, depth + 1));
+    Array.isArray(v) ? v.length === 0 : (depth > 0 && v === "") || (depth < 3 && !!v && typeof v === "object" && Object.values(v).some((x) => empty(x, depth + 1)));
   return empty(resultData(result), 0);
 }
 
