@@ -7,7 +7,7 @@
  * the working directory itself ("./"). Answers are checked against git.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -90,5 +90,17 @@ describe("@cyanheads/git-mcp-server (the npm package) on a throwaway repository,
     expect(c.stdout).toContain(`${scenarios.length} ok, 0 failing`);
     expect(git("rev-parse", "HEAD")).toBe(head);
     expect(git("status", "--porcelain")).toBe("");
+  }, 120_000);
+
+  it("train with the built-in model stops before its first rollout, saying the 28 tools fill its 2,048-token context (it ran the probe with every rollout empty, then died on a NaN warm-start loss)", async () => {
+    const out = join(dir, "git.jsonl");
+    expect(existsSync(out)).toBe(true); // the scenarios of the test above
+    const run = join(dir, "run");
+    const t = await cli(["train", ...connectFlags, "--scenarios", out, "--steps", "2", "--out", run]);
+    expect(t.code, t.stderr).toBe(2);
+    expect(t.stderr).toMatch(/train-mcp: the model's context holds 2048 tokens, and a rollout's first prompt on node \S+git-mcp-server\S+ already takes (\d+) \(the system prompt with the server's 28 tools, their descriptions and schemas: \d+; the shortest task: the rest\), leaving no room to write/);
+    expect(t.stderr).toContain("train a model with a longer context (--model), or on a server that offers fewer tools");
+    expect(t.stderr).not.toContain("warm-start probe");
+    expect(existsSync(run)).toBe(false);
   }, 120_000);
 });
