@@ -46,6 +46,9 @@ describe("generic recipes", () => {
     expect(pickAnswerField(text("The sum of 18.58 and 1.97 is 20.549999999999997."), { a: 18.58, b: 1.97 })).toEqual({ label: "result", value: 20.549999999999997 });
     // a sentence with several new numbers stays text
     expect(pickAnswerField(text("Open from 9 to 17."), {})).toEqual({ label: "result", value: "Open from 9 to 17." });
+    // markdown scaffolding is no answer (@playwright/mcp on about:blank: a snapshot of nothing, a header over no requests)
+    expect(pickAnswerField(text("### Page\n- Page URL: about:blank\n### Snapshot\n```yaml\n\n```"), { depth: 3 })).toBeUndefined();
+    expect(pickAnswerField(text("### Result"), { static: false })).toBeUndefined();
   });
 
   it("a count of 0 over an empty list is no task; a 0 with content is", () => {

@@ -130,7 +130,10 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     // number is the answer, not the sentence with its wording and float noise
     const fresh = extractNumbers(t).filter((x) => !echoes.has(String(x)));
     if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t) && askable(fresh[0])) return { label: "result", value: fresh[0] };
-    if (t.length > 0 && t.length <= 60 && !echoes.has(t) && askable(t)) return withCase({ label: "result", value: t }, echoes);
+    // a short text is the answer when it is one line of words: not a page of headings and empty
+    // blocks (@playwright/mcp's snapshot of about:blank, "### Page\n- Page URL: about:blank\n### Snapshot…",
+    // or its "### Result" over an empty list), which no one would ask for and any blank page gives
+    if (t.length > 0 && t.length <= 60 && !t.includes("\n") && !/^#{1,6}\s/.test(t) && !echoes.has(t) && askable(t)) return withCase({ label: "result", value: t }, echoes);
   }
   return undefined;
 }
