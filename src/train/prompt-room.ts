@@ -18,7 +18,14 @@ export const MIN_ROOM = 32;
 /** The problem, or undefined when the shortest task of each server fits with MIN_ROOM to spare. */
 export function promptRoomProblem(codec: ChatCodec, context: number, servers: ServerSet, scenarios: readonly Scenario[], systemPrompt: string | undefined): string | undefined {
   for (const entry of servers.entries) {
-    const own = scenarios.filter((s) => servers.entryFor(s) === entry);
+    // (a scenario of no server here is the scenario checks' to report, not this one's)
+    const own = scenarios.filter((s) => {
+      try {
+        return servers.entryFor(s) === entry;
+      } catch {
+        return false;
+      }
+    });
     if (own.length === 0) continue;
     const shortest = own.reduce((a, b) => (b.task.length < a.task.length ? b : a));
     const tools = entry.toolbox.openAiTools();
