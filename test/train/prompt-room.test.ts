@@ -3,7 +3,7 @@
  * model's context, measured with a stand-in codec that counts characters as tokens.
  */
 import { describe, expect, it } from "vitest";
-import type { OpenAiTool } from "../../src/policy/chat-template.js";
+import type { OpenAiTool } from "../../src/mcp/types.js";
 import type { Scenario } from "../../src/scenarios/schema.js";
 import type { ServerSet } from "../../src/train/servers.js";
 import { MIN_ROOM, promptRoomProblem } from "../../src/train/prompt-room.js";
