@@ -11,7 +11,7 @@ import { ValuePool } from "../../src/scenarios/verified/harvest.js";
 import { Rng } from "../../src/scenarios/verified/rng.js";
 import { synthesizeArgs } from "../../src/scenarios/verified/schema-values.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
-import { constantAnswerNote } from "../../src/scenarios/verified/generate.js";
+import { constantAnswerNote, errorLineOf } from "../../src/scenarios/verified/generate.js";
 import { asksAboutNothing, clockLike, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
 
 const result = (data: unknown): ToolResult => ({ isError: false, text: JSON.stringify(data), content: [] }) as unknown as ToolResult;
@@ -284,6 +284,12 @@ describe("generic recipes", () => {
   });
   it("names the first item of a list in the singular", () => {
     expect(["entities", "boxes", "addresses", "orders", "status", "days", "first matches"].map(singularLabel)).toEqual(["entity", "box", "address", "order", "status", "day", "first match"]);
+  });
+  it("quotes the line of a tool's error that says what went wrong, not a markdown heading over it", () => {
+    expect(errorLineOf("### Error\nError: No network request with index 7\n")).toBe("Error: No network request with index 7");
+    expect(errorLineOf("No session working directory set. Please specify a 'path' or use 'git_set_working_dir' first.")).toBe("No session working directory set. Please specify a 'path' or use 'git_set_working_dir' first.");
+    expect(errorLineOf("### Error")).toBe("Error");
+    expect(errorLineOf("\n\n  no key   velvet \n")).toBe("no key velvet");
   });
   it("notes a task set where most tasks expect one answer (a model always giving it would score without the tools)", () => {
     const task = (i: number, value: string) => ({ id: `s${i}`, task: `t${i}`, difficulty: 1, split: "train" as const, tags: [], expected: [{ kind: "contains" as const, value, caseSensitive: false }] });

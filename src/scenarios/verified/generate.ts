@@ -397,7 +397,7 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
       env.calls.made++;
       if (r.isError) {
         env.calls.failed++;
-        const line = `${name}: ${r.text.trim().split("\n")[0].replace(/\s+/g, " ").slice(0, 160) || "(no text)"}`;
+        const line = `${name}: ${errorLineOf(r.text) || "(no text)"}`;
         env.calls.errors.set(line, (env.calls.errors.get(line) ?? 0) + 1);
       }
       if (containsHeldSecret(r.text, secrets)) sawSecret = true;
@@ -439,6 +439,14 @@ async function replayOnFresh(toolbox: Toolbox, witness: () => Promise<Toolbox>, 
   } finally {
     if (fresh) await box.close();
   }
+}
+
+/** The line of an error's text that says what went wrong: not a markdown heading over it
+ *  (@playwright/mcp's "### Error\nError: No open pages available…"). */
+export function errorLineOf(text: string): string {
+  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  const said = lines.find((l) => !/^#{1,6}(\s|$)/.test(l)) ?? lines[0] ?? "";
+  return said.replace(/^#{1,6}\s*/, "").replace(/\s+/g, " ").slice(0, 160);
 }
 
 /** "; 15 of 15 calls answered with an error, most often git_log: No session working directory set…":
