@@ -189,9 +189,25 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     const what = /^(spawn |server )/.test(why) ? why : `${message(e)} (${why})`;
     // `FOO=1 node server.js` is a shell's way to set a variable; no shell runs the command here
     const envHint = /^spawn \S+ ENOENT/.test(why) && /^[A-Za-z_][A-Za-z0-9_]*=/.test(spec.command) ? `; "${spec.command.split("=")[0]}=…" before the command is shell syntax: give the variable with -e ${spec.command.split("=")[0]}=…` : "";
-    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: ${what}${envHint}${npxHint(spec, why)}`, true, { cause: e });
+    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: ${what}${envHint}${npxHint(spec, why)}${elsewhereHint(spec)}`, true, { cause: e });
   }
   return Connection.make(client, transport, "stdio", tasks);
+}
+
+/**
+ * `node node_modules/pkg/dist/index.js` with --template-dir (or --cwd): the server runs in its copy
+ * of the folder, where that relative path names nothing ("Cannot find module
+ * '/tmp/train-mcp-work-…/node_modules/…'"). Say which path to give instead.
+ */
+function elsewhereHint(spec: Extract<LaunchSpec, { kind: "stdio" }>): string {
+  if (!spec.cwd) return "";
+  const lost = [spec.command, ...spec.args].find((a) => {
+    if (a.startsWith("-") || path.isAbsolute(a) || !/[/\\]|\.(c|m)?[jt]s$|\.py$/.test(a)) return false;
+    return !fs.existsSync(path.resolve(spec.cwd!, a)) && fs.existsSync(path.resolve(a));
+  });
+  if (!lost) return "";
+  const where = spec.copyOf ? `${spec.cwd}, a copy of --template-dir` : `${spec.cwd} (--cwd)`;
+  return `; ${lost} is read from the server's working directory (${where}), where it is not: give it as ${path.resolve(lost)}`;
 }
 
 /** npx with no terminal will not ask to install a package it lacks ("npx canceled due to missing

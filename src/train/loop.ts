@@ -42,6 +42,7 @@ import { keepScenarioRecord, scenarioRecord } from "./scenario-record.js";
 import { RUN_FILES } from "../report/run-files.js";
 import { ServerSet, stderrNote } from "./servers.js";
 import { collectDemonstrations, sftStep } from "./sft.js";
+import { promptRoomProblem } from "./prompt-room.js";
 import { sleep } from "../sleep.js";
 
 export interface TrainHooks {
@@ -305,6 +306,12 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         `${cfg.lora_rank > 0 ? `LoRA r=${cfg.lora_rank}` : "full fine-tuning"}${model.gradientCheckpointing ? ", gradient checkpointing" : ""}; ` +
         `backend ${setup.backend}; rollouts on ${cfg.policy_url ? `${cfg.policy_url} (remote policy)` : sampler.engine}`,
     );
+
+    // a first prompt that fills the context (many tools, a small model) leaves nothing to learn
+    if (!cfg.policy_url) {
+      const problem = promptRoomProblem(tokenizer, model.config.maxPositions, servers, [...data.train, ...heldout], cfg.system_prompt);
+      if (problem) throw new TrainMcpError("ConfigInvalid", problem);
+    }
 
     const knownTools = servers.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name));
     const components: RewardComponent[] = rewardsFromConfig(cfg.rewards, {

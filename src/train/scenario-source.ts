@@ -21,6 +21,9 @@ import { HeldOutGuard, sameTaskAcrossSplits, sameTaskWarning } from "../scenario
 import { otherServerWarning } from "../scenarios/other-server.js";
 import type { ServerSet } from "./servers.js";
 
+/** train has no --generator flag: tasks an LLM writes come from `scenarios generate`, as a file */
+const TRAIN_OTHER_SOURCES = "write scenarios by hand (scenarios/README.md) or with an LLM (train-mcp scenarios generate --generator llm --llm-base-url … --llm-model … --out tasks.jsonl) and pass the file with --scenarios tasks.jsonl";
+
 export const BUNDLED_SCENARIOS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scenarios");
 
 export interface ScenarioSplit {
@@ -80,7 +83,7 @@ export async function loadScenarios(
       o.log(`generating ${n} execution-verified scenarios for ${target} ...`);
       // fewer than asked is fine (a server's tools offer what they offer, and the note says so);
       // a set with no training or no held-out scenario cannot make a run
-      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, ...writesPolicy(entry.target, o.log) });
+      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, otherSources: TRAIN_OTHER_SOURCES, ...writesPolicy(entry.target, o.log) });
       const missing = (["train", "test"] as const).filter((split) => !scenarios.some((s) => s.split === split));
       if (missing.length > 0)
         throw new TrainMcpError(
@@ -171,7 +174,7 @@ async function generateTraining(
     // each extra task helps; a server that offers fewer (or none) leaves the others' and the run's own
     let scenarios: Scenario[];
     try {
-      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, ...writesPolicy(entry.target, o.log) }));
+      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, otherSources: TRAIN_OTHER_SOURCES, ...writesPolicy(entry.target, o.log) }));
     } catch (e) {
       if (!(e instanceof TrainMcpError) || e.code !== "ConfigInvalid") throw e;
       o.log(`warning: no extra training scenarios for ${redactTargetCredentials(entry.target)}: ${e.message}`);

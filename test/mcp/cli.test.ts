@@ -188,6 +188,19 @@ describe.concurrent("train-mcp CLI", () => {
     expect(invalid.stderr).toContain("/steps: must be integer");
   });
 
+  it("with --template-dir, a script named by a path relative to here is said to be read in the copy, with the absolute path to give instead", async () => {
+    const template = fs.mkdtempSync(path.join(os.tmpdir(), "relative-script-"));
+    const script = "node_modules/@modelcontextprotocol/server-memory/dist/index.js";
+    try {
+      const r = await cli("tools", "-s", `node ${script}`, "--template-dir", template);
+      expect(r.code).toBe(2);
+      oneCleanLine(r.stderr);
+      expect(r.stderr).toMatch(new RegExp(`; ${script.replace(/[./@-]/g, "\\$&")} is read from the server's working directory \\(\\S+train-mcp-work-\\S+, a copy of --template-dir\\), where it is not: give it as ${path.resolve(script).replace(/[./@-]/g, "\\$&")}\n$`));
+    } finally {
+      fs.rmSync(template, { recursive: true, force: true });
+    }
+  });
+
   it("exits 2 with one line for an unreachable server or a missing command", async () => {
     const down = await cli("tools", "-s", "http://127.0.0.1:9/mcp");
     expect(down.code).toBe(2);

@@ -11,7 +11,7 @@ import { ValuePool } from "../../src/scenarios/verified/harvest.js";
 import { Rng } from "../../src/scenarios/verified/rng.js";
 import { synthesizeArgs } from "../../src/scenarios/verified/schema-values.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
-import { constantAnswerNote } from "../../src/scenarios/verified/generate.js";
+import { constantAnswerNote, errorLineOf } from "../../src/scenarios/verified/generate.js";
 import { asksAboutNothing, clockLike, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
 
 const result = (data: unknown): ToolResult => ({ isError: false, text: JSON.stringify(data), content: [] }) as unknown as ToolResult;
@@ -46,12 +46,18 @@ describe("generic recipes", () => {
     expect(pickAnswerField(text("The sum of 18.58 and 1.97 is 20.549999999999997."), { a: 18.58, b: 1.97 })).toEqual({ label: "result", value: 20.549999999999997 });
     // a sentence with several new numbers stays text
     expect(pickAnswerField(text("Open from 9 to 17."), {})).toEqual({ label: "result", value: "Open from 9 to 17." });
+    // markdown scaffolding is no answer (@playwright/mcp on about:blank: a snapshot of nothing, a header over no requests)
+    expect(pickAnswerField(text("### Page\n- Page URL: about:blank\n### Snapshot\n```yaml\n\n```"), { depth: 3 })).toBeUndefined();
+    expect(pickAnswerField(text("### Result"), { static: false })).toBeUndefined();
   });
 
   it("a count of 0 over an empty list is no task; a 0 with content is", () => {
     expect(asksAboutNothing(result({ count: 0, titles: [] }), 0)).toBe(true);
     expect(asksAboutNothing(result({ count: 2, titles: ["a", "b"] }), 2)).toBe(false);
     expect(asksAboutNothing(result({ balance: 0, owner: "ann" }), 0)).toBe(false);
+    // git_diff of a clean tree: the diff is empty text, and "files changed: 0" says nothing
+    expect(asksAboutNothing(result({ success: true, diff: "", filesChanged: 0, insertions: 0, deletions: 0 }), 0)).toBe(true);
+    expect(asksAboutNothing(result({ success: true, diff: "-a\n+b", filesChanged: 1 }), 1)).toBe(false);
   });
   it("a fixture's recipes apply only where the tools they look things up with exist too (a filesystem server's read_file is not codefix's)", () => {
     const tool = (name: string, props: string[]): ToolSpec => ({ name, description: "", inputSchema: { type: "object", properties: Object.fromEntries(props.map((p) => [p, { type: "string" }])) } }) as ToolSpec;
@@ -106,6 +112,93 @@ describe("generic recipes", () => {
       expect(a.expression).toMatch(/^\d+ [-+*] \d+$/);
       expect(typeof a.label).toBe("string");
     }
+  });
+  it("takes zod 4's safe-integer bounds for no bounds (an argument was -9007199254740000), and a date described as \"ISO 8601 format\" for a date", () => {
+    const M = Number.MAX_SAFE_INTEGER;
+    // zod 4: .int() is -M … M, .int().min(0) is 0 … M (git-mcp-server's skip, maxCount)
+    const schema = {
+      type: "object",
+      properties: {
+        amount: { type: "integer", minimum: -M, maximum: M },
+        skip: { type: "integer", minimum: 0, maximum: M },
+        maxCount: { type: "integer", minimum: 1, maximum: M },
+        thoughtNumber: { type: "integer", minimum: 1, maximum: M },
+        since: { type: "string", description: "Show commits more recent than a specific date (ISO 8601 format)." },
+      },
+      required: ["amount", "skip", "maxCount", "thoughtNumber", "since"],
+    };
+    const rng = new Rng("wide");
+    for (let i = 0; i < 20; i++) {
+      const a = synthesizeArgs(schema, rng)!;
+      expect(a.amount as number).toBeGreaterThanOrEqual(1);
+      expect(a.amount as number).toBeLessThanOrEqual(100);
+      expect([0, 1, 2]).toContain(a.skip);
+      expect(a.maxCount as number).toBeGreaterThanOrEqual(1);
+      expect(a.maxCount as number).toBeLessThanOrEqual(10);
+      expect(a.thoughtNumber as number).toBeLessThanOrEqual(101);
+      expect(a.since).toMatch(/^2024-\d\d-\d\d$/);
+    }
+    // bounds that mean something still hold
+    const tight = { type: "object", properties: { n: { type: "integer", minimum: 500, maximum: 505 }, limit: { type: "integer", minimum: 5, maximum: 1000 } }, required: ["n", "limit"] };
+    for (let i = 0; i < 10; i++) {
+      const a = synthesizeArgs(tight, rng)!;
+      expect(a.n as number).toBeGreaterThanOrEqual(500);
+      expect(a.n as number).toBeLessThanOrEqual(505);
+      expect(a.limit as number).toBeGreaterThanOrEqual(5);
+    }
+  });
+  it("leaves out an optional text argument it could only make up (an invented author or search text filters a listing down to nothing), but fills it with a harvested value", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "Path to the Git repository. Defaults to session working directory set via git_set_working_dir.", default: "." },
+        author: { type: "string", description: "Filter commits by author name or email pattern." },
+        grep: { type: "string", description: "Filter commits by message pattern (regex supported)." },
+        paths: { type: "array", items: { type: "string" } },
+        until: { type: "string", description: "Show commits older than a specific date (ISO 8601 format)." },
+        label: { type: "string" },
+      },
+      required: ["label"],
+    };
+    const rng = new Rng("optional");
+    for (let i = 0; i < 10; i++) {
+      const a = synthesizeArgs(schema, rng, undefined, { optionalRate: 1 })!;
+      expect(a.author).toBeUndefined();
+      expect(a.grep).toBeUndefined();
+      expect(a.paths).toBeUndefined();
+      expect(a.until).toMatch(/^2024-/); // a date is no made-up word
+      expect(typeof a.label).toBe("string"); // required: made up all the same
+    }
+    const pool = new ValuePool();
+    pool.harvest("git_log", result({ commits: [{ hash: "22b7753727bd26d3128fd56a759c117af5de3b0a", author: "Linus Torvalds" }] }));
+    for (let i = 0; i < 5; i++) expect(synthesizeArgs(schema, rng, pool, { optionalRate: 1, poolRate: 1 })!.author).toBe("Linus Torvalds");
+  });
+  it("names the server's working directory (\"./\") for an argument that is the repository the tool works in, even where optional: git-mcp-server's default \".\" is a session folder no fresh instance has", () => {
+    const repoPath = { type: "string", description: "Path to the Git repository. Defaults to session working directory set via git_set_working_dir.", default: "." };
+    const schema = {
+      type: "object",
+      properties: {
+        path: repoPath,
+        repo_path: { type: "string", description: "Path to Git repository" },
+        filePath: { type: "string", description: "Path to the file to blame (relative to repository root)." },
+        target: { type: "string", description: "Absolute path to the git repository to clone into." },
+      },
+      required: ["filePath"],
+    };
+    const rng = new Rng("workdir");
+    for (let i = 0; i < 10; i++) {
+      const a = synthesizeArgs(schema, rng, undefined, { optionalRate: 0 })!;
+      expect(a.path).toBe("./");
+      expect(a.repo_path).toBe("./");
+      expect(a.filePath).not.toBe("./"); // a file in it, not the folder
+      expect(a.target).toBeUndefined();
+    }
+    // an absolute path, a schema that refuses "./", a path to something else: the usual rules
+    const others = { type: "object", properties: { dir: { type: "string", description: "Absolute path to the git repository." }, root: { type: "string", pattern: "^[a-z]+$", description: "The project root directory" }, path: { type: "string", description: "Path of the file to read" } }, required: ["dir", "root", "path"] };
+    const b = synthesizeArgs(others, rng)!;
+    expect(b.dir).not.toBe("./");
+    expect(b.path).not.toBe("./");
+    expect(b.root).toMatch(/^[a-z]+$/);
   });
   it("makes up a few distinct items for a list argument (no [\"velvet\", \"velvet\"]), as many as the schema asks where it asks more", () => {
     const rng = new Rng("lists");
@@ -192,11 +285,23 @@ describe("generic recipes", () => {
   it("names the first item of a list in the singular", () => {
     expect(["entities", "boxes", "addresses", "orders", "status", "days", "first matches"].map(singularLabel)).toEqual(["entity", "box", "address", "order", "status", "day", "first match"]);
   });
+  it("quotes the line of a tool's error that says what went wrong, not a markdown heading over it", () => {
+    expect(errorLineOf("### Error\nError: No network request with index 7\n")).toBe("Error: No network request with index 7");
+    expect(errorLineOf("No session working directory set. Please specify a 'path' or use 'git_set_working_dir' first.")).toBe("No session working directory set. Please specify a 'path' or use 'git_set_working_dir' first.");
+    expect(errorLineOf("### Error")).toBe("Error");
+    expect(errorLineOf("\n\n  no key   velvet \n")).toBe("no key velvet");
+  });
   it("notes a task set where most tasks expect one answer (a model always giving it would score without the tools)", () => {
     const task = (i: number, value: string) => ({ id: `s${i}`, task: `t${i}`, difficulty: 1, split: "train" as const, tags: [], expected: [{ kind: "contains" as const, value, caseSensitive: false }] });
     const mostlyPerson = [...Array.from({ length: 5 }, (_, i) => task(i, "person")), task(5, "company"), task(6, "Alice")];
     expect(constantAnswerNote(mostlyPerson)).toMatch(/^5 of 7 tasks expect the same answer \("person"\): a model that always gives it scores 71% without the tools/);
     expect(constantAnswerNote([...mostlyPerson, task(7, "Bob"), task(8, "Acme"), task(9, "x")])).toBeUndefined();
+    // three answers for nearly all (git-mcp-server's tasks on one repository: "main", "HEAD@{0}", 4)
+    const git = [...[0, 1, 2, 3].map((i) => task(i, "main")), ...[4, 5, 6].map((i) => task(i, "HEAD@{0}")), ...[7, 8].map((i) => task(i, "4")), task(9, "3d6efa34")];
+    expect(constantAnswerNote(git)).toBe(
+      '9 of 10 tasks expect one of three answers ("main", "HEAD@{0}", "4"): a model that always gives "main" scores 40% without the tools, and one that guesses among the three more; ' +
+        "the server's tools offer few distinct answers here: add hand-written scenarios, or train on more servers",
+    );
     // tasks checked only on the server (server-memory's create_entities with --allow-writes) share no answer
     const change = (i: number, value: string) => ({ ...task(i, ""), expected: [{ kind: "state" as const, tool: "read_graph", arguments: {}, expect: { kind: "contains" as const, value, caseSensitive: false } }] });
     expect(constantAnswerNote([...Array.from({ length: 6 }, (_, i) => change(i, `v${i}`)), task(6, "person"), task(7, "person")])).toBeUndefined();

@@ -167,6 +167,21 @@ describe("LLM generator", () => {
     }
   });
 
+  it("a prompt past the model's context (HTTP 400, as train-mcp serve of the 2,048-token built-in model answers) is a usage error at once that says so, not a refusal retried or reported as the endpoint's", async () => {
+    const server = await startChatServer(() => ({ status: 400, error: "This model's maximum context length is 2048 tokens. However, your messages resulted in 2266 tokens. Please reduce the length of the messages." }), { models: null });
+    try {
+      const err = await generateWithLlm(calc.tools, { ...base, baseUrl: server.url, n: 4 }).then(
+        () => new Error("expected an error"),
+        (e: unknown) => e as Error,
+      );
+      expect(isTrainMcpError(err) && err.code).toBe("ConfigInvalid");
+      expect(err.message).toMatch(/^--llm-model test-model at --llm-base-url http:\/\/127\.0\.0\.1:\d+\/v1: the request does not fit the model's context \(HTTP 400: .*maximum context length is 2048 tokens.*\); it holds the rules, the server's \d+ tools with their descriptions and schemas \(\d+ characters\) .*use a model with a longer context; nothing written$/);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("a model GET /models does not list is a usage error before any chat request, naming the nearest served one (CLI: exit 2)", async () => {
     const server = await startChatServer((_req, i) => ({ content: reply(i * 10, 4) }), { models: ["gpt-4o-mini", "gpt-4o", "llama3:latest"] });
     const err: string[] = [];

@@ -147,6 +147,16 @@ export async function generateWithLlm(tools: readonly ToolSpec[], options: LlmOp
       // a model the endpoint does not serve, or a URL without /v1: the user's to fix, not a blip
       if (status(e) === 404)
         throw new TrainMcpError("ConfigInvalid", `--llm-model ${options.model} at --llm-base-url ${redactUrlCredentials(options.baseUrl)}: ${errorLine(e)} (is the model served there, and does the URL end in /v1?); nothing written`, true, { cause: e });
+      // a prompt longer than the model's context (train-mcp serve of the built-in model: 2,048
+      // tokens, where one server's tool descriptions can take more): no retry will fit it
+      if (status(e) === 400 && contextExceeded(e))
+        throw new TrainMcpError(
+          "ConfigInvalid",
+          `--llm-model ${options.model} at --llm-base-url ${redactUrlCredentials(options.baseUrl)}: the request does not fit the model's context (${errorLine(e)}); ` +
+            `it holds the rules, the server's ${tools.length === 1 ? "1 tool with its description and schema" : `${tools.length} tools with their descriptions and schemas`} (${userPrompt(tools, options.resources ?? [], want, []).length + systemPrompt().length} characters) and up to 40 tasks already written: use a model with a longer context; nothing written`,
+          true,
+          { cause: e },
+        );
       if (e instanceof NotAChatCompletion) throw new TrainMcpError("ConfigInvalid", `--llm-base-url ${redactUrlCredentials(options.baseUrl)}: ${e.message}; is it an OpenAI-compatible /v1 endpoint? nothing written`, true, { cause: e });
       throw new TrainMcpError("JudgeFailed", `LLM generator: ${redactUrlCredentials(options.baseUrl)} refused the request: ${errorLine(e)}`, false, { cause: e });
     }
@@ -330,6 +340,12 @@ function namesTool(task: string, tools: readonly ToolSpec[]): boolean {
 
 function status(e: unknown): number | undefined {
   return e instanceof OpenAI.APIError ? e.status : undefined;
+}
+
+/** OpenAI's and vLLM's answer to a prompt past the context (code context_length_exceeded). */
+function contextExceeded(e: unknown): boolean {
+  const code = e instanceof OpenAI.APIError ? e.code : undefined;
+  return code === "context_length_exceeded" || /maximum context length|context_length_exceeded|context window/i.test(errorLine(e));
 }
 
 function isJsonSchemaUnsupported(e: unknown): boolean {

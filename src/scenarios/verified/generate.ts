@@ -46,6 +46,9 @@ export interface VerifiedOptions {
   n: number;
   /** how the caller asks for fewer, for the message when too few can be built (default "lower --n") */
   fewer?: string;
+  /** where else scenarios can come from, for the message when none can be built here (default:
+   *  by hand, or `--generator llm`, a flag of `scenarios generate`) */
+  otherSources?: string;
   /** aborted (Ctrl-C): generation stops between calls with an "Interrupted" error */
   signal?: AbortSignal;
   /** a read-only call slower than this leaves its tool out (default 10 000 ms) */
@@ -121,6 +124,9 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   const concurrency = Math.max(1, options.concurrency ?? 4);
   const maxAttempts = options.maxAttempts ?? 10;
   const tools = new Map(usable.map((t) => [t.name, t]));
+  const otherSources = options.otherSources ?? OTHER_SOURCES;
+  // what the server answered when a call failed: when nothing can be built, its own words say why
+  const calls = { made: 0, failed: 0, errors: new Map<string, number>() };
 
   // A pristine instance for read-only work on a stateful server: it never sees a mutating call.
   const pristine = stateful ? await toolbox.isolated() : toolbox;
@@ -150,7 +156,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     if (recipes.length === 0)
       throw new TrainMcpError(
         "ConfigInvalid",
-        `the server has no tools to build verified scenarios from${notes.length ? ` (${notes.join("; ")})` : ""}; ${OTHER_SOURCES}`,
+        `the server has no tools to build verified scenarios from${notes.length ? ` (${notes.join("; ")})` : ""}; ${otherSources}`,
       );
     const byTool = groupByPrimary(recipes);
     const toolOrder = new Rng(`${seed}/tools`).shuffle([...byTool.keys()].sort());
@@ -181,7 +187,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
         batch.map(async ({ slot, attempt, split }) => {
           const rng = Rng.derive(seed, "slot", slot, "attempt", attempt);
           const recipe = chooseRecipe(rng, byTool, toolOrder, slot, attempt, maxAttempts, exhausted);
-          const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4 });
+          const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4, calls });
           // a task whose answer is a credential the server printed (a `get-env` tool): never written to a file
           if (built && (built.sawSecret || redactedJson(built, toolbox.secrets ?? []).changed)) {
             if (!credentialSeen) note("left out tasks whose answer or calls hold a credential (an API key or token the server printed, or a secret it was given): a scenario file is no place for one");
@@ -225,9 +231,9 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       else throw new TrainMcpError(
         "ConfigInvalid",
         committed.length === 0
-          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried}); ${OTHER_SOURCES}`
+          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried})${errorsSeen(calls, toolbox.secrets ?? [])}; ${otherSources}`
           : `could only build ${committed.length} distinct verified scenarios of the ${n} asked for (the server's tools offer too few distinct tasks: ${tried}); ` +
-            `${options.fewer ?? "lower --n"}, or write scenarios by hand (scenarios/README.md) or with --generator llm`,
+            `${options.fewer ?? "lower --n"}, or ${otherSources}`,
       );
     }
     committed.sort((a, b) => a.slot - b.slot);
@@ -278,12 +284,20 @@ export function constantAnswerNote(scenarios: readonly Scenario[]): string | und
     const key = s.expected.map((e) => ("value" in e ? JSON.stringify(e.value) : e.kind)).join(" + ");
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  const [answer, count] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ["", 0];
-  if (count < 4 || count <= scenarios.length / 2) return undefined;
-  return (
-    `${count} of ${scenarios.length} tasks expect the same answer (${answer}): a model that always gives it scores ${Math.round((100 * count) / scenarios.length)}% without the tools; ` +
-    "the server's tools offer few distinct answers here: add hand-written scenarios, or train on more servers"
-  );
+  const ranked = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const [answer, count] = ranked[0] ?? ["", 0];
+  const advice = "the server's tools offer few distinct answers here: add hand-written scenarios, or train on more servers";
+  if (count >= 4 && count > scenarios.length / 2)
+    return `${count} of ${scenarios.length} tasks expect the same answer (${answer}): a model that always gives it scores ${Math.round((100 * count) / scenarios.length)}% without the tools; ${advice}`;
+  // a few answers shared by nearly all (a git repository's "main", its commit count, "HEAD@{0}")
+  const top = ranked.slice(0, 3);
+  const covered = top.reduce((sum, [, k]) => sum + k, 0);
+  if (top.length === 3 && top[2][1] >= 2 && scenarios.length >= 8 && covered >= 0.75 * scenarios.length)
+    return (
+      `${covered} of ${scenarios.length} tasks expect one of three answers (${top.map(([a]) => a).join(", ")}): a model that always gives ${answer} scores ${Math.round((100 * count) / scenarios.length)}% without the tools, ` +
+      `and one that guesses among the three more; ${advice}`
+    );
+  return undefined;
 }
 
 /**
@@ -394,6 +408,8 @@ interface BuildEnv {
   pristine: Toolbox;
   stateful: boolean;
   heldOutRate: number;
+  /** every call made while building, those that failed, and their errors' first lines */
+  calls: { made: number; failed: number; errors: Map<string, number> };
 }
 
 async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | undefined> {
@@ -414,6 +430,12 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
     async call(name, args) {
       calls.push({ name, arguments: args });
       const r = await box.call(name, args);
+      env.calls.made++;
+      if (r.isError) {
+        env.calls.failed++;
+        const line = `${name}: ${errorLineOf(r.text) || "(no text)"}`;
+        env.calls.errors.set(line, (env.calls.errors.get(line) ?? 0) + 1);
+      }
       if (containsHeldSecret(r.text, secrets)) sawSecret = true;
       pool.harvest(name, r);
       return r;
@@ -455,6 +477,23 @@ async function replayOnFresh(toolbox: Toolbox, witness: () => Promise<Toolbox>, 
   }
 }
 
+/** The line of an error's text that says what went wrong: not a markdown heading over it
+ *  (@playwright/mcp's "### Error\nError: No open pages available…"). */
+export function errorLineOf(text: string): string {
+  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  const said = lines.find((l) => !/^#{1,6}(\s|$)/.test(l)) ?? lines[0] ?? "";
+  return said.replace(/^#{1,6}\s*/, "").replace(/\s+/g, " ").slice(0, 160);
+}
+
+/** "; 15 of 15 calls answered with an error, most often git_log: No session working directory set…":
+ *  the server's own words on why nothing could be built (a credential in them is held back). */
+function errorsSeen(calls: { made: number; failed: number; errors: Map<string, number> }, secrets: readonly string[]): string {
+  if (calls.failed === 0) return "";
+  const [line] = [...calls.errors].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+  const quoted = containsHeldSecret(line, secrets) ? "(withheld: it holds a credential the server was given)" : JSON.stringify(line);
+  return `; ${calls.failed} of ${calls.made} calls answered with an error, most often ${quoted}`;
+}
+
 /** `{name}` placeholders from vars; a missing one is a bug in a recipe, so it throws. */
 export function fill(template: string, vars: Record<string, string | number>): string {
   return template.replace(/\{(\w+)\}/g, (_, k: string) => {
@@ -469,7 +508,7 @@ export function fill(template: string, vars: Record<string, string | number>): s
  * `unstable` (random, time or live data) and no task can be verified against it.
  */
 /** Where scenarios come from when the tools cannot give verified ones. */
-const OTHER_SOURCES = "write scenarios by hand (scenarios/README.md) or use --generator llm";
+const OTHER_SOURCES = "write scenarios by hand (scenarios/README.md) or with an LLM (--generator llm)";
 
 function throwIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new TrainMcpError("Interrupted", "interrupted while generating scenarios: nothing was written", false);

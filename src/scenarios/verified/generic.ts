@@ -130,7 +130,10 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     // number is the answer, not the sentence with its wording and float noise
     const fresh = extractNumbers(t).filter((x) => !echoes.has(String(x)));
     if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t) && askable(fresh[0])) return { label: "result", value: fresh[0] };
-    if (t.length > 0 && t.length <= 60 && !echoes.has(t) && askable(t)) return withCase({ label: "result", value: t }, echoes);
+    // a short text is the answer when it is one line of words: not a page of headings and empty
+    // blocks (@playwright/mcp's snapshot of about:blank, "### Page\n- Page URL: about:blank\n### Snapshot…",
+    // or its "### Result" over an empty list), which no one would ask for and any blank page gives
+    if (t.length > 0 && t.length <= 60 && !t.includes("\n") && !/^#{1,6}\s/.test(t) && !echoes.has(t) && askable(t)) return withCase({ label: "result", value: t }, echoes);
   }
   return undefined;
 }
@@ -189,13 +192,14 @@ export function clockLike(value: string | number, now: Date = new Date()): boole
 }
 
 /**
- * A count of 0 over an empty list (a search with a made-up tag): a task set full of these
- * teaches a model that "0" is a good answer. Such tasks are not built.
+ * A count of 0 over an empty list (a search with a made-up tag) or beside an empty text (git_diff
+ * of a clean tree: `diff: ""`, `filesChanged: 0`): a task set full of these teaches a model that
+ * "0" is a good answer. Such tasks are not built.
  */
 export function asksAboutNothing(result: ToolResult, value: string | number): boolean {
   if (value !== 0) return false;
   const empty = (v: unknown, depth: number): boolean =>
-    Array.isArray(v) ? v.length === 0 : depth < 3 && !!v && typeof v === "object" && Object.values(v).some((x) => empty(x, depth + 1));
+    Array.isArray(v) ? v.length === 0 : (depth > 0 && v === "") || (depth < 3 && !!v && typeof v === "object" && Object.values(v).some((x) => empty(x, depth + 1)));
   return empty(resultData(result), 0);
 }
 

@@ -43,6 +43,9 @@ export interface SynthOptions {
   poolRate?: number;
   /** fixed values for named properties (a template pinning an argument) */
   fixed?: Record<string, unknown>;
+  /** no made-up word (set for optional properties: an invented author, branch or search text
+   *  filters a listing down to nothing, or names nothing there, on nearly every call) */
+  noInvented?: boolean;
 }
 
 /**
@@ -97,8 +100,15 @@ function synthObject(schema: Schema, root: Schema, rng: Rng, pool: ValuePool | u
       out[name] = o.fixed![name];
       continue;
     }
+    // the repository or project folder a tool works in: the server's own working directory,
+    // given even where optional (git-mcp-server's `path` defaults to a session folder that no
+    // fresh instance has set, so every call without it fails)
+    if (depth === 0 && workDirArgument(name, propSchema, root)) {
+      out[name] = WORK_DIR;
+      continue;
+    }
     if (!required.has(name) && !rng.bool(o.optionalRate ?? 0.3)) continue;
-    const v = synthValue(propSchema, root, name, rng, pool, o, depth + 1);
+    const v = synthValue(propSchema, root, name, rng, pool, required.has(name) ? o : { ...o, noInvented: true }, depth + 1);
     if (v === undefined) {
       if (required.has(name)) return undefined;
       continue;
@@ -148,13 +158,18 @@ export function synthValue(
     case "integer":
     case "number": {
       const count = countLike(name);
+      const b = bounds(s, type === "integer" || count !== undefined);
       // an offset of 13.88 reads as noise, and a limit of 97 as no limit at all
-      if (count && s.minimum === undefined && s.maximum === undefined && s.exclusiveMinimum === undefined && s.exclusiveMaximum === undefined)
-        return count === "start" ? rng.int(0, 2) : count === "page" ? rng.int(1, 3) : rng.int(1, 10);
+      if (count && b.min === undefined && b.max === undefined) return count === "start" ? rng.int(0, 2) : count === "page" ? rng.int(1, 3) : rng.int(1, 10);
+      // a count with a floor only (zod 4's `.int().min(0)` is 0 … 2^53 - 1): the everyday size above it
+      if (count && b.max === undefined && b.min! <= (count === "size" ? 1 : count === "page" ? 1 : 0)) {
+        const lo = Math.ceil(b.min!);
+        return count === "start" ? rng.int(lo, lo + 2) : count === "page" ? rng.int(Math.max(1, lo), 3) : rng.int(Math.max(1, lo), 10);
+      }
       return synthNumber(s, type === "integer" || count !== undefined, rng, /(^|_)id$|Id$/.test(name));
     }
     case "string":
-      return synthString(s, name, rng);
+      return synthString(s, name, rng, o.noInvented);
     case "array": {
       const items = (s.items as Schema | undefined) ?? {};
       const min = Number(s.minItems ?? 1);
@@ -186,6 +201,30 @@ export function synthValue(
   }
 }
 
+/** How a work-folder argument names the server's working directory: "./", not ".", which some
+ *  servers take for "the folder set earlier in this session" (git-mcp-server). */
+export const WORK_DIR = "./";
+
+/**
+ * A string argument that names the repository or project folder the tool works in (git servers'
+ * `path`/`repo_path`: "Path to the Git repository"), not a file in it: its value is the server's
+ * working directory — the --cwd folder or the instance's --template-dir copy — where the data is.
+ * An argument that must be absolute, or whose schema refuses "./", is left to the usual rules.
+ */
+export function workDirArgument(name: string, schema: Schema, root: Schema): boolean {
+  const s = resolveRef(schema, root);
+  const type = Array.isArray(s.type) ? (s.type as string[]).find((t) => t !== "null") : s.type;
+  if (type !== undefined && type !== "string") return false;
+  if ("const" in s || Array.isArray(s.enum)) return false;
+  const words = name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  if (!words.some((w) => /^(path|dir|directory|repo|repository|cwd|root|folder)$/.test(w))) return false;
+  if (words.some((w) => /^(file|files|filename|target|dest|destination|source|src|output|new|old|worktree|clone)$/.test(w))) return false;
+  const description = typeof s.description === "string" ? s.description : "";
+  if (!/\b(git )?repositor(y|ies)\b|\bworking director(y|ies)\b|\bproject (root|director(y|ies)|folder)\b/i.test(description)) return false;
+  if (/\babsolute\b|\bfile\b/i.test(description)) return false;
+  return schemaAccepts(s as JsonSchema, WORK_DIR);
+}
+
 /** Arguments that count things (limit, offset, page…) take whole numbers, of everyday size. */
 function countLike(name: string): "start" | "page" | "size" | undefined {
   const last = name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z]+/).filter(Boolean).pop() ?? "";
@@ -201,9 +240,23 @@ function typeMatches(type: string, v: unknown): boolean {
   return typeof v === "number";
 }
 
+/**
+ * The bounds that say something about a value: zod 4 writes every `.int()` as
+ * -9007199254740991 … 9007199254740991 (the safe integers), which is no range a person means, so a
+ * bound beyond ±2^31 counts as none (else an argument of a zod-4 server came out as -9007199254740000).
+ */
+function bounds(s: Schema, integer: boolean): { min?: number; max?: number } {
+  const meaningful = (v: number | undefined) => (v !== undefined && Math.abs(v) < WIDE ? v : undefined);
+  return {
+    min: meaningful(typeof s.minimum === "number" ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum + (integer ? 1 : 1e-6) : undefined),
+    max: meaningful(typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum - (integer ? 1 : 1e-6) : undefined),
+  };
+}
+
+const WIDE = 2 ** 31;
+
 function synthNumber(s: Schema, integer: boolean, rng: Rng, idLike = false): number {
-  let min = typeof s.minimum === "number" ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum + (integer ? 1 : 1e-6) : undefined;
-  let max = typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum - (integer ? 1 : 1e-6) : undefined;
+  let { min, max } = bounds(s, integer);
   // Unbounded sides get a human-sized range: tasks read better with 17 than with 8.3e15.
   if (min === undefined && max === undefined) [min, max] = [1, 100];
   else if (min === undefined) min = Math.min(max! - 100, 0);
@@ -237,7 +290,8 @@ function describedString(name: string, description: string, rng: Rng): string | 
   const n = (lo: number, hi: number) => String(rng.int(lo, hi));
   if (/\bcidr\b/.test(hint)) return `10.${n(0, 255)}.${n(0, 255)}.0/${rng.pick(["16", "24", "28"])}`;
   if (/\bip\b|ip address|ipv4/.test(hint)) return `192.168.${n(0, 255)}.${n(1, 254)}`;
-  if (/iso ?8601|\bdates?\b|\bday\b/.test(hint) && !/format|pattern/.test(hint)) return `2024-${n(1, 12).padStart(2, "0")}-${n(1, 28).padStart(2, "0")}`;
+  // "a date (ISO 8601 format)" is a date; "the date format to use" is not
+  if (/iso ?8601/.test(hint) || (/\bdates?\b|\bday\b/.test(hint) && !/format|pattern/.test(hint))) return `2024-${n(1, 12).padStart(2, "0")}-${n(1, 28).padStart(2, "0")}`;
   if (/semver|\bversion\b/.test(hint)) return `${n(0, 5)}.${n(0, 20)}.${n(0, 20)}`;
   if (/#hex|hex colou?r|\bcolou?r\b/.test(hint)) return `#${Array.from({ length: 6 }, () => "0123456789abcdef"[rng.int(0, 15)]).join("")}`;
   if (/\b(math )?expression\b|formula/.test(hint)) return `${n(2, 99)} ${rng.pick(["+", "-", "*"])} ${n(2, 99)}`;
@@ -245,7 +299,7 @@ function describedString(name: string, description: string, rng: Rng): string | 
   return undefined;
 }
 
-function synthString(s: Schema, name: string, rng: Rng): string | undefined {
+function synthString(s: Schema, name: string, rng: Rng, noInvented = false): string | undefined {
   const format = typeof s.format === "string" ? s.format : "";
   const min = Number(s.minLength ?? 0);
   const max = Number(s.maxLength ?? 64);
@@ -267,8 +321,11 @@ function synthString(s: Schema, name: string, rng: Rng): string | undefined {
     case "uuid":
       v = "00000000-0000-4000-8000-".concat(String(rng.int(0, 999999999999)).padStart(12, "0"));
       break;
-    default:
-      v = describedString(name, typeof s.description === "string" ? s.description : "", rng) ?? (/email/i.test(name) ? `${rng.pick(WORDS)}@example.com` : rng.pick(WORDS));
+    default: {
+      const described = describedString(name, typeof s.description === "string" ? s.description : "", rng);
+      if (described === undefined && noInvented) return undefined;
+      v = described ?? (/email/i.test(name) ? `${rng.pick(WORDS)}@example.com` : rng.pick(WORDS));
+    }
   }
   if (v.length > max) v = v.slice(0, max);
   while (v.length < min) v += rng.pick(WORDS);

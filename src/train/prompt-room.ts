@@ -1,0 +1,51 @@
+/**
+ * Whether a rollout's first prompt leaves the model room to write. The prompt is the system
+ * prompt, every tool of the server with its description and schema (the chat template writes
+ * them all into the first turn) and the task; a server with many tools (@cyanheads/git-mcp-server:
+ * 28, ~2,500 tokens) fills the built-in model's 2,048-token context before the task is read.
+ * Every rollout then ends at once with nothing written, and the warm start had no token to learn
+ * from (its loss was NaN). Checked before the first rollout, so the run stops with a reason.
+ */
+import type { ChatCodec } from "../rollout/token-ledger.js";
+import { DEFAULT_SYSTEM_PROMPT } from "../rollout/group.js";
+import type { Scenario } from "../scenarios/schema.js";
+import type { ServerSet } from "./servers.js";
+import { redactTargetCredentials } from "../mcp/target.js";
+
+/** the fewest tokens a first turn needs: a tool call's opening and a name, or a short answer */
+export const MIN_ROOM = 32;
+
+/** The problem, or undefined when the shortest task of each server fits with MIN_ROOM to spare. */
+export function promptRoomProblem(codec: ChatCodec, context: number, servers: ServerSet, scenarios: readonly Scenario[], systemPrompt: string | undefined): string | undefined {
+  for (const entry of servers.entries) {
+    // (a scenario of no server here is the scenario checks' to report, not this one's)
+    const own = scenarios.filter((s) => {
+      try {
+        return servers.entryFor(s) === entry;
+      } catch {
+        return false;
+      }
+    });
+    if (own.length === 0) continue;
+    const shortest = own.reduce((a, b) => (b.task.length < a.task.length ? b : a));
+    const tools = entry.toolbox.openAiTools();
+    const text = codec.renderChat(
+      [
+        { role: "system", content: systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
+        { role: "user", content: shortest.task },
+      ],
+      { tools, addGenerationPrompt: true },
+    );
+    const tokens = codec.encode(text).length;
+    if (tokens + MIN_ROOM > context) {
+      const systemAndTools = codec.encode(codec.renderChat([{ role: "system", content: systemPrompt ?? DEFAULT_SYSTEM_PROMPT }], { tools, addGenerationPrompt: false })).length;
+      return (
+        `the model's context holds ${context} tokens, and a rollout's first prompt on ${redactTargetCredentials(entry.target)} already takes ${tokens} ` +
+        `(the system prompt with the server's ${tools.length} tool${tools.length === 1 ? "" : "s"}, their descriptions and schemas: ${systemAndTools}; the shortest task: the rest), ` +
+        `leaving no room to write (${MIN_ROOM} tokens at least): every rollout would end with nothing written; ` +
+        `train a model with a longer context (--model), or on a server that offers fewer tools`
+      );
+    }
+  }
+  return undefined;
+}
