@@ -20,12 +20,14 @@ afterAll(async () => {
   for (const b of boxes) await b.close();
 });
 
-async function notes(): Promise<Toolbox> {
-  const box = await connect(stdioTarget("notes"));
+async function notes(...flags: string[]): Promise<Toolbox> {
+  const box = await connect(stdioTarget("notes", ...flags));
   boxes.push(box);
   return box;
 }
 
+
+const titles: Record<number, string> = { 11: "Groceries", 12: "Dentist", 13: "Birthday gift", 14: "Bike repair" };
 
 describe("deletions by id", () => {
   it("builds delete_note tasks checked by the note's title gone from the listing and another's kept; doing nothing, deleting another note or every note fails", async () => {
@@ -33,17 +35,18 @@ describe("deletions by id", () => {
     const { scenarios } = await generateVerified(box, { n: 30, seed: 1, allowWrites: true, acceptFewer: true });
     const deletions = scenarios.filter((s) => s.reference!.calls[0].name === "delete_note");
     expect(deletions.length).toBeGreaterThanOrEqual(3);
-    const titles: Record<number, string> = { 11: "Groceries", 12: "Dentist", 13: "Birthday gift", 14: "Bike repair" };
     for (const s of deletions) {
       const id = s.reference!.calls[0].arguments.id as number;
       expect(s.task).toContain(`id ${id}`);
       const checks = s.expected as StateCheck[];
-      expect(checks.map((c) => [c.tool, c.expect.kind])).toEqual([["list_notes", "not_contains"], ["list_notes", "contains"]]);
-      expect((checks[0].expect as { value: string }).value).toBe(titles[id]);
-      const kept = (checks[1].expect as { value: string }).value;
+      // the title and the id gone from the listing, another title kept
+      expect(checks.map((c) => [c.tool, c.expect.kind, (c.expect as { value: string }).value]).slice(0, 2)).toEqual([["list_notes", "not_contains", titles[id]], ["list_notes", "not_contains", String(id)]]);
+      expect(checks.map((c) => [c.tool, c.expect.kind])[2]).toEqual(["list_notes", "contains"]);
+      const kept = (checks[2].expect as { value: string }).value;
       expect(Object.values(titles).filter((t) => t !== titles[id])).toContain(kept);
       expect(await replaysOnFresh(box, s), s.task).toBe(true);
       expect(await passesAfter(box, s, async () => {}), `doing nothing: ${s.task}`).toBe(false);
+      expect(await passesAfter(box, s, (b) => b.call("update_note", { id, title: "Renamed" })), `renaming it: ${s.task}`).toBe(false);
       const other = Number(Object.keys(titles).find((k) => titles[Number(k)] === kept));
       expect(await passesAfter(box, s, (b) => b.call("delete_note", { id: other })), `deleting note ${other}: ${s.task}`).toBe(false);
       const all = async (b: Toolbox) => {
@@ -60,7 +63,11 @@ describe("deletions by id", () => {
     expect(updates.length).toBeGreaterThanOrEqual(3);
     for (const s of updates) {
       const { id, title } = s.reference!.calls[0].arguments as { id: number; title: string };
-      expect(s.expected).toEqual([{ kind: "state", tool: "get_note", arguments: { id }, expect: { kind: "contains", value: title, caseSensitive: false } }]);
+      // the new title read back by the id, and the old one gone from there
+      expect(s.expected).toEqual([
+        { kind: "state", tool: "get_note", arguments: { id }, expect: { kind: "contains", value: title, caseSensitive: false } },
+        { kind: "state", tool: "get_note", arguments: { id }, expect: { kind: "not_contains", value: titles[id], caseSensitive: false } },
+      ]);
       expect(s.reference!.answer).toBe("Done.");
       expect(await replaysOnFresh(box, s), s.task).toBe(true);
       expect(await passesAfter(box, s, async () => {}), `doing nothing: ${s.task}`).toBe(false);
@@ -69,6 +76,23 @@ describe("deletions by id", () => {
     }
     // no task asks for the receipt's wording
     expect(scenarios.some((s) => s.expected!.some((e) => e.kind === "contains" && /^updated note/i.test(e.value)))).toBe(false);
+  }, 240_000);
+
+  it("with no lookup by id, checks an update in the listing by the new title there and the old one gone: adding a note with the new title fails", async () => {
+    const box = await notes("--no-get");
+    // (most titles drawn are ones the listing already shows, which no update can be seen by: a seed that draws new ones)
+    const { scenarios } = await generateVerified(box, { n: 20, seed: 3, allowWrites: true, acceptFewer: true });
+    const updates = scenarios.filter((s) => s.reference!.calls[0].name === "update_note");
+    expect(updates.length).toBeGreaterThanOrEqual(2);
+    for (const s of updates) {
+      const { id, title } = s.reference!.calls[0].arguments as { id: number; title: string };
+      expect(s.expected).toEqual([
+        { kind: "state", tool: "list_notes", arguments: {}, expect: { kind: "contains", value: title, caseSensitive: false } },
+        { kind: "state", tool: "list_notes", arguments: {}, expect: { kind: "not_contains", value: titles[id], caseSensitive: false } },
+      ]);
+      expect(await replaysOnFresh(box, s), s.task).toBe(true);
+      expect(await passesAfter(box, s, (b) => b.call("create_note", { title, body: "x" })), `adding a note titled ${title}: ${s.task}`).toBe(false);
+    }
   }, 240_000);
 
   it("takes the strings an object holds beside the given id, by the argument's own key or a bare id, and no other id field", () => {

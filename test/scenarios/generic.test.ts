@@ -186,8 +186,10 @@ describe("generic recipes", () => {
       required: ["filePath"],
     };
     const rng = new Rng("workdir");
+    // only for a tool that reads: one that writes (git_reset, git_clean) is not pointed at the real folder
+    expect(synthesizeArgs(schema, rng, undefined, { optionalRate: 0 })!.path).toBeUndefined();
     for (let i = 0; i < 10; i++) {
-      const a = synthesizeArgs(schema, rng, undefined, { optionalRate: 0 })!;
+      const a = synthesizeArgs(schema, rng, undefined, { optionalRate: 0, readsOnly: true })!;
       expect(a.path).toBe("./");
       expect(a.repo_path).toBe("./");
       expect(a.filePath).not.toBe("./"); // a file in it, not the folder

@@ -5,6 +5,8 @@
 import { describe, expect, it } from "vitest";
 import type { ReferenceCall } from "../../src/scenarios/schema.js";
 import { SplitGuard, type SplitCandidate } from "../../src/scenarios/verified/split-guard.js";
+import { balanceHeldOut } from "../../src/scenarios/verified/generate.js";
+import { Rng } from "../../src/scenarios/verified/rng.js";
 
 const call = (name: string, args: Record<string, unknown>): ReferenceCall => ({ name, arguments: args });
 const kyiv = JSON.stringify([{ kind: "contains", value: "Kyiv" }]);
@@ -55,5 +57,29 @@ describe("SplitGuard", () => {
     const g = new SplitGuard();
     g.add(phrasing(kyiv, [searchUkraine]));
     expect(g.clashes(phrasing(kyiv, [searchUkraine, fetchUkraine]))).toBe(false);
+  });
+});
+
+describe("balanceHeldOut (a generated set shorter than asked)", () => {
+  const item = (split: "train" | "test", value: string, heldOutTemplate = false) => ({ split, built: { expected: [{ kind: "contains" as const, value, caseSensitive: false }], heldOutTemplate } });
+  const tests = (list: Array<{ split: string }>) => list.filter((c) => c.split === "test").length;
+
+  it("moves training scenarios to the test split until a quarter is held out, none whose answer training keeps", () => {
+    // one held out of twelve, with a held-out-values one among them: the top-up still runs
+    const list = [item("test", "t0"), ...Array.from({ length: 11 }, (_, i) => item("train", i < 2 ? "same" : `v${i}`))];
+    balanceHeldOut(list, 3, new Rng("t"));
+    expect(tests(list)).toBe(3);
+    expect(list.filter((c) => c.split === "test").map((c) => c.built.expected[0].value)).not.toContain("same");
+  });
+
+  it("moves held-out values (not held-out phrasings) back to training towards a quarter, none whose answer another held-out task expects", () => {
+    const list = [item("test", "a", true), item("test", "b", true), item("test", "dup"), item("test", "dup"), item("test", "c"), item("test", "d"), ...Array.from({ length: 6 }, (_, i) => item("train", `v${i}`))];
+    balanceHeldOut(list, 3, new Rng("t"));
+    // c and d move; the phrasings stay, and so do both "dup"s (moving one would train the other's answer)
+    expect(list.filter((c) => c.split === "test").map((c) => c.built.expected[0].value).sort()).toEqual(["a", "b", "dup", "dup"]);
+    const even = [item("test", "a", true), item("test", "c"), item("test", "d"), item("test", "e"), ...Array.from({ length: 8 }, (_, i) => item("train", `v${i}`))];
+    balanceHeldOut(even, 3, new Rng("t"));
+    expect(tests(even)).toBe(3);
+    expect(even[0].split).toBe("test");
   });
 });

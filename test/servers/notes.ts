@@ -3,6 +3,7 @@
  * keep their items: `list_notes` and `get_note` (annotated read-only), `create_note` (answers
  * only with the new id) and `delete_note` (destructive, by id; answers only "Deleted note N").
  * State lives in the process, so each fresh process starts from the same four notes.
+ * `--no-get`: no get_note, so a change shows only in the listing.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -50,7 +51,8 @@ const TOOLS = [
 ];
 
 const server = new Server({ name: "notes", version: "1.0.0" }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+const offered = process.argv.includes("--no-get") ? TOOLS.filter((t) => t.name !== "get_note") : TOOLS;
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: offered }));
 server.setRequestHandler(CallToolRequestSchema, async (req) => {
   const a = (req.params.arguments ?? {}) as Record<string, unknown>;
   const text = (value: unknown) => ({ content: [{ type: "text" as const, text: typeof value === "string" ? value : JSON.stringify(value) }] });

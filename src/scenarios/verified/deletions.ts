@@ -84,7 +84,8 @@ export async function goneAndKept(ctx: RecipeContext, reads: readonly PendingRea
   return [...gone.values.map((v) => state(from, notContainsCheck(v))), state(kept.read, containsCheck(kept.value))];
 }
 
-const ID_KEY = /(^|_)ids?$|[a-z]Ids?$|^_id$/i;
+// id, ids, note_id, noteId, noteIDs: not "paid" or "valid"
+const ID_KEY = /(^|_)(ids?|IDs?|Ids?)$|[a-z](Ids?|IDs?)$/;
 
 /**
  * For a deletion by id (`delete_note {id: 12}`, `remove_todo {todo_ids: [3, 4]}`): the strings
@@ -115,6 +116,35 @@ export function valuesBesideIds(args: Record<string, unknown>, reads: readonly u
   };
   reads.forEach((r) => visit(r, 0));
   return [...out];
+}
+
+/** The ids a change is given (`{id: 12}`, `{note_ids: [3, 4]}`), as text. */
+export function idValues(args: Record<string, unknown>): string[] {
+  return Object.entries(args)
+    .filter(([key]) => ID_KEY.test(key))
+    .flatMap(([, v]) => (Array.isArray(v) ? v : [v]))
+    .filter((x) => typeof x === "number" || (typeof x === "string" && x.trim() !== ""))
+    .map((x) => String(x).trim());
+}
+
+/**
+ * After a change by id that a read shows by a given value (a rename: the new title): what the
+ * same read showed beside the id before and no longer does (the old title), as not_contains
+ * checks on it, two at most. With them, changing another item, or adding a new one with the
+ * given value, fails. None when the change has no id or nothing beside it went.
+ */
+export async function besideIdsGone(ctx: RecipeContext, reads: readonly PendingRead[], args: Record<string, unknown>, fair: (s: string) => boolean): Promise<Expected[]> {
+  const given = new Set(Object.values(args).flatMap((v) => (Array.isArray(v) ? v : [v])).map(String));
+  const shows = (v: string, text: string) => checkAnswer(containsCheck(v), text).pass;
+  for (const read of reads) {
+    const beside = valuesBesideIds(args, [read.data], fair).filter((v) => !given.has(v) && shows(v, read.before));
+    if (beside.length === 0) continue;
+    const after = await ctx.probe(read.tool, read.arguments);
+    if (after.isError || after.truncated) continue;
+    const went = beside.filter((v) => !shows(v, after.text)).slice(0, 2);
+    if (went.length > 0) return went.map((v) => ({ kind: "state", tool: read.tool, arguments: read.arguments, expect: notContainsCheck(v) }));
+  }
+  return [];
 }
 
 /**

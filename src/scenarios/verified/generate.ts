@@ -264,7 +264,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     );
     const constant = constantAnswerNote(scenarios);
     if (constant) note(constant);
-    const lopsided = lopsidedNote(perRecipe, recipes, exhausted, committed.length);
+    const lopsided = lopsidedNote(perRecipe, recipes, exhausted, committed.length, options.fewer);
     if (lopsided) note(lopsided);
     return { scenarios, perRecipe, failedAttempts, notes };
   } finally {
@@ -305,7 +305,7 @@ export function constantAnswerNote(scenarios: readonly Scenario[]): string | und
  * arguments, a lookup of four ids) hands its slots to the others: on a small server one tool may
  * end up with most of the set, and a model trained on it learns mostly that tool.
  */
-export function lopsidedNote(perRecipe: Readonly<Record<string, number>>, recipes: readonly Recipe[], exhausted: ReadonlySet<string>, total: number): string | undefined {
+export function lopsidedNote(perRecipe: Readonly<Record<string, number>>, recipes: readonly Recipe[], exhausted: ReadonlySet<string>, total: number, fewer = "lower --n"): string | undefined {
   const byTool = new Map<string, { built: number; spent: boolean }>();
   for (const r of recipes) {
     const tool = r.primary ?? r.tools[0];
@@ -321,7 +321,7 @@ export function lopsidedNote(perRecipe: Readonly<Record<string, number>>, recipe
   if (spent.length === 0) return undefined;
   return (
     `${top[1].built} of ${total} scenarios call ${top[0]}: ${spent.map(([tool, t]) => `${tool} (${t.built})`).join(", ")} gave every distinct task ${spent.length === 1 ? "it" : "they"} could, ` +
-    "so a model trained on this set learns mostly one tool: lower --n, or add hand-written scenarios for the others"
+    `so a model trained on this set learns mostly one tool: ${fewer}, or add hand-written scenarios for the others`
   );
 }
 
@@ -369,13 +369,13 @@ function groupByPrimary(recipes: Recipe[]): Map<string, Recipe[]> {
 /** Moves scenarios between the splits until `want` are held out, in a seeded order: training ones
  *  to the test split (as held-out values) whose expected outcome no remaining training scenario
  *  expects, or held-out values to training whose outcome no other held-out scenario expects. */
-function balanceHeldOut(committed: Array<{ built: BuiltDraft; split: Split }>, want: number, rng: Rng): void {
+export function balanceHeldOut(committed: Array<{ built: Pick<BuiltDraft, "expected" | "heldOutTemplate">; split: Split }>, want: number, rng: Rng): void {
   let have = committed.filter((c) => c.split === "test").length;
-  const expectedOf = (c: { built: BuiltDraft }) => JSON.stringify(sortKeys(c.built.expected));
+  const expectedOf = (c: { built: Pick<BuiltDraft, "expected"> }) => JSON.stringify(sortKeys(c.built.expected));
   // too many held out (training slots failed more often): held-out values phrased as training
   // tasks are, whose outcome no other held-out task shares, move to training
-  for (const c of rng.shuffle(committed.filter((x) => x.split === "test" && !x.built.heldOutTemplate))) {
-    if (have <= want) return;
+  for (const c of have > want ? rng.shuffle(committed.filter((x) => x.split === "test" && !x.built.heldOutTemplate)) : []) {
+    if (have <= want) break;
     if (committed.some((x) => x.split === "test" && x !== c && expectedOf(x) === expectedOf(c))) continue;
     c.split = "train";
     have--;
@@ -433,7 +433,8 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
       env.calls.made++;
       if (r.isError) {
         env.calls.failed++;
-        const line = `${name}: ${errorLineOf(r.text) || "(no text)"}`;
+        // the whole text is checked for a credential: a cut line may hold only a piece of one
+        const line = containsHeldSecret(r.text, secrets) ? `${name}: (withheld: it holds a credential the server was given)` : `${name}: ${errorLineOf(r.text) || "(no text)"}`;
         env.calls.errors.set(line, (env.calls.errors.get(line) ?? 0) + 1);
       }
       if (containsHeldSecret(r.text, secrets)) sawSecret = true;
@@ -537,7 +538,7 @@ async function harvest(
       const tries: Array<Record<string, unknown>> = [];
       if (round === 0) tries.push({});
       for (let i = 0; i < 6; i++) {
-        const args = synthesizeArgs(tool.inputSchema, rng, pool, { optionalRate: 0.2 });
+        const args = synthesizeArgs(tool.inputSchema, rng, pool, { optionalRate: 0.2, readsOnly: true });
         if (args) tries.push(args);
       }
       for (const args of tries) {

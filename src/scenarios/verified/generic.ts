@@ -20,7 +20,7 @@ import type { AnswerCheck, Expected } from "../schema.js";
 import { normKey, ValuePool } from "./harvest.js";
 import { extractNumbers } from "../numbers.js";
 import { checkAnswer } from "../check.js";
-import { fileListings, goneAndKept, isDeletingTool, shownValues, valuesBesideIds } from "./deletions.js";
+import { besideIdsGone, fileListings, goneAndKept, idValues, isDeletingTool, shownValues, valuesBesideIds } from "./deletions.js";
 import { answerSentence, containsCheck, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 
@@ -247,7 +247,7 @@ function singleRecipe(tool: ToolSpec): Recipe {
     async build(ctx: RecipeContext): Promise<Draft | undefined> {
       // a deletion names things that are there: what the listings show now, observations too
       if (deletes) await fileListings(ctx, readersFor(ctx, tool));
-      const args = synthesizeArgs(tool.inputSchema, ctx.rng, ctx.pool);
+      const args = synthesizeArgs(tool.inputSchema, ctx.rng, ctx.pool, { readsOnly: !mutates });
       if (!args) return undefined;
       // a change whose result may only repeat its arguments: the reads that could show it, as they are before
       const reads = mutates ? await readsOfGiven(ctx, tool, args) : [];
@@ -257,7 +257,8 @@ function singleRecipe(tool: ToolSpec): Recipe {
       if (deletes && !r.isError) {
         // "Entities deleted successfully" is nothing to ask about: the task is what the reads show now;
         // a deletion by id (delete_note {id: 12}) is seen by what the item held beside its id going
-        const given = [...givenStrings(args, 200), ...valuesBesideIds(args, reads.map((r) => r.data), (v) => askable(v) && v.length <= 200)];
+        // (and the id itself gone from a listing: a rename would take the title away too)
+        const given = [...givenStrings(args, 200), ...valuesBesideIds(args, reads.map((r) => r.data), (v) => askable(v) && v.length <= 200), ...idValues(args)];
         const checks = await goneAndKept(ctx, reads, [...new Set(given)]);
         if (checks) return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: checks, answer: "Done." };
       }
@@ -269,15 +270,17 @@ function singleRecipe(tool: ToolSpec): Recipe {
         // task is the change, checked by a read that shows a given value it did not show before
         const state = mutates ? await shownAfter(ctx, reads) : undefined;
         if (!state) return undefined;
-        return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: [state], answer: "Done." };
+        const went = await besideIdsGone(ctx, reads, args, (v) => askable(v) && v.length <= 200);
+        return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: [state, ...went], answer: "Done." };
       }
       const task = ctx.phrase(SINGLE_TRAIN, SINGLE_TEST, { goal, given: describeArgs(args), field: field.label });
       const expected: Expected[] = [expectFor(field.value, field.caseSensitive)];
       if (mutates) {
         // a read by what the reply gives (the new id), else one by what the task gave
-        const state = (await stateCheckAfter(ctx, tool, r)) ?? (await shownAfter(ctx, reads));
+        const byReply = await stateCheckAfter(ctx, tool, r);
+        const state = byReply ?? (await shownAfter(ctx, reads));
         if (!state) return undefined;
-        expected.push(state);
+        expected.push(state, ...(byReply ? [] : await besideIdsGone(ctx, reads, args, (v) => askable(v) && v.length <= 200)));
       }
       return { task, difficulty, expected, answer: answerSentence(field.label, field.value) };
     },
@@ -416,7 +419,7 @@ function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
     weight: 1,
     mutates: !isReadOnlyTool(b),
     async build(ctx) {
-      const argsA = synthesizeArgs(a.inputSchema, ctx.rng, ctx.pool);
+      const argsA = synthesizeArgs(a.inputSchema, ctx.rng, ctx.pool, { readsOnly: true });
       if (!argsA) return undefined;
       const ra = await ctx.call(a.name, argsA);
       if (!isUseful(ra)) return undefined;
@@ -424,7 +427,7 @@ function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
       local.harvest(a.name, ra);
       const values = local.lookup(link);
       if (values.length !== 1) return undefined; // ambiguous: the task would not say which
-      const argsB = synthesizeArgs(b.inputSchema, ctx.rng, local, { fixed: { [link]: values[0] } });
+      const argsB = synthesizeArgs(b.inputSchema, ctx.rng, local, { fixed: { [link]: values[0] }, readsOnly: isReadOnlyTool(b) });
       if (!argsB) return undefined;
       const rb = await ctx.call(b.name, argsB);
       if (!isUseful(rb)) return undefined;

@@ -46,6 +46,9 @@ export interface SynthOptions {
   /** no made-up word (set for optional properties: an invented author, branch or search text
    *  filters a listing down to nothing, or names nothing there, on nearly every call) */
   noInvented?: boolean;
+  /** the tool only reads: a repository or project folder argument may name the server's own
+   *  working directory (a writing tool given it would change the user's real folder) */
+  readsOnly?: boolean;
 }
 
 /**
@@ -103,7 +106,7 @@ function synthObject(schema: Schema, root: Schema, rng: Rng, pool: ValuePool | u
     // the repository or project folder a tool works in: the server's own working directory,
     // given even where optional (git-mcp-server's `path` defaults to a session folder that no
     // fresh instance has set, so every call without it fails)
-    if (depth === 0 && workDirArgument(name, propSchema, root)) {
+    if (depth === 0 && o.readsOnly && workDirArgument(name, propSchema, root)) {
       out[name] = WORK_DIR;
       continue;
     }
@@ -253,7 +256,9 @@ function bounds(s: Schema, integer: boolean): { min?: number; max?: number } {
   };
 }
 
-const WIDE = 2 ** 31;
+// zod 4 writes a plain .int() as ±Number.MAX_SAFE_INTEGER: no bound at all (a real one, such as
+// a millisecond timestamp's 1e12 minimum, is kept)
+const WIDE = Number.MAX_SAFE_INTEGER;
 
 function synthNumber(s: Schema, integer: boolean, rng: Rng, idLike = false): number {
   let { min, max } = bounds(s, integer);
@@ -291,7 +296,7 @@ function describedString(name: string, description: string, rng: Rng): string | 
   if (/\bcidr\b/.test(hint)) return `10.${n(0, 255)}.${n(0, 255)}.0/${rng.pick(["16", "24", "28"])}`;
   if (/\bip\b|ip address|ipv4/.test(hint)) return `192.168.${n(0, 255)}.${n(1, 254)}`;
   // "a date (ISO 8601 format)" is a date; "the date format to use" is not
-  if (/iso ?8601/.test(hint) || (/\bdates?\b|\bday\b/.test(hint) && !/format|pattern/.test(hint))) return `2024-${n(1, 12).padStart(2, "0")}-${n(1, 28).padStart(2, "0")}`;
+  if ((/iso ?8601/.test(hint) && !/duration|interval|period/.test(hint)) || (/\bdates?\b|\bday\b/.test(hint) && !/format|pattern/.test(hint))) return `2024-${n(1, 12).padStart(2, "0")}-${n(1, 28).padStart(2, "0")}`;
   if (/semver|\bversion\b/.test(hint)) return `${n(0, 5)}.${n(0, 20)}.${n(0, 20)}`;
   if (/#hex|hex colou?r|\bcolou?r\b/.test(hint)) return `#${Array.from({ length: 6 }, () => "0123456789abcdef"[rng.int(0, 15)]).join("")}`;
   if (/\b(math )?expression\b|formula/.test(hint)) return `${n(2, 99)} ${rng.pick(["+", "-", "*"])} ${n(2, 99)}`;
