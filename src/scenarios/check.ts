@@ -192,7 +192,7 @@ export function parseJsonLoose(text: string): { value: unknown } | undefined {
 }
 
 /** Index of the bracket closing the one at `start`, skipping strings; -1 when unbalanced. */
-function balancedEnd(text: string, start: number): number {
+export function balancedEnd(text: string, start: number): number {
   let depth = 0;
   let inString = false;
   for (let i = start; i < text.length; i++) {

@@ -5,6 +5,7 @@
  * is 1 for every X: a model that always answers 1 would score on such tasks without a query.
  */
 import type { ToolResult } from "../../mcp/types.js";
+import { balancedEnd } from "../check.js";
 import { resultData } from "./recipe.js";
 
 export type Row = Record<string, unknown>;
@@ -216,21 +217,8 @@ export function queryData(result: ToolResult): unknown {
 function jsonEnd(text: string): number | undefined {
   const start = text.search(/\S/);
   if (start < 0 || (text[start] !== "[" && text[start] !== "{")) return undefined;
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "[" || c === "{") depth++;
-    else if (c === "]" || c === "}") {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return undefined;
+  const close = balancedEnd(text, start);
+  return close < 0 ? undefined : close + 1;
 }
 
 /** The one value of a one-row, one-column result; undefined for none, several, null or a long text. */
