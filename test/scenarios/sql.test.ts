@@ -37,6 +37,21 @@ const kindOf = (s: Scenario) => s.tags.find((t) => t.startsWith("template:"))!;
 const queryOf = (s: Scenario) => String(s.reference!.calls[0].arguments.sql);
 const checkOf = (s: Scenario) => s.expected![0] as AnswerCheck & { value: string | number };
 
+/** Each scenario's expected answer against what its own query gives on the SQLite file, read
+ *  directly; `unquoted` names no query may leave bare (they need quoting there). */
+function expectAnswersFrom(file: string, scenarios: readonly Scenario[], unquoted?: RegExp): void {
+  const check = new Database(file, { readonly: true });
+  try {
+    for (const s of scenarios) {
+      if (unquoted) expect(queryOf(s).replace(/'[^']*'/g, "''"), s.task).not.toMatch(unquoted);
+      const truth = Object.values(check.prepare(queryOf(s)).get() as object)[0] as string | number;
+      expect(checkOf(s).value, s.task).toBe(typeof truth === "number" ? Math.round(truth * 1e6) / 1e6 : truth);
+    }
+  } finally {
+    check.close();
+  }
+}
+
 /** Generates on `box` and checks every SQL scenario against the seeded tables, and by replay. */
 async function expectSqlScenarios(box: McpToolbox, n: number): Promise<void> {
   const { scenarios } = await generateVerified(box, { n, seed: 5 });
@@ -222,16 +237,7 @@ describe("SQL recipes", () => {
       expect(rowsOf(await pg.call("query", { sql: "SELECT 1 AS Ab" }))).toEqual([{ ab: 1 }]);
       const { scenarios } = await generateVerified(pg, { n: 10, seed: 5 });
       expect(new Set(scenarios.map(kindOf)).size).toBeGreaterThanOrEqual(3);
-      const check = new Database(file, { readonly: true });
-      try {
-        for (const s of scenarios) {
-          expect(queryOf(s).replace(/'[^']*'/g, "''"), s.task).not.toMatch(/(?<!")\b(User|Post|loginCount|viewCount)\b(?!")/);
-          const truth = Object.values(check.prepare(queryOf(s)).get() as object)[0] as string | number;
-          expect(checkOf(s).value, s.task).toBe(typeof truth === "number" ? Math.round(truth * 1e6) / 1e6 : truth);
-        }
-      } finally {
-        check.close();
-      }
+      expectAnswersFrom(file, scenarios, /(?<!")\b(User|Post|loginCount|viewCount)\b(?!")/);
     } finally {
       await pg.close();
       rmSync(dir, { recursive: true, force: true });
@@ -252,15 +258,7 @@ describe("SQL recipes", () => {
       expect((await box.call("query", { sql: "SELECT * FROM products LIMIT 20" })).truncated).toBe(true);
       const { scenarios } = await generateVerified(box, { n: 8, seed: 5 });
       expect(scenarios).toHaveLength(8);
-      const check = new Database(file, { readonly: true });
-      try {
-        for (const s of scenarios) {
-          const truth = Object.values(check.prepare(queryOf(s)).get() as object)[0] as string | number;
-          expect(checkOf(s).value, s.task).toBe(typeof truth === "number" ? Math.round(truth * 1e6) / 1e6 : truth);
-        }
-      } finally {
-        check.close();
-      }
+      expectAnswersFrom(file, scenarios);
     } finally {
       await box.close();
       rmSync(dir, { recursive: true, force: true });
@@ -317,16 +315,7 @@ describe("SQL recipes", () => {
       const { scenarios } = await generateVerified(box, { n: 10, seed: 5 });
       const sql = scenarios.filter((s) => s.tags.some((t) => t.startsWith("template:generic.sql.")));
       expect(new Set(sql.map(kindOf)).size).toBeGreaterThanOrEqual(3);
-      const check = new Database(file, { readonly: true });
-      try {
-        for (const s of sql) {
-          expect(queryOf(s).replace(/'[^']*'/g, "''"), s.task).not.toMatch(/(?<!")\b(order|user|group)\b(?!")/);
-          const truth = Object.values(check.prepare(queryOf(s)).get() as object)[0] as string | number;
-          expect(checkOf(s).value, s.task).toBe(typeof truth === "number" ? Math.round(truth * 1e6) / 1e6 : truth);
-        }
-      } finally {
-        check.close();
-      }
+      expectAnswersFrom(file, sql, /(?<!")\b(order|user|group)\b(?!")/);
     } finally {
       await box.close();
       rmSync(dir, { recursive: true, force: true });
