@@ -57,7 +57,9 @@ export function verifierReward(o: VerifierOptions = {}): TrajectoryComponent {
       const presentHold = results.every((r, i) => r.pass || isAbsenceCheck(expected[i]));
       const credited = results.filter((r, i) => r.pass && (presentHold || !isAbsenceCheck(expected[i]))).length;
       const score = mode === "all" ? (success ? 1 : 0) : credited / results.length;
-      const detail = `${passed}/${results.length} passed: ${results.map((r) => `${r.pass ? "✓" : "✗"} ${r.detail}`).join("; ")}`;
+      const uncredited = mode === "fraction" && !presentHold;
+      const mark = (r: CheckResult, i: number) => (!r.pass ? "✗" : uncredited && isAbsenceCheck(expected[i]) ? "✓ (no credit while a present value is missing)" : "✓");
+      const detail = `${passed}/${results.length} passed: ${results.map((r, i) => `${mark(r, i)} ${r.detail}`).join("; ")}`;
       return { score, detail, success };
     },
   };

@@ -80,6 +80,12 @@ describe("verifier: answer checks", () => {
     // everything gone, the kept value too: nothing, not two thirds
     expect(await score("")).toBe(0);
     expect(await score("Kite")).toBe(0);
+    // the detail says which passed checks earned nothing, so a 0 with "1/3 passed" is not a puzzle
+    const wiped = await verify(checks, "", "fraction");
+    expect(wiped.detail).toMatch(/^2\/3 passed/);
+    expect(wiped.detail?.match(/no credit while a present value is missing/g)).toHaveLength(2);
+    expect((await verify(checks, "Groceries", "fraction")).detail).not.toMatch(/no credit/);
+    expect((await verify(checks, "")).detail).not.toMatch(/no credit/);
   });
 
   it("has no score for a scenario without expectations", async () => {
