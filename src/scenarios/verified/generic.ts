@@ -288,13 +288,15 @@ function singleRecipe(tool: ToolSpec): Recipe {
 }
 
 /**
- * A change's reply that only confirms it: its whole text as a sentence ("Updated note 12"), or
- * text that repeats what it was given ("Successfully wrote to notes.txt"). Not an answer to ask
- * for: the change itself is the task, and a read shows it.
+ * A change's reply that only confirms it: its whole text as a sentence ("Updated note 12") or a
+ * word ("OK"), or text that repeats what it was given ("Successfully wrote to notes.txt"). Not an
+ * answer to ask for: the change itself is the task, and a read shows it. A whole reply of one
+ * token with a digit or a mark in it ("s9f99bd", a new short link's code) is the change's own new
+ * value, and is asked for.
  */
-function isReceipt(field: { label: string; value: string | number }, args: Record<string, unknown>): boolean {
+export function isReceipt(field: { label: string; value: string | number }, args: Record<string, unknown>): boolean {
   if (typeof field.value !== "string") return false;
-  if (field.label === "result") return true;
+  if (field.label === "result") return /\s/.test(field.value.trim()) || /^\p{L}+[.!]?$/u.test(field.value.trim());
   return givenStrings(args, 200).some((v) => checkAnswer(containsCheck(v), field.value as string).pass);
 }
 
