@@ -126,7 +126,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   const tools = new Map(usable.map((t) => [t.name, t]));
   const otherSources = options.otherSources ?? OTHER_SOURCES;
   // what the server answered when a call failed: when nothing can be built, its own words say why
-  const calls = { made: 0, failed: 0, errors: new Map<string, number>() };
+  const calls = { made: 0, failed: 0, errors: new Map<string, number>(), lostInARow: 0 };
 
   // A pristine instance for read-only work on a stateful server: it never sees a mutating call.
   const pristine = stateful ? await toolbox.isolated() : toolbox;
@@ -201,6 +201,10 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
           return { slot, attempt, split, recipe, built };
         }),
       );
+      if (calls.lostInARow >= LOST_IN_A_ROW && committed.length === 0) {
+        // a server that exits on every call (a refused database login) restarts for each one
+        throw new TrainMcpError("ServerUnreachable", `the server lost the connection on ${calls.lostInARow} calls in a row and answered none${errorsSeen(calls, toolbox.secrets ?? [])}`);
+      }
       for (const r of results) {
         const key = r.built ? dedupeKey(r.built) : undefined;
         const candidate = r.built && key ? { split: r.split, heldOutTemplate: r.built.heldOutTemplate, expected: key.expected, calls: r.built.calls } : undefined;
@@ -408,8 +412,9 @@ interface BuildEnv {
   pristine: Toolbox;
   stateful: boolean;
   heldOutRate: number;
-  /** every call made while building, those that failed, and their errors' first lines */
-  calls: { made: number; failed: number; errors: Map<string, number> };
+  /** every call made while building, those that failed, their errors' first lines, and how many
+   *  calls in a row lost the connection to the server */
+  calls: CallTally;
 }
 
 async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | undefined> {
@@ -422,6 +427,12 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
   // A per-scenario copy of the pool, so values this scenario's own calls return are usable
   // (chains) without leaking into other slots (which would make output depend on timing).
   const pool = env.pool.clone();
+  const failed = (name: string, text: string) => {
+    env.calls.failed++;
+    // the whole text is checked for a credential: a cut line may hold only a piece of one
+    const line = containsHeldSecret(text, secrets) ? `${name}: (withheld: it holds a credential the server was given)` : `${name}: ${errorLineOf(text) || "(no text)"}`;
+    env.calls.errors.set(line, (env.calls.errors.get(line) ?? 0) + 1);
+  };
   const ctx: RecipeContext = {
     rng: env.rng,
     split: env.split,
@@ -431,18 +442,22 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
       calls.push({ name, arguments: args });
       const r = await box.call(name, args);
       env.calls.made++;
-      if (r.isError) {
-        env.calls.failed++;
-        // the whole text is checked for a credential: a cut line may hold only a piece of one
-        const line = containsHeldSecret(r.text, secrets) ? `${name}: (withheld: it holds a credential the server was given)` : `${name}: ${errorLineOf(r.text) || "(no text)"}`;
-        env.calls.errors.set(line, (env.calls.errors.get(line) ?? 0) + 1);
-      }
+      env.calls.lostInARow = r.fault === "connection" ? env.calls.lostInARow + 1 : 0;
+      if (r.isError) failed(name, r.text);
       if (containsHeldSecret(r.text, secrets)) sawSecret = true;
       pool.harvest(name, r);
       return r;
     },
     async probe(name, args) {
-      return box.call(name, args);
+      const r = await box.call(name, args);
+      // a probe's error answer may be expected (a dialect test); a lost connection never is, and
+      // the server's last words say why (a refused database login)
+      env.calls.lostInARow = r.fault === "connection" ? env.calls.lostInARow + 1 : 0;
+      if (r.fault === "connection") {
+        env.calls.made++;
+        failed(name, r.text);
+      }
+      return r;
     },
     phrase(train, test, vars = {}) {
       let templates = train;
@@ -481,14 +496,27 @@ async function replayOnFresh(toolbox: Toolbox, witness: () => Promise<Toolbox>, 
 /** The line of an error's text that says what went wrong: not a markdown heading over it
  *  (@playwright/mcp's "### Error\nError: No open pages available…"). */
 export function errorLineOf(text: string): string {
+  // a lost connection: why the server went (its exit and last stderr words) says more than "Connection closed"
+  const lost = /^connection to the server lost during [^:]*: [^\n]*? \((server [^\n]*)\); the next call reconnects$/.exec(text.trim());
+  if (lost) return `connection lost: ${lost[1]}`.replace(/\s+/g, " ").slice(0, 200);
   const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
   const said = lines.find((l) => !/^#{1,6}(\s|$)/.test(l)) ?? lines[0] ?? "";
   return said.replace(/^#{1,6}\s*/, "").replace(/\s+/g, " ").slice(0, 160);
 }
 
+interface CallTally {
+  made: number;
+  failed: number;
+  errors: Map<string, number>;
+  lostInARow: number;
+}
+
+/** Calls in a row that lost the connection, with nothing built yet, before generation gives up. */
+const LOST_IN_A_ROW = 12;
+
 /** "; 15 of 15 calls answered with an error, most often git_log: No session working directory set…":
  *  the server's own words on why nothing could be built (a credential in them is held back). */
-function errorsSeen(calls: { made: number; failed: number; errors: Map<string, number> }, secrets: readonly string[]): string {
+function errorsSeen(calls: CallTally, secrets: readonly string[]): string {
   if (calls.failed === 0) return "";
   const [line] = [...calls.errors].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
   const quoted = containsHeldSecret(line, secrets) ? "(withheld: it holds a credential the server was given)" : JSON.stringify(line);
