@@ -165,6 +165,23 @@ describe("SQL recipes", () => {
     }
   });
 
+  it("the query tool is sent the recipes' SELECTs only, never a made-up string (the harvest leaves it out)", async () => {
+    const only = await connect(stdioTarget("sqlite", "--query-only"), { timeoutMs: 20_000 });
+    const sent: string[] = [];
+    const call = only.call.bind(only);
+    only.call = async (name, args, options) => {
+      sent.push(String((args as { sql?: unknown }).sql));
+      return call(name, args, options);
+    };
+    try {
+      await generateVerified(only, { n: 6, seed: 5 });
+      expect(sent.length).toBeGreaterThan(6);
+      expect(sent.filter((q) => !q.startsWith("SELECT "))).toEqual([]);
+    } finally {
+      await only.close();
+    }
+  });
+
   it("a server with only a query tool and no sqlite_master: the tables are listed from information_schema, of the current schema", async () => {
     const pg = await connect(stdioTarget("sqlite", "--query-only", "--information-schema"), { timeoutMs: 20_000 });
     const queries: string[] = [];

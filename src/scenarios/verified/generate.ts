@@ -140,8 +140,10 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   try {
     let recipes = selectRecipes(usable, options.fixtureRecipes ?? true);
     // Only generic recipes draw on harvested values; fixture recipes look things up themselves.
+    // The SQL recipes' tool gets their SELECTs only: a made-up query string only fails.
+    const takesSql = new Set(recipes.filter((r) => r.id.startsWith("generic.sql.")).map((r) => r.primary ?? r.tools[0]));
     const harvested = recipes.some((r) => r.id.startsWith("generic."))
-      ? await harvest(pristine, usable, seed, options.signal, options.slowToolMs ?? SLOW_TOOL_MS)
+      ? await harvest(pristine, usable.filter((t) => !takesSql.has(t.name)), seed, options.signal, options.slowToolMs ?? SLOW_TOOL_MS)
       : { pool: new ValuePool(), unstable: new Set<string>(), slow: new Map<string, number>() };
     const pool = harvested.pool;
     if (harvested.slow.size > 0) {
