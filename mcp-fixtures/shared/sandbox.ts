@@ -101,6 +101,9 @@ export function sandboxNamespaces(): NamespaceSupport {
 
 let warnedWithoutNamespaces = false;
 
+/** Loaded first in the sandboxed Node (a data: URL: nothing to read from disk): its exit code on fd 3. */
+const EXIT_CODE_REPORTER = `data:text/javascript,${encodeURIComponent('import { writeSync } from "node:fs"; process.on("exit", (code) => { try { writeSync(3, String(code)); } catch {} });')}`;
+
 function signalName(n: number): NodeJS.Signals | undefined {
   return (Object.entries(os.constants.signals) as [NodeJS.Signals, number][]).find(([, v]) => v === n)?.[0];
 }
@@ -119,13 +122,21 @@ export function runSandboxed(opts: SandboxOptions): Promise<SandboxOutcome> {
   // no handler for (a V8 abort among them): a shell is that init and Node its child, whose status
   // it passes on (128 + signal); `exit $?` keeps bash (as /bin/sh elsewhere) from exec'ing Node in
   // its place. When the timer kills unshare, --kill-child takes the namespace down.
-  const inner = ns.available ? [ns.unshare, ...NAMESPACE_FLAGS, "/bin/sh", "-c", '"$@"; exit $?', "sh", process.execPath, ...nodeArgs] : [process.execPath, ...nodeArgs];
+  // That 128 + n is also what `process.exit(128 + n)` gives, so Node itself says how it exited,
+  // on a pipe of its own (fd 3): no line there means a signal took it.
+  const inner = ns.available
+    ? [ns.unshare, ...NAMESPACE_FLAGS, "/bin/sh", "-c", '"$@"; exit $?', "sh", process.execPath, `--import=${EXIT_CODE_REPORTER}`, ...nodeArgs]
+    : [process.execPath, ...nodeArgs];
   // `ulimit -v` must be set in the child before exec, so on Linux we go through /bin/sh.
   const [command, args] = useUlimit ? ["/bin/sh", ["-c", `ulimit -v ${vmemMb * 1024} && exec "$0" "$@"`, ...inner]] : [inner[0], inner.slice(1)];
   const maxOut = opts.maxOutputBytes ?? 1024 * 1024;
 
   return new Promise((resolve) => {
-    const child = spawn(command, args as string[], { cwd: opts.cwd, env: {}, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(command, args as string[], { cwd: opts.cwd, env: {}, stdio: ["pipe", "pipe", "pipe", ...(ns.available ? ["pipe" as const] : [])] });
+    let exitReport = "";
+    (child.stdio[3] as NodeJS.ReadableStream | undefined)?.on("data", (b: Buffer) => {
+      if (exitReport.length < 16) exitReport += b.toString("utf8");
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;
@@ -153,8 +164,10 @@ export function runSandboxed(opts: SandboxOptions): Promise<SandboxOutcome> {
     child.stdin.end(opts.input ?? "");
     const finish = (exitCode: number | null, exitSignal: NodeJS.Signals | null): void => {
       clearTimeout(timer);
-      // the namespace's init shell reports Node's death by a signal as 128 + its number
-      const bySignal = ns.available && exitCode !== null && exitCode > 128 ? signalName(exitCode - 128) : undefined;
+      // the namespace's init shell reports Node's death by a signal as 128 + its number; Node's
+      // own report of its exit code says it was no signal
+      const reported = /^\d+$/.test(exitReport.trim()) ? Number(exitReport.trim()) : undefined;
+      const bySignal = ns.available && exitCode !== null && exitCode > 128 && reported !== exitCode ? signalName(exitCode - 128) : undefined;
       const [code, signal] = bySignal ? [null, bySignal] : [exitCode, exitSignal];
       const stderr = Buffer.concat(err).toString("utf8");
       const outOfMemory =
