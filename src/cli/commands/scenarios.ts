@@ -29,7 +29,7 @@ import { otherServerWarning } from "../../scenarios/other-server.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
 import { ArgumentValidator } from "../../mcp/validate.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
-import { detectStateful, generateVerified } from "../../scenarios/verified/generate.js";
+import { detectStateful, generateVerified, parseGivenValues } from "../../scenarios/verified/generate.js";
 import { existsSync, readFileSync } from "node:fs";
 import { addConnectOptions, addTargetOptions, connectArgs, type TargetFlags } from "../target-options.js";
 
@@ -47,6 +47,7 @@ interface GenerateFlags extends TargetFlags {
   acceptFewer?: boolean;
   stateful?: boolean;
   allowWrites?: boolean;
+  value?: string[];
   idPrefix?: string;
   force?: boolean;
 }
@@ -125,6 +126,7 @@ export function register(program: Command): void {
     .option("--stateful", "verified: build state-changing tasks on fresh server instances (default: detected from tool names)")
     .option("--no-stateful", "verified: treat the server as stateless")
     .option("--allow-writes", "also call tools that change the server's state (verified: to build tasks; llm: to replay solutions), always on for fixture: servers; best with --template-dir, against a copy of the server's data")
+    .option("--value <name=value>", "verified: a value for tools' arguments of that name, for what no tool's result shows (a page to fetch, a repository path, a project key); repeatable", (v: string, prev: string[] = []) => [...prev, v])
     .option("--llm-base-url <url>", "llm: OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 (key from OPENAI_API_KEY)")
     .option("--llm-model <name>", "llm: model name (checked first against the endpoint's GET /models, where it answers)")
     .option("--llm-max-requests <k>", "llm: requests allowed in all, retries included (default 2 × batches + 4)")
@@ -141,6 +143,8 @@ export function register(program: Command): void {
       const release = quitOnSignal((sig) => generateInterruptText(sig, flags.out, written));
       try {
         const toolbox = await connect(target, options);
+        if (flags.value && flags.generator === "llm") throw new TrainMcpError("ConfigInvalid", "--value is for the verified generator (--generator verified): the llm generator's model picks its own arguments");
+        const values = flags.value ? parseGivenValues(flags.value, toolbox.tools) : undefined;
         // --allow-writes on the server's real data: say so before the first write
         const writers = toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
         if (!fixture && flags.allowWrites && !options.templateDir && writers.length > 0) process.stderr.write(`${writesWarning(target, writers, "the generator (--allow-writes)")}\n`);
@@ -212,6 +216,7 @@ export function register(program: Command): void {
                   : undefined,
               onProgress: bar.update,
               onNote: (line) => process.stderr.write(`note: ${line}\n`),
+              values,
             });
             result = r.scenarios;
           }

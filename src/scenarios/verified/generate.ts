@@ -30,7 +30,7 @@ import { checkExpected } from "../check.js";
 import { replayScenario } from "../replay.js";
 import { ScenarioSchema, type ReferenceCall, type Scenario } from "../schema.js";
 import { genericRecipes, isReadOnlyTool } from "./generic.js";
-import { ValuePool } from "./harvest.js";
+import { normKey, ValuePool } from "./harvest.js";
 import type { BuiltDraft, Recipe, RecipeContext, Split } from "./recipe.js";
 import { applicableFixtureRecipes } from "./registry.js";
 import { fileRecipes } from "./files.js";
@@ -38,7 +38,7 @@ import { resourceRecipes } from "./resources.js";
 import { sqlRecipes } from "./sql.js";
 import { Rng } from "./rng.js";
 import { SplitGuard } from "./split-guard.js";
-import { synthesizeArgs } from "./schema-values.js";
+import { singular, synthesizeArgs } from "./schema-values.js";
 import { sortKeys } from "../sort-keys.js";
 
 export interface VerifiedOptions {
@@ -81,6 +81,10 @@ export interface VerifiedOptions {
   allowWrites?: boolean;
   /** where the note on the tools left out says --allow-writes is best used (default: "best against a copy of the server's data (--template-dir)") */
   writesAdvice?: string;
+  /** values the user gives for arguments, by argument name (`--value url=http://127.0.0.1:8080/`):
+   *  offered like the values the server's own results show, for what no result reveals (a page
+   *  to fetch, a repository path, a project key) */
+  values?: Readonly<Record<string, readonly string[]>>;
   /** called after each committed scenario */
   onProgress?: (done: number, total: number) => void;
   /** each of the result's `notes` as soon as it is known (before the calls it concerns) */
@@ -143,8 +147,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     // The SQL recipes' tool gets their SELECTs only: a made-up query string only fails.
     const takesSql = new Set(recipes.filter((r) => r.id.startsWith("generic.sql.")).map((r) => r.primary ?? r.tools[0]));
     const harvested = recipes.some((r) => r.id.startsWith("generic."))
-      ? await harvest(pristine, usable.filter((t) => !takesSql.has(t.name)), seed, options.signal, options.slowToolMs ?? SLOW_TOOL_MS)
-      : { pool: new ValuePool(), unstable: new Set<string>(), slow: new Map<string, number>() };
+      ? await harvest(pristine, usable.filter((t) => !takesSql.has(t.name)), seed, options.signal, options.slowToolMs ?? SLOW_TOOL_MS, givenPool(options.values))
+      : { pool: givenPool(options.values), unstable: new Set<string>(), slow: new Map<string, number>() };
     const pool = harvested.pool;
     if (harvested.slow.size > 0) {
       recipes = recipes.filter((r) => !r.tools.some((t) => harvested.slow.has(t)));
@@ -545,6 +549,45 @@ function throwIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new TrainMcpError("Interrupted", "interrupted while generating scenarios: nothing was written", false);
 }
 
+/** The user's values, each as text and, where it is a plain number, as that number too (for an integer argument). */
+function givenPool(values: VerifiedOptions["values"]): ValuePool {
+  const pool = new ValuePool();
+  for (const [name, list] of Object.entries(values ?? {}))
+    for (const v of list) {
+      pool.add(name, v);
+      if (v.trim() !== "" && String(Number(v)) === v) pool.add(name, Number(v));
+    }
+  return pool;
+}
+
+/**
+ * `--value NAME=VALUE`s as the values option, refusing a name no tool's argument has (a typo
+ * would silently give nothing): the error names the arguments there are.
+ */
+export function parseGivenValues(specs: readonly string[], tools: readonly ToolSpec[]): Record<string, string[]> {
+  const names = new Map<string, string>();
+  const walk = (schema: unknown, depth: number): void => {
+    if (depth > 4 || !schema || typeof schema !== "object") return;
+    const s = schema as { properties?: Record<string, unknown>; items?: unknown };
+    for (const [k, sub] of Object.entries(s.properties ?? {})) {
+      if (!names.has(normKey(k))) names.set(normKey(k), k);
+      walk(sub, depth + 1);
+    }
+    walk(s.items, depth + 1);
+  };
+  for (const t of tools) walk(t.inputSchema, 0);
+  const out: Record<string, string[]> = {};
+  for (const spec of specs) {
+    const eq = spec.indexOf("=");
+    const name = eq > 0 ? spec.slice(0, eq).trim() : "";
+    if (!name) throw new TrainMcpError("ConfigInvalid", `--value ${JSON.stringify(spec)}: expected NAME=VALUE, an argument's name and a value for it (e.g. --value url=http://127.0.0.1:8080/)`);
+    if (!names.has(normKey(name)) && !names.has(normKey(singular(name))))
+      throw new TrainMcpError("ConfigInvalid", `--value ${name}=…: no tool of the server takes an argument named ${JSON.stringify(name)} (their arguments: ${[...names.values()].sort().join(", ") || "none"})`);
+    (out[name] ??= []).push(spec.slice(eq + 1));
+  }
+  return out;
+}
+
 /** A read-only call slower than this leaves its tool out of the generated tasks. */
 const SLOW_TOOL_MS = 10_000;
 
@@ -554,9 +597,9 @@ async function harvest(
   seed: string,
   signal: AbortSignal | undefined,
   slowMs: number,
+  pool: ValuePool,
 ): Promise<{ pool: ValuePool; unstable: Set<string>; slow: Map<string, number> }> {
   const slow = new Map<string, number>();
-  const pool = new ValuePool();
   const called = new Set<string>();
   const unstable = new Set<string>();
   const compared = new Set<string>();

@@ -1,0 +1,60 @@
+/**
+ * `--value NAME=VALUE`: values the user gives for arguments no tool's result reveals. A fetch
+ * server (test/servers/http-get.ts, fetching for real from a local HTTP server of station pages)
+ * gets tasks on the pages given, answered from what each page says; a name no argument has is
+ * refused with the names there are.
+ */
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "../../src/mcp/connect.js";
+import type { Toolbox } from "../../src/mcp/types.js";
+import { generateVerified, parseGivenValues } from "../../src/scenarios/verified/generate.js";
+import { replaysOnFresh } from "../helpers/checks-after.js";
+import { stdioTarget } from "../servers/launch.js";
+
+const PAGES: Record<string, Record<string, string | number>> = {
+  "/stations/oslo.json": { station: "Oslo Blindern", elevation_m: 94, operator: "MET Norway" },
+  "/stations/bergen.json": { station: "Bergen Florida", elevation_m: 12, operator: "MET Norway" },
+  "/stations/tromso.json": { station: "Tromsø Langnes", elevation_m: 8, operator: "Avinor" },
+};
+let site: http.Server;
+let base = "";
+let box: Toolbox | undefined;
+
+beforeAll(async () => {
+  site = http.createServer((req, res) => {
+    const page = PAGES[req.url ?? ""];
+    res.writeHead(page ? 200 : 404, { "content-type": "application/json" });
+    res.end(JSON.stringify(page ?? { error: "not found" }));
+  });
+  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+});
+afterAll(async () => {
+  await box?.close();
+  await new Promise((resolve) => site.close(resolve));
+});
+
+describe("values given for arguments", () => {
+  it("builds fetch tasks on the pages given, each answered from its own page, and they replay", async () => {
+    box = await connect(stdioTarget("http-get"));
+    const urls = Object.keys(PAGES).map((p) => `${base}${p}`);
+    const { scenarios } = await generateVerified(box, { n: 3, seed: 1, values: parseGivenValues(urls.map((u) => `url=${u}`), box.tools) });
+    expect(scenarios).toHaveLength(3);
+    expect(scenarios.map((s) => s.reference!.calls[0].arguments.url).sort()).toEqual([...urls].sort());
+    for (const s of scenarios) {
+      const page = PAGES[new URL(String(s.reference!.calls[0].arguments.url)).pathname];
+      const check = s.expected![0] as { value: string | number };
+      expect(Object.values(page).map(String), s.task).toContain(String(check.value));
+      expect(await replaysOnFresh(box, s), s.task).toBe(true);
+    }
+  }, 60_000);
+
+  it("refuses a name no tool's argument has, and a value without a name", () => {
+    const tools = [{ name: "http_get", description: "", inputSchema: { type: "object", properties: { url: { type: "string" }, headers: { type: "object", properties: { accept: { type: "string" } } } } } }];
+    expect(parseGivenValues(["url=http://a/", "url=http://b/?x=1", "accept=text/html"], tools)).toEqual({ url: ["http://a/", "http://b/?x=1"], accept: ["text/html"] });
+    expect(() => parseGivenValues(["ulr=http://a/"], tools)).toThrow(/--value ulr=…: no tool of the server takes an argument named "ulr" \(their arguments: accept, headers, url\)/);
+    expect(() => parseGivenValues(["http://a/"], tools)).toThrow(/expected NAME=VALUE/);
+    expect(() => parseGivenValues(["=x"], tools)).toThrow(/expected NAME=VALUE/);
+  });
+});
