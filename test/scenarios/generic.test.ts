@@ -288,6 +288,18 @@ describe("generic recipes", () => {
     expect(pool.lookup("path")).toEqual([]);
     expect(pool.lookup("name")).toEqual(["a.txt"]);
   });
+  it("files the names of a plain-text listing under its heading's noun, and paths as paths (server-redis's list, mcp-obsidian's search); prose is no listing", () => {
+    const text = (t: string): ToolResult => ({ isError: false, text: t, truncated: false });
+    const pool = new ValuePool();
+    pool.harvest("list", text("Found keys:\nuser:1:name\nconfig:theme\ngreeting"));
+    expect(pool.lookup("key")).toEqual(["user:1:name", "config:theme", "greeting"]);
+    pool.harvest("search_notes", text("/projects/garden-plan.md\n/daily/2024-03-14.md"));
+    expect(pool.lookup("path")).toEqual(["/projects/garden-plan.md", "/daily/2024-03-14.md"]);
+    const prose = new ValuePool();
+    prose.harvest("get", text("Hello, world"));
+    prose.harvest("status", text("Server status:\nall systems go\nuptime 3 days"));
+    expect(prose.keys()).toEqual([]);
+  });
   it("nor the time now to the minute, nor a Unix timestamp of today (a clock): other times of day are facts", () => {
     const now = new Date("2026-12-02T11:52:10Z");
     expect(clockLike("Current time: 11:52", now)).toBe(true);
