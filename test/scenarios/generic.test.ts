@@ -49,6 +49,8 @@ describe("generic recipes", () => {
     // markdown scaffolding is no answer (@playwright/mcp on about:blank: a snapshot of nothing, a header over no requests)
     expect(pickAnswerField(text("### Page\n- Page URL: about:blank\n### Snapshot\n```yaml\n\n```"), { depth: 3 })).toBeUndefined();
     expect(pickAnswerField(text("### Result"), { static: false })).toBeUndefined();
+    // nor the number inside a name the task gave (server-redis's set: "Successfully set key: product:1" is no 1)
+    expect(pickAnswerField(text("Successfully set key: product:1"), { key: "product:1", value: "bravo" })).toEqual({ label: "result", value: "Successfully set key: product:1" });
   });
 
   it("a count of 0 over an empty list is no task; a 0 with content is", () => {

@@ -130,7 +130,9 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     if (datedByNow(t)) return undefined;
     // one new number in a sentence ("The sum of 18.58 and 1.97 is 20.549999999999997."): that
     // number is the answer, not the sentence with its wording and float noise
-    const fresh = extractNumbers(t).filter((x) => !echoes.has(String(x)));
+    // (a number inside a given name is no answer either: the 1 of "Successfully set key: product:1")
+    const unnamed = [...echoes].filter((e) => /[a-z]/i.test(e)).reduce((text, e) => text.split(e).join(" "), t);
+    const fresh = extractNumbers(unnamed).filter((x) => !echoes.has(String(x)));
     if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t) && askable(fresh[0])) return { label: "result", value: fresh[0] };
     // a short text is the answer when it is one line of words: not a page of headings and empty
     // blocks (@playwright/mcp's snapshot of about:blank, "### Page\n- Page URL: about:blank\n### Snapshot…",
