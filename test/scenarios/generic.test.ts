@@ -49,6 +49,8 @@ describe("generic recipes", () => {
     // markdown scaffolding is no answer (@playwright/mcp on about:blank: a snapshot of nothing, a header over no requests)
     expect(pickAnswerField(text("### Page\n- Page URL: about:blank\n### Snapshot\n```yaml\n\n```"), { depth: 3 })).toBeUndefined();
     expect(pickAnswerField(text("### Result"), { static: false })).toBeUndefined();
+    // nor the number inside a name the task gave (server-redis's set: "Successfully set key: product:1" is no 1)
+    expect(pickAnswerField(text("Successfully set key: product:1"), { key: "product:1", value: "bravo" })).toEqual({ label: "result", value: "Successfully set key: product:1" });
   });
 
   it("a count of 0 over an empty list is no task; a 0 with content is", () => {
@@ -173,6 +175,27 @@ describe("generic recipes", () => {
     pool.harvest("git_log", result({ commits: [{ hash: "22b7753727bd26d3128fd56a759c117af5de3b0a", author: "Linus Torvalds" }] }));
     for (let i = 0; i < 5; i++) expect(synthesizeArgs(schema, rng, pool, { optionalRate: 1, poolRate: 1 })!.author).toBe("Linus Torvalds");
   });
+  it("always gives a date or time argument, in the layout its description asks for (time-mcp's days_in_month without a date counts this month's days)", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        date: { type: "string", description: "The date to get the days in month. Format: YYYY-MM-DD" },
+        time: { type: "string", description: "The time to get the timestamp. Format: YYYY-MM-DD HH:mm:ss.SSS" },
+        at: { type: "string", description: "Date and time in 24-hour format. e.g. 2025-03-23 12:30:00" },
+        timezone: { type: "string", description: "IANA timezone name, e.g. Asia/Shanghai" },
+        timeout: { type: "number" },
+      },
+    };
+    const rng = new Rng("dated");
+    for (let i = 0; i < 10; i++) {
+      const a = synthesizeArgs(schema, rng, undefined, { optionalRate: 0 })!;
+      expect(a.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(a.time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/);
+      expect(a.at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      expect(a.timezone).toBeUndefined();
+      expect(a.timeout).toBeUndefined();
+    }
+  });
   it("names the server's working directory (\"./\") for an argument that is the repository the tool works in, even where optional: git-mcp-server's default \".\" is a session folder no fresh instance has", () => {
     const repoPath = { type: "string", description: "Path to the Git repository. Defaults to session working directory set via git_set_working_dir.", default: "." };
     const schema = {
@@ -267,6 +290,18 @@ describe("generic recipes", () => {
     expect(pool.lookup("path")).toEqual([]);
     expect(pool.lookup("name")).toEqual(["a.txt"]);
   });
+  it("files the names of a plain-text listing under its heading's noun, and paths as paths (server-redis's list, mcp-obsidian's search); prose is no listing", () => {
+    const text = (t: string): ToolResult => ({ isError: false, text: t, truncated: false });
+    const pool = new ValuePool();
+    pool.harvest("list", text("Found keys:\nuser:1:name\nconfig:theme\ngreeting"));
+    expect(pool.lookup("key")).toEqual(["user:1:name", "config:theme", "greeting"]);
+    pool.harvest("search_notes", text("/projects/garden-plan.md\n/daily/2024-03-14.md"));
+    expect(pool.lookup("path")).toEqual(["/projects/garden-plan.md", "/daily/2024-03-14.md"]);
+    const prose = new ValuePool();
+    prose.harvest("get", text("Hello, world"));
+    prose.harvest("status", text("Server status:\nall systems go\nuptime 3 days"));
+    expect(prose.keys()).toEqual([]);
+  });
   it("nor the time now to the minute, nor a Unix timestamp of today (a clock): other times of day are facts", () => {
     const now = new Date("2026-12-02T11:52:10Z");
     expect(clockLike("Current time: 11:52", now)).toBe(true);
@@ -279,6 +314,23 @@ describe("generic recipes", () => {
     // the same check as the generator makes it, against the real clock
     const t = new Date();
     expect(pickAnswerField(result({ at: `${t.getUTCHours()}:${String(t.getUTCMinutes()).padStart(2, "0")}`, name: "job" }), {})).toEqual({ label: "name", value: "job" });
+  });
+  it("nor today's date, this month, or a time counted from now (time-mcp's current_time, days_in_month, relative_time): other dates are facts", () => {
+    const now = new Date("2026-12-06T10:20:00Z");
+    expect(clockLike("Current UTC time is 2026-12, and the time in UTC is 2026-12.", now)).toBe(true);
+    expect(clockLike("Today is 12/06/2026", now)).toBe(true);
+    expect(clockLike("2026/12/05", now)).toBe(true);
+    expect(clockLike("06.12.2026", now)).toBe(true);
+    expect(clockLike("a month ago", now)).toBe(true);
+    expect(clockLike("in 3 days", now)).toBe(true);
+    expect(clockLike("2 years from now", now)).toBe(true);
+    expect(clockLike("Next review on 2026-12-25", now)).toBe(false);
+    expect(clockLike("Invoice INV-2026-1234", now)).toBe(false);
+    expect(clockLike("Released 2024-03-14", now)).toBe(false);
+    expect(clockLike("in 2024 the ago column", now)).toBe(false);
+    // nor the number of a text that counts from now (relative_time's "3 years ago")
+    expect(pickAnswerField({ isError: false, text: "3 years ago", truncated: false }, { time: "2024-01-11 04:00:00" })).toBeUndefined();
+    expect(pickAnswerField({ isError: false, text: "The number of days in month is 29.", truncated: false }, { date: "2024-02-24" })).toEqual({ label: "result", value: 29 });
   });
   it("ends a reference answer with one full stop, also after a value ending with one", () => {
     expect(answerSentence("capital", "Washington, D.C.")).toBe("The capital is Washington, D.C.");

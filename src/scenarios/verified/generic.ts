@@ -126,9 +126,13 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
     const t = result.text.replace(/\[(?:image|audio)[^\]\n]*\]/g, "").trim();
     // the argument handed back ("#91ba0b" to hex): nothing to ask, not even the digits in it
     if (echoes.has(t)) return undefined;
+    // "3 years ago" (time-mcp's relative_time): its 3 changes with the clock
+    if (datedByNow(t)) return undefined;
     // one new number in a sentence ("The sum of 18.58 and 1.97 is 20.549999999999997."): that
     // number is the answer, not the sentence with its wording and float noise
-    const fresh = extractNumbers(t).filter((x) => !echoes.has(String(x)));
+    // (a number inside a given name is no answer either: the 1 of "Successfully set key: product:1")
+    const unnamed = [...echoes].filter((e) => /[a-z]/i.test(e)).reduce((text, e) => text.split(e).join(" "), t);
+    const fresh = extractNumbers(unnamed).filter((x) => !echoes.has(String(x)));
     if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t) && askable(fresh[0])) return { label: "result", value: fresh[0] };
     // a short text is the answer when it is one line of words: not a page of headings and empty
     // blocks (@playwright/mcp's snapshot of about:blank, "### Page\n- Page URL: about:blank\n### Snapshot…",
@@ -170,15 +174,17 @@ function withCase(field: { label: string; value: string | number }, echoes: Read
 }
 
 /** A time to the second ("9:15:31 AM", "2026-12-02T09:15:31Z"), a time to the minute that is
- *  the time now ("11:52", in UTC or local time, 12- or 24-hour), or a Unix timestamp of today:
- *  the server's clock, almost always, so an answer holding one would be wrong on a later replay.
- *  ("Opens at 9:15" asked at another time of day is a fact, and stays.) */
+ *  the time now ("11:52", in UTC or local time, 12- or 24-hour), a Unix timestamp of today,
+ *  today's date or this month ("2026-12-06", "12/06/2026", "2026-12"), or a time counted from now
+ *  ("a month ago", "in 3 days"): the server's clock, almost always, so an answer holding one would
+ *  be wrong on a later replay. ("Opens at 9:15" asked at another time of day is a fact, and stays.) */
 export function clockLike(value: string | number, now: Date = new Date()): boolean {
   if (typeof value === "number") {
     // seconds or milliseconds since 1970, within a day of now
     return [value, value / 1000].some((s) => Math.abs(s - now.getTime() / 1000) < 86_400);
   }
   if (/\b\d{1,2}:\d{2}:\d{2}\b/.test(value)) return true;
+  if (datedByNow(value, now)) return true;
   const minutesNow: number[] = [];
   for (let d = -2; d <= 2; d++) {
     const t = new Date(now.getTime() + d * 60_000);
@@ -189,6 +195,29 @@ export function clockLike(value: string | number, now: Date = new Date()): boole
     if (minutesNow.includes(at) || minutesNow.includes((Number(h) % 12) * 60 + Number(m))) return true;
   }
   return false;
+}
+
+// "a month ago", "in 3 days", "2 years from now", "just now" (dayjs' and moment's fromNow, humanize)
+const RELATIVE_TIME = /\b(?:(?:a|an|a few|\d+) (?:seconds?|minutes?|hours?|days?|weeks?|months?|years?) (?:ago|from now)|in (?:a|an|a few|\d+) (?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)|just now)\b/i;
+
+/** Whether a text holds a time counted from now ("3 years ago": its number is no fact either) or today's date. */
+export function datedByNow(text: string, now: Date = new Date()): boolean {
+  return RELATIVE_TIME.test(text) || datesNear(now).some((d) => new RegExp(`(?<![\\d./-])${d.replace(/[./]/g, "\\$&")}(?![\\d]|[./-]\\d)`).test(text));
+}
+
+/** Today's date (a day either side: UTC and local time differ) and this month, as dates are
+ *  written: 2026-12-06, 2026/12/06, 12/06/2026, 12/06/26, 06.12.2026, 2026-12, 2026/12 (each
+ *  whole: "2026-12" in "2026-12-25", another day, or in "INV-2026-1234" is no clock). */
+function datesNear(now: Date): string[] {
+  const out = new Set<string>();
+  for (const d of [-1, 0, 1]) {
+    const t = new Date(now.getTime() + d * 86_400_000);
+    for (const [y, m, day] of [[t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate()], [t.getFullYear(), t.getMonth() + 1, t.getDate()]]) {
+      const [mm, dd, yy] = [String(m).padStart(2, "0"), String(day).padStart(2, "0"), String(y).slice(2)];
+      for (const f of [`${y}-${mm}-${dd}`, `${y}/${mm}/${dd}`, `${mm}/${dd}/${y}`, `${mm}/${dd}/${yy}`, `${dd}.${mm}.${y}`, `${y}-${mm}`, `${y}/${mm}`]) out.add(f);
+    }
+  }
+  return [...out];
 }
 
 /**

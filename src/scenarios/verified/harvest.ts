@@ -82,7 +82,25 @@ export class ValuePool {
     if (result.isError) return;
     const data = result.structuredContent ?? parseJsonLoose(result.text)?.value;
     if (data !== undefined) this.harvestData(tool, data);
+    else this.harvestListing(result.text);
     for (const email of result.text.match(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g) ?? []) this.add("email", email);
+  }
+
+  /**
+   * A plain-text listing, one name to a line under an optional heading (server-redis's "Found
+   * keys:\nuser:1\n…", mcp-obsidian's search: "/daily/2024-03-14.md" lines): each name filed under
+   * the heading's noun ("key"), and one that looks like a path under `path` too. Text with a
+   * space in a line is prose, not a listing.
+   */
+  private harvestListing(text: string): void {
+    const lines = text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+    const heading = lines.length > 1 && /^[\w ]{1,40}:$/.test(lines[0]) && lines[0].split(" ").length <= 4 ? lines.shift()! : "";
+    if (lines.length === 0 || lines.length > 200 || !lines.every((l) => l.length <= 120 && /^[^\s,;]+$/.test(l))) return;
+    const noun = singular(heading.replace(/:$/, "").split(" ").pop()?.toLowerCase() ?? "");
+    for (const line of lines) {
+      if (noun) this.add(noun, line);
+      if (/[\\/]|\.[a-z0-9]{1,5}$/i.test(line)) this.add("path", line);
+    }
   }
 
   /** Files every value in a JSON value (a result's data, or the arguments a call was given). */

@@ -110,7 +110,9 @@ function synthObject(schema: Schema, root: Schema, rng: Rng, pool: ValuePool | u
       out[name] = WORK_DIR;
       continue;
     }
-    if (!required.has(name) && !rng.bool(o.optionalRate ?? 0.3)) continue;
+    // a date or time left out is most often "now" (days_in_month without a date counts this
+    // month's days): the answer would change with the clock, so one is always given
+    if (!required.has(name) && !datedArgument(name, propSchema, root) && !rng.bool(o.optionalRate ?? 0.3)) continue;
     const v = synthValue(propSchema, root, name, rng, pool, required.has(name) ? o : { ...o, noInvented: true }, depth + 1);
     if (v === undefined) {
       if (required.has(name)) return undefined;
@@ -228,6 +230,22 @@ export function workDirArgument(name: string, schema: Schema, root: Schema): boo
   return schemaAccepts(s as JsonSchema, WORK_DIR);
 }
 
+/**
+ * A string argument naming the date or time the call is about (`date`, `time`, `datetime`,
+ * `timestamp`, `day`, `month`, `year`, `week`; not `timezone`, `time_format` or `timeout`), or one
+ * whose description asks for a date layout.
+ */
+export function datedArgument(name: string, schema: Schema, root: Schema): boolean {
+  const s = resolveRef(schema, root);
+  const type = Array.isArray(s.type) ? (s.type as string[]).find((t) => t !== "null") : s.type;
+  if (type !== undefined && type !== "string") return false;
+  if ("const" in s || Array.isArray(s.enum)) return false;
+  const words = name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  if (words.some((w) => /^(format|zone|timezone|tz|unit|units|interval|duration|period|range|type|kind|limit|out|timeout)$/.test(w))) return false;
+  if (words.some((w) => /^(date|time|datetime|timestamp|day|month|year|week)$/.test(w))) return true;
+  return dateLayout(typeof s.description === "string" ? s.description : "") !== undefined;
+}
+
 /** Arguments that count things (limit, offset, page…) take whole numbers, of everyday size. */
 function countLike(name: string): "start" | "page" | "size" | undefined {
   const last = name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z]+/).filter(Boolean).pop() ?? "";
@@ -290,6 +308,10 @@ const WORDS = ["alpha", "bravo", "delta", "echo", "harbor", "maple", "orbit", "r
  */
 function describedString(name: string, description: string, rng: Rng): string | undefined {
   const hint = `${name.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ")} ${description}`.toLowerCase();
+  // "Format: YYYY-MM-DD HH:mm:ss", "e.g. 2025-03-23 12:30:00": a date in that layout (the
+  // example below would stop at its space)
+  const layout = dateLayout(description);
+  if (layout) return formatDate(layout, rng);
   const example = /\be\.g\.,?\s*["'`]?([^"'`\s,;]+[^"'`\s,;).])/i.exec(description)?.[1];
   if (example && rng.bool(0.5)) return example;
   const n = (lo: number, hi: number) => String(rng.int(lo, hi));
@@ -302,6 +324,27 @@ function describedString(name: string, description: string, rng: Rng): string | 
   if (/\b(math )?expression\b|formula/.test(hint)) return `${n(2, 99)} ${rng.pick(["+", "-", "*"])} ${n(2, 99)}`;
   if (/\burl\b|\buri\b|website|link/.test(hint)) return `https://example.com/${rng.pick(WORDS)}`;
   return undefined;
+}
+
+/**
+ * The layout of a date a description asks for, by its pattern ("Format: YYYY-MM-DD HH:mm:ss.SSS")
+ * or its example ("e.g. 2025-03-23 12:30:00" gives "YYYY-MM-DD HH:mm:ss"); undefined when it names neither.
+ */
+export function dateLayout(description: string): string | undefined {
+  const pattern = /\b(?:YYYY|yyyy)([-/.])MM(?:\1(?:DD|dd))?(?:[ T](?:HH|hh):mm(?::ss(?:\.SSS)?)?)?/.exec(description)?.[0];
+  if (pattern) return pattern.replace(/yyyy/, "YYYY").replace(/dd/, "DD").replace(/hh/, "HH");
+  const example = /\b\d{4}([-/.])\d{2}(?:\1\d{2})?(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d{3})?)?)?/.exec(description)?.[0];
+  if (!example) return undefined;
+  const letters = ["YYYY", "MM", "DD", "HH", "mm", "ss", "SSS"];
+  let i = 0;
+  return example.replace(/\d+/g, () => letters[i++]);
+}
+
+/** A date in 2024 written in a layout of dateLayout's: a day of 1–28, a quarter hour, no seconds. */
+function formatDate(layout: string, rng: Rng): string {
+  const two = (v: number) => String(v).padStart(2, "0");
+  const parts: Record<string, string> = { YYYY: "2024", MM: two(rng.int(1, 12)), DD: two(rng.int(1, 28)), HH: two(rng.int(0, 23)), mm: two(rng.pick([0, 15, 30, 45])), ss: "00", SSS: "000" };
+  return layout.replace(/YYYY|MM|DD|HH|mm|ss|SSS/g, (k) => parts[k]);
 }
 
 function synthString(s: Schema, name: string, rng: Rng, noInvented = false): string | undefined {

@@ -1,0 +1,40 @@
+/**
+ * time-mcp (a devDependency): six tools over the clock. current_time and relative_time ("3 years
+ * ago") answer from the time now, and days_in_month, get_week_year and get_timestamp do too when
+ * their optional date is left out (this month's days). A task built on one of those would be
+ * wrong a day or a month later, which a replay a minute later cannot see: the generator must give
+ * every date (in the layout the tool asks for) and never expect an answer counted from now.
+ * (Checked by hand with `scenarios check --fresh` on the server under `faketime -f +75d`.)
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { readScenarioFile } from "../../src/scenarios/io.js";
+import { datedByNow } from "../../src/scenarios/verified/generic.js";
+import { cli } from "../train/helpers.js";
+
+const SERVER = `node ${resolve("node_modules/time-mcp/dist/index.js")}`;
+
+describe("time-mcp (the npm package) through the CLI", () => {
+  const dir = mkdtempSync(join(tmpdir(), "time-real-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("builds only tasks whose answers hold on another day: every date given, nothing counted from now", async () => {
+    const out = join(dir, "time.jsonl");
+    const g = await cli(["scenarios", "generate", "--server", SERVER, "--n", "12", "--seed", "1", "--accept-fewer", "--out", out]);
+    expect(g.code, g.stderr).toBe(0);
+    const scenarios = readScenarioFile(out);
+    expect(scenarios.length).toBeGreaterThan(5);
+    for (const s of scenarios) {
+      for (const call of s.reference!.calls) {
+        expect(["current_time", "relative_time"], s.task).not.toContain(call.name);
+        const dated = call.arguments.date ?? call.arguments.time;
+        expect(dated, `${s.id} ${call.name}`).toMatch(/^\d{4}-\d{2}-\d{2}/);
+      }
+      for (const e of s.expected ?? []) if (e.kind === "contains") expect(datedByNow(e.value), e.value).toBe(false);
+    }
+    const check = await cli(["scenarios", "check", "--fresh", "--server", SERVER, out]);
+    expect(check.code, check.stderr + check.stdout).toBe(0);
+  });
+});
