@@ -46,4 +46,16 @@ describe("server-redis (the npm package) on a throwaway Redis, through the CLI",
     const check = await cli(["scenarios", "check", "--fresh", "--server", server, out]);
     expect(check.code, check.stderr + check.stdout).toBe(0);
   });
+
+  it("with --allow-writes: every server process shares the one Redis, so after a few changes it builds no more, says so, and keeps only tasks that still replay", async () => {
+    const server = `node ${resolve("node_modules/@modelcontextprotocol/server-redis/dist/index.js")} redis://127.0.0.1:${redis.port}`;
+    const out = join(dir, "redis-writes.jsonl");
+    const g = await cli(["scenarios", "generate", "--server", server, "--n", "12", "--seed", "2", "--accept-fewer", "--allow-writes", "--out", out]);
+    expect(g.stderr).toMatch(/note: no change task built: the checks of \d+ changes already passed on a server instance nothing was changed on, so the instances share their data/);
+    if (g.code !== 0) return expect(g.stderr).toMatch(/could not build any verified scenario/); // the changes left nothing to ask
+    const scenarios = readScenarioFile(out);
+    expect(scenarios.filter((s) => s.reference!.calls.some((c) => c.name === "set" || c.name === "delete"))).toEqual([]);
+    const check = await cli(["scenarios", "check", "--fresh", "--server", server, out]);
+    expect(check.code, check.stderr + check.stdout).toBe(0);
+  });
 });

@@ -177,7 +177,8 @@ describe("verified generator on the fixtures", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "todo-few-"));
     const todo = await connect(stdioTarget("todo-file"), { cwd: dir });
     try {
-      const e = await generateVerified(todo, { n: 60, seed: 1, fewer: "lower --generate-train-scenarios" }).then(() => undefined, (x: Error) => x);
+      // (read-only: its instances share the file, so no change task could be built anyway)
+      const e = await generateVerified(todo, { n: 60, seed: 1, allowWrites: false, fewer: "lower --generate-train-scenarios" }).then(() => undefined, (x: Error) => x);
       expect(e?.message).toMatch(/^could only build \d+ distinct verified scenarios of the 60 asked for \(.*\); lower --generate-train-scenarios, or write scenarios by hand \(scenarios\/README\.md\) or with an LLM \(--generator llm\)$/);
     } finally {
       await todo.close();

@@ -130,7 +130,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   const tools = new Map(usable.map((t) => [t.name, t]));
   const otherSources = options.otherSources ?? OTHER_SOURCES;
   // what the server answered when a call failed: when nothing can be built, its own words say why
-  const calls = { made: 0, failed: 0, errors: new Map<string, number>(), lostInARow: 0 };
+  const calls = { made: 0, failed: 0, errors: new Map<string, number>(), lostInARow: 0, passedUntouched: 0 };
 
   // A pristine instance for read-only work on a stateful server: it never sees a mutating call.
   const pristine = stateful ? await toolbox.isolated() : toolbox;
@@ -183,6 +183,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     let nextSpare = n;
     const maxSlots = n * 3 + 20;
     let credentialSeen = false;
+    const changes = new Set(recipes.filter((r) => r.mutates).map((r) => r.id));
+    let sharedData = false;
 
     // every recipe failing again and again: more attempts would only take time
     while (pending.length > 0 && committed.length < n && exhausted.size < recipes.length) {
@@ -231,7 +233,26 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
           else if (nextSpare < maxSlots) pending.push({ slot: nextSpare++, attempt: 0, split: r.split });
         }
       }
+      if (!sharedData && calls.passedUntouched >= SHARED_AFTER && !committed.some((c) => changes.has(c.built.recipe))) {
+        // every change showed on the untouched instance too: one database behind every server
+        // process, which each further change would alter for everyone
+        sharedData = true;
+        for (const id of changes) exhausted.add(id);
+      }
     }
+    if (sharedData) {
+      // the changes made so far may have altered what earlier read-only tasks were built on
+      let stale = 0;
+      for (let i = committed.length - 1; i >= 0; i--) {
+        if (await replayOnFresh(toolbox, witnessBox, false, committed[i].built)) continue;
+        committed.splice(i, 1);
+        stale++;
+      }
+      note(
+        `no change task built: the checks of ${calls.passedUntouched} changes already passed on a server instance nothing was changed on, so the instances share their data (a database or folder outside the server process) and each change altered it for everyone` +
+          `${stale > 0 ? `; ${stale} read-only task${stale === 1 ? "" : "s"} built before that no longer replayed and ${stale === 1 ? "was" : "were"} left out` : ""}; run the server on a throwaway copy of its data (--template-dir, or a database of its own)`,
+      );
+    } else if (calls.passedUntouched > 0) note(`left out ${calls.passedUntouched} change task${calls.passedUntouched === 1 ? "" : "s"} whose checks already passed on a server instance nothing was changed on: a model doing nothing would pass them`);
     if (committed.length < n) {
       const tried = Object.entries(failedAttempts)
         .sort((a, b) => b[1] - a[1])
@@ -480,6 +501,14 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
     // The draft must satisfy its own checks: answer checks on the answer, state checks here.
     const check = await checkExpected(draft.expected, draft.answer, box);
     if (!check.pass) return undefined;
+    // A change's checks must fail where nothing was changed, or doing nothing passes: on the
+    // untouched instance they do, unless the instances share their data (one database behind
+    // every server process), in which case the change was made there too.
+    const stateChecks = draft.expected.filter((e) => e.kind === "state");
+    if (own && stateChecks.length > 0 && (await checkExpected(stateChecks, "", env.pristine)).pass) {
+      env.calls.passedUntouched++;
+      return undefined;
+    }
     return { ...draft, calls, recipe: recipe.id, heldOutTemplate, ...(sawSecret ? { sawSecret } : {}) };
   } catch {
     return undefined; // a recipe's bad luck (unexpected result shape) is a failed attempt
@@ -515,7 +544,12 @@ interface CallTally {
   failed: number;
   errors: Map<string, number>;
   lostInARow: number;
+  /** changes whose checks passed on an instance nothing was changed on, left out */
+  passedUntouched: number;
 }
+
+/** Changes whose checks pass where nothing was changed, with none kept, before the instances are taken to share their data. */
+const SHARED_AFTER = 3;
 
 /** Calls in a row that lost the connection, with nothing built yet, before generation gives up. */
 const LOST_IN_A_ROW = 12;
