@@ -58,6 +58,10 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .min(1)
     .default(200)
     .describe('scenarios to generate for `scenarios: ["auto"]` on a server with no bundled set (execution-verified; fewer when its tools offer fewer distinct tasks)'),
+  argument_values: z
+    .record(z.string().min(1), z.array(z.string()))
+    .default({})
+    .describe('values for tools\' arguments by name, for the scenarios generated (`--value url=http://127.0.0.1:8080/`): what no tool\'s result shows, a page to fetch, a repository path'),
   generate_train_scenarios: z
     .number()
     .int()

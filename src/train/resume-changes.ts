@@ -17,6 +17,7 @@ const FIXED: Record<string, string> = {
   scenarios: "--scenarios",
   generate_scenarios: "--generate-scenarios",
   generate_train_scenarios: "--generate-train-scenarios",
+  argument_values: "--value",
   seed: "--seed",
   lora_rank: "--lora-rank",
   lora_alpha: "lora_alpha",

@@ -16,7 +16,7 @@ import { readScenarioFile, readScenarioFileLines, ScenarioFileError, writeScenar
 import { problemsAgainstTools } from "../scenarios/against-tools.js";
 import { ArgumentValidator } from "../mcp/validate.js";
 import type { Scenario } from "../scenarios/schema.js";
-import { generateVerified } from "../scenarios/verified/generate.js";
+import { checkValueNames, generateVerified } from "../scenarios/verified/generate.js";
 import { HeldOutGuard, sameTaskAcrossSplits, sameTaskWarning } from "../scenarios/held-out-guard.js";
 import { otherServerWarning } from "../scenarios/other-server.js";
 import type { ServerSet } from "./servers.js";
@@ -40,6 +40,8 @@ export async function loadScenarios(
     runDir: string;
     log: (line: string) => void;
     generateN?: number;
+    /** values for tools' arguments by name, for the generated scenarios (--value) */
+    values?: Readonly<Record<string, readonly string[]>>;
     /** extra execution-verified training scenarios to generate per server (default 0) */
     generateTrain?: number;
     /** refuse a set with no training scenarios (default true; eval needs none) */
@@ -51,6 +53,8 @@ export async function loadScenarios(
     generatedIn?: string;
   },
 ): Promise<ScenarioSplit> {
+  // a --value for a name no server's tools take is a typo: said before anything is generated
+  if (o.values && Object.keys(o.values).length > 0) checkValueNames(o.values, servers.entries.flatMap((e) => e.toolbox.tools));
   const all: Scenario[] = [];
   const sources: string[] = [];
   // where a user's scenario came from, for errors found once the servers' tools are known
@@ -83,7 +87,7 @@ export async function loadScenarios(
       o.log(`generating ${n} execution-verified scenarios for ${target} ...`);
       // fewer than asked is fine (a server's tools offer what they offer, and the note says so);
       // a set with no training or no held-out scenario cannot make a run
-      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, otherSources: TRAIN_OTHER_SOURCES, ...writesPolicy(entry.target, o.log) });
+      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, ...writesPolicy(entry.target, o.log) });
       const missing = (["train", "test"] as const).filter((split) => !scenarios.some((s) => s.split === split));
       if (missing.length > 0)
         throw new TrainMcpError(
@@ -157,7 +161,7 @@ function checkAgainstTools(playable: Scenario[], origin: Map<Scenario, { file: s
 async function generateTraining(
   existing: Scenario[],
   servers: ServerSet,
-  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[]; signal?: AbortSignal; generatedIn?: string },
+  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[]; signal?: AbortSignal; generatedIn?: string; values?: Readonly<Record<string, readonly string[]>> },
 ): Promise<Scenario[]> {
   const guard = new HeldOutGuard(existing.filter((s) => s.split === "test"));
   const out: Scenario[] = [];
@@ -174,7 +178,7 @@ async function generateTraining(
     // each extra task helps; a server that offers fewer (or none) leaves the others' and the run's own
     let scenarios: Scenario[];
     try {
-      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, otherSources: TRAIN_OTHER_SOURCES, ...writesPolicy(entry.target, o.log) }));
+      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, ...writesPolicy(entry.target, o.log) }));
     } catch (e) {
       if (!(e instanceof TrainMcpError) || e.code !== "ConfigInvalid") throw e;
       o.log(`warning: no extra training scenarios for ${redactTargetCredentials(entry.target)}: ${e.message}`);

@@ -4,12 +4,18 @@
  * gets tasks on the pages given, answered from what each page says; a name no argument has is
  * refused with the names there are.
  */
+import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../../src/mcp/connect.js";
 import type { Toolbox } from "../../src/mcp/types.js";
 import { generateVerified, parseGivenValues } from "../../src/scenarios/verified/generate.js";
+import { loadScenarios } from "../../src/train/scenario-source.js";
+import { ServerSet } from "../../src/train/servers.js";
 import { replaysOnFresh } from "../helpers/checks-after.js";
+import { cli } from "../train/helpers.js";
 import { stdioTarget } from "../servers/launch.js";
 
 const PAGES: Record<string, Record<string, string | number>> = {
@@ -49,6 +55,28 @@ describe("values given for arguments", () => {
       expect(await replaysOnFresh(box, s), s.task).toBe(true);
     }
   }, 60_000);
+
+  it("train --scenarios auto generates on the pages given (argument_values), and refuses a name no server's tool takes", async () => {
+    const set = await ServerSet.connect([stdioTarget("http-get")], "auto");
+    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "given-values-run-"));
+    try {
+      const urls = Object.keys(PAGES).map((p) => `${base}${p}`);
+      const data = await loadScenarios(["auto"], set, { seed: 1, runDir, log: () => undefined, generateN: 3, values: { url: urls } });
+      const asked = [...data.train, ...data.test].map((s) => String(s.reference!.calls[0].arguments.url));
+      expect(asked.length).toBeGreaterThanOrEqual(3);
+      expect(asked.every((u) => urls.includes(u))).toBe(true);
+      await expect(loadScenarios(["auto"], set, { seed: 1, runDir, log: () => undefined, generateN: 3, values: { link: urls } })).rejects.toThrow(/--value link=…: no tool of the server takes an argument named "link" \(their arguments: url\)/);
+    } finally {
+      await Promise.all(set.entries.map((e) => e.toolbox.close()));
+      fs.rmSync(runDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("train --value without a name is a usage error (exit 2) before any server starts", async () => {
+    const r = await cli(["train", "--server", "fixture:calculator", "--value", "http://127.0.0.1:9/", "--steps", "1"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--value "http:\/\/127\.0\.0\.1:9\/": expected NAME=VALUE/);
+  });
 
   it("refuses a name no tool's argument has, and a value without a name", () => {
     const tools = [{ name: "http_get", description: "", inputSchema: { type: "object", properties: { url: { type: "string" }, headers: { type: "object", properties: { accept: { type: "string" } } } } } }];

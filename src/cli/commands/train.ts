@@ -16,6 +16,7 @@ import { parseDangerousPatterns } from "../../rewards/dangerous.js";
 import { addConnectOptions, parseEnvAndHeaders, type TargetFlags } from "../target-options.js";
 import type { ConnectOptions } from "../../mcp/options.js";
 import { DEFAULT_LEARNING_RATE, DEFAULT_LORA_LEARNING_RATE, fieldLines, readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
+import { parseValueSpecs } from "../../scenarios/verified/generate.js";
 import { DEMO_CONFIG } from "../../train/demo.js";
 import { runDirRefusal, runOfCheckpoint } from "../../train/run-dir.js";
 import type { TrainHooks, TrainSummary } from "../../train/loop.js";
@@ -30,6 +31,7 @@ interface TrainFlags extends Omit<TargetFlags, "server"> {
   scenarios?: string[];
   generateScenarios?: string;
   generateTrainScenarios?: string;
+  value?: string[];
   steps?: string;
   groupsPerStep?: string;
   groupSize?: string;
@@ -82,6 +84,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("-o, --out <dir>", "run directory (default runs/<date>-<time>)")
     .option("--model <dir|default>", `a Hugging Face model folder, or "default" (the built-in tiny model)${helpDefault(cmd, "model")}`)
     .option("--scenarios <file|auto>", `scenario file (.jsonl), repeatable; auto: bundled or generated${helpDefault(cmd, "scenarios")}`, collect)
+    .option("--value <name=value>", "a value for tools' arguments of that name, for the scenarios generated (what no tool's result shows: a page to fetch, a repository path); repeatable", collect)
     .option("--generate-scenarios <n>", `with --scenarios auto, how many execution-verified scenarios to generate for a server with no bundled set (fewer when its tools offer fewer)${helpDefault(cmd, "generate_scenarios")}`)
     .option("--generate-train-scenarios <n>", `also train on N execution-verified scenarios generated per server (none equal to a held-out one)${helpDefault(cmd, "generate_train_scenarios")}`)
     .option("--steps <n>", `GRPO steps (max_steps; TRL's --max-steps is the same flag)${helpDefault(cmd, "max_steps")}`)
@@ -142,6 +145,7 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["scenarios", "--scenarios", f.scenarios],
     ["generate_scenarios", "--generate-scenarios", f.generateScenarios, "number"],
     ["generate_train_scenarios", "--generate-train-scenarios", f.generateTrainScenarios, "number"],
+    ["argument_values", "--value", f.value ? parseValueSpecs(f.value) : undefined],
     ["max_steps", ...either("--steps", f.steps, "--max-steps", f.maxSteps), "number"],
     ["tool_timeout_ms", "--timeout", f.timeout, "number"],
     ["server_cwd", "--cwd", f.cwd],

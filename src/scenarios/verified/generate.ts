@@ -594,11 +594,20 @@ function givenPool(values: VerifiedOptions["values"]): ValuePool {
   return pool;
 }
 
-/**
- * `--value NAME=VALUE`s as the values option, refusing a name no tool's argument has (a typo
- * would silently give nothing): the error names the arguments there are.
- */
-export function parseGivenValues(specs: readonly string[], tools: readonly ToolSpec[]): Record<string, string[]> {
+/** `--value NAME=VALUE`s as the values option (by name, in the order given). */
+export function parseValueSpecs(specs: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const spec of specs) {
+    const eq = spec.indexOf("=");
+    const name = eq > 0 ? spec.slice(0, eq).trim() : "";
+    if (!name) throw new TrainMcpError("ConfigInvalid", `--value ${JSON.stringify(spec)}: expected NAME=VALUE, an argument's name and a value for it (e.g. --value url=http://127.0.0.1:8080/)`);
+    (out[name] ??= []).push(spec.slice(eq + 1));
+  }
+  return out;
+}
+
+/** Refuses a value for a name no tool's argument has (a typo would silently give nothing): the error names the arguments there are. */
+export function checkValueNames(values: Readonly<Record<string, readonly string[]>>, tools: readonly ToolSpec[]): void {
   const names = new Map<string, string>();
   const walk = (schema: unknown, depth: number): void => {
     if (depth > 4 || !schema || typeof schema !== "object") return;
@@ -610,16 +619,16 @@ export function parseGivenValues(specs: readonly string[], tools: readonly ToolS
     walk(s.items, depth + 1);
   };
   for (const t of tools) walk(t.inputSchema, 0);
-  const out: Record<string, string[]> = {};
-  for (const spec of specs) {
-    const eq = spec.indexOf("=");
-    const name = eq > 0 ? spec.slice(0, eq).trim() : "";
-    if (!name) throw new TrainMcpError("ConfigInvalid", `--value ${JSON.stringify(spec)}: expected NAME=VALUE, an argument's name and a value for it (e.g. --value url=http://127.0.0.1:8080/)`);
+  for (const name of Object.keys(values))
     if (!names.has(normKey(name)) && !names.has(normKey(singular(name))))
       throw new TrainMcpError("ConfigInvalid", `--value ${name}=…: no tool of the server takes an argument named ${JSON.stringify(name)} (their arguments: ${[...names.values()].sort().join(", ") || "none"})`);
-    (out[name] ??= []).push(spec.slice(eq + 1));
-  }
-  return out;
+}
+
+/** `--value NAME=VALUE`s as the values option, checked against the tools' argument names. */
+export function parseGivenValues(specs: readonly string[], tools: readonly ToolSpec[]): Record<string, string[]> {
+  const values = parseValueSpecs(specs);
+  checkValueNames(values, tools);
+  return values;
 }
 
 /** A read-only call slower than this leaves its tool out of the generated tasks. */
