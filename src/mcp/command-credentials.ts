@@ -199,6 +199,12 @@ export function scrubKey(text: string, apiKey: string | undefined): string {
  *  wherever what a server printed is written down. */
 export const SECRET_ENV_NAME = new RegExp(String.raw`(?:^|[-_.])(?:${SECRET_WORD}|key)(?:$|[-_.])`, "i");
 
+/** Tool argument names that say secret (`api_key`, `accessToken`, `password`): a secret word as a
+ *  word of the name, camelCase split; a bare `key` (a Redis key, a sort key) is none. */
+export function isSecretArgumentName(name: string): boolean {
+  return new RegExp(String.raw`(?:^|[-_.])${SECRET_WORD}(?:$|[-_.])`, "i").test(name.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
+}
+
 /** The values of the secret-named variables among `env`. */
 export function secretEnvValues(env: Record<string, string> | undefined): string[] {
   return Object.entries(env ?? {})

@@ -84,5 +84,9 @@ describe("values given for arguments", () => {
     expect(() => parseGivenValues(["ulr=http://a/"], tools)).toThrow(/--value ulr=…: no tool of the server takes an argument named "ulr" \(their arguments: accept, headers, url\)/);
     expect(() => parseGivenValues(["http://a/"], tools)).toThrow(/expected NAME=VALUE/);
     expect(() => parseGivenValues(["=x"], tools)).toThrow(/expected NAME=VALUE/);
+    // a credential would be written into every task's calls in the scenario file
+    const withSecrets = [{ name: "search", description: "", inputSchema: { type: "object", properties: { api_key: { type: "string" }, accessToken: { type: "string" }, key: { type: "string" }, sort_key: { type: "string" } } } }];
+    for (const name of ["api_key", "accessToken"]) expect(() => parseGivenValues([`${name}=sk-test-123456`], withSecrets), name).toThrow(/names a credential, .* by --env or --header instead/);
+    expect(parseGivenValues(["key=user:1", "sort_key=name"], withSecrets)).toEqual({ key: ["user:1"], sort_key: ["name"] });
   });
 });

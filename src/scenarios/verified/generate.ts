@@ -24,7 +24,7 @@
  */
 import { TrainMcpError } from "../../errors.js";
 import type { Toolbox, ToolResult, ToolSpec } from "../../mcp/types.js";
-import { containsHeldSecret, redactedJson } from "../../mcp/command-credentials.js";
+import { containsHeldSecret, isSecretArgumentName, redactedJson } from "../../mcp/command-credentials.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
 import { checkExpected } from "../check.js";
 import { replayScenario } from "../replay.js";
@@ -619,9 +619,13 @@ export function checkValueNames(values: Readonly<Record<string, readonly string[
     walk(s.items, depth + 1);
   };
   for (const t of tools) walk(t.inputSchema, 0);
-  for (const name of Object.keys(values))
+  for (const name of Object.keys(values)) {
+    // a scenario file holds its calls' arguments, and is shared: the server gets a credential by --env or --header
+    if (isSecretArgumentName(name))
+      throw new TrainMcpError("ConfigInvalid", `--value ${name}=…: ${JSON.stringify(name)} names a credential, and every task's calls (with their arguments) are written to the scenario file: give the server its credentials by --env or --header instead`);
     if (!names.has(normKey(name)) && !names.has(normKey(singular(name))))
       throw new TrainMcpError("ConfigInvalid", `--value ${name}=…: no tool of the server takes an argument named ${JSON.stringify(name)} (their arguments: ${[...names.values()].sort().join(", ") || "none"})`);
+  }
 }
 
 /** `--value NAME=VALUE`s as the values option, checked against the tools' argument names. */
