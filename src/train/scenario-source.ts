@@ -17,6 +17,7 @@ import { problemsAgainstTools } from "../scenarios/against-tools.js";
 import { ArgumentValidator } from "../mcp/validate.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { checkValueNames, generateVerified } from "../scenarios/verified/generate.js";
+import { progressLines } from "../scenarios/verified/progress-line.js";
 import { HeldOutGuard, sameTaskAcrossSplits, sameTaskWarning } from "../scenarios/held-out-guard.js";
 import { otherServerWarning } from "../scenarios/other-server.js";
 import type { ServerSet } from "./servers.js";
@@ -87,7 +88,7 @@ export async function loadScenarios(
       o.log(`generating ${n} execution-verified scenarios for ${target} ...`);
       // fewer than asked is fine (a server's tools offer what they offer, and the note says so);
       // a set with no training or no held-out scenario cannot make a run
-      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, ...writesPolicy(entry.target, o.log) });
+      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, onProgress: progressLines("generating", o.log), ...writesPolicy(entry.target, o.log) });
       const missing = (["train", "test"] as const).filter((split) => !scenarios.some((s) => s.split === split));
       if (missing.length > 0)
         throw new TrainMcpError(
@@ -178,7 +179,7 @@ async function generateTraining(
     // each extra task helps; a server that offers fewer (or none) leaves the others' and the run's own
     let scenarios: Scenario[];
     try {
-      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, ...writesPolicy(entry.target, o.log) }));
+      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, onProgress: progressLines("generating", o.log), ...writesPolicy(entry.target, o.log) }));
     } catch (e) {
       if (!(e instanceof TrainMcpError) || e.code !== "ConfigInvalid") throw e;
       o.log(`warning: no extra training scenarios for ${redactTargetCredentials(entry.target)}: ${e.message}`);

@@ -30,6 +30,7 @@ import { redactTargetCredentials } from "../../mcp/target.js";
 import { ArgumentValidator } from "../../mcp/validate.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
 import { detectStateful, generateVerified, parseGivenValues } from "../../scenarios/verified/generate.js";
+import { progressLines } from "../../scenarios/verified/progress-line.js";
 import { existsSync, readFileSync } from "node:fs";
 import { addConnectOptions, addTargetOptions, connectArgs, type TargetFlags } from "../target-options.js";
 
@@ -66,6 +67,29 @@ function progressBar(label: string): { update: (done: number, total: number) => 
         started = true;
       }
       bar.update(done);
+    },
+    stop: () => started && bar.stop(),
+  };
+}
+
+/**
+ * The verified generator's progress: scenarios built, attempts made and time, as a bar on a
+ * terminal and, elsewhere (a log, CI), a line every 30 s.
+ */
+function generationProgress(label: string): { update: (done: number, total: number, tried?: number) => void; stop: () => void } {
+  if (!process.stderr.isTTY) return { update: progressLines(label, (line) => process.stderr.write(`${line}\n`)), stop: () => undefined };
+  const bar = new cliProgress.SingleBar(
+    { format: `${label} [{bar}] {value}/{total} | {tried} tried | {duration_formatted}`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update(done, total, tried = 0) {
+      if (!started) {
+        bar.start(total, 0, { tried: 0 });
+        started = true;
+      }
+      bar.update(done, { tried });
     },
     stop: () => started && bar.stop(),
   };
@@ -150,7 +174,7 @@ export function register(program: Command): void {
         if (!fixture && flags.allowWrites && !options.templateDir && writers.length > 0) process.stderr.write(`${writesWarning(target, writers, "the generator (--allow-writes)")}\n`);
         const linksWarning = flags.allowWrites && options.templateDir && writers.length > 0 ? await templateLinksWarning(options.templateDir) : undefined;
         if (linksWarning) process.stderr.write(`${linksWarning}\n`);
-        const bar = progressBar(`scenarios (${flags.generator})`);
+        const bar = flags.generator === "llm" ? progressBar("scenarios (llm)") : generationProgress("scenarios (verified)");
         try {
           let result;
           if (flags.generator === "llm") {

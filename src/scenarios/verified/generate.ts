@@ -85,8 +85,9 @@ export interface VerifiedOptions {
    *  offered like the values the server's own results show, for what no result reveals (a page
    *  to fetch, a repository path, a project key) */
   values?: Readonly<Record<string, readonly string[]>>;
-  /** called after each committed scenario */
-  onProgress?: (done: number, total: number) => void;
+  /** called after each batch of attempts: scenarios built so far, asked for, attempts made (a
+   *  slow or unhelpful server shows as attempts without scenarios) */
+  onProgress?: (done: number, total: number, tried: number) => void;
   /** each of the result's `notes` as soon as it is known (before the calls it concerns) */
   onNote?: (note: string) => void;
 }
@@ -185,6 +186,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     let credentialSeen = false;
     const changes = new Set(recipes.filter((r) => r.mutates).map((r) => r.id));
     let sharedData = false;
+    let tried = 0;
 
     // every recipe failing again and again: more attempts would only take time
     while (pending.length > 0 && committed.length < n && exhausted.size < recipes.length) {
@@ -223,7 +225,6 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
           failStreak.set(r.recipe.id, 0);
           committed.push({ slot: r.slot, built: r.built, split: r.split });
           perRecipe[r.recipe.id] = (perRecipe[r.recipe.id] ?? 0) + 1;
-          options.onProgress?.(committed.length, n);
         } else {
           failedAttempts[r.recipe.id] = (failedAttempts[r.recipe.id] ?? 0) + 1;
           const streak = (failStreak.get(r.recipe.id) ?? 0) + 1;
@@ -233,6 +234,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
           else if (nextSpare < maxSlots) pending.push({ slot: nextSpare++, attempt: 0, split: r.split });
         }
       }
+      tried += results.length;
+      options.onProgress?.(committed.length, n, tried);
       if (!sharedData && calls.passedUntouched >= SHARED_AFTER && !committed.some((c) => changes.has(c.built.recipe))) {
         // every change showed on the untouched instance too: one database behind every server
         // process, which each further change would alter for everyone
