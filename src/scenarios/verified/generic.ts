@@ -276,7 +276,7 @@ function singleRecipe(tool: ToolSpec): Recipe {
     async build(ctx: RecipeContext): Promise<Draft | undefined> {
       // a deletion names things that are there: what the listings show now, observations too
       if (deletes) await fileListings(ctx, readersFor(ctx, tool));
-      const args = synthesizeArgs(tool.inputSchema, ctx.rng, ctx.pool, { readsOnly: !mutates });
+      const args = synthesizeArgs(tool.inputSchema, ctx.rng, ctx.pool, { readsOnly: !mutates, newText: mutates && !deletes });
       if (!args) return undefined;
       // a change whose result may only repeat its arguments: the reads that could show it, as they are before
       const reads = mutates ? await readsOfGiven(ctx, tool, args) : [];

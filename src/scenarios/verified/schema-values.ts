@@ -49,6 +49,9 @@ export interface SynthOptions {
   /** the tool only reads: a repository or project folder argument may name the server's own
    *  working directory (a writing tool given it would change the user's real folder) */
   readsOnly?: boolean;
+  /** the tool makes or changes something: a title, name or text it is given is a new one (a title
+   *  the server shows already could not show the change: an update to it looks like nothing) */
+  newText?: boolean;
 }
 
 /**
@@ -113,7 +116,8 @@ function synthObject(schema: Schema, root: Schema, rng: Rng, pool: ValuePool | u
     // a date or time left out is most often "now" (days_in_month without a date counts this
     // month's days): the answer would change with the clock, so one is always given
     if (!required.has(name) && !datedArgument(name, propSchema, root) && !rng.bool(o.optionalRate ?? 0.3)) continue;
-    const v = synthValue(propSchema, root, name, rng, pool, required.has(name) ? o : { ...o, noInvented: true }, depth + 1);
+    const fresh = depth === 0 && o.newText && NEW_TEXT.test(name.replace(/[^a-z]/gi, "").toLowerCase());
+    const v = synthValue(propSchema, root, name, rng, fresh ? undefined : pool, required.has(name) ? o : { ...o, noInvented: true }, depth + 1);
     if (v === undefined) {
       if (required.has(name)) return undefined;
       continue;
@@ -245,6 +249,9 @@ export function datedArgument(name: string, schema: Schema, root: Schema): boole
   if (words.some((w) => /^(date|time|datetime|timestamp|day|month|year|week)$/.test(w))) return true;
   return dateLayout(typeof s.description === "string" ? s.description : "") !== undefined;
 }
+
+/** What a change is given to write (`title`, `new_name`, `body`…), as opposed to what it finds (an id, a key, an entity's name to add to). */
+const NEW_TEXT = /^(new)?(title|name|text|content|contents|body|description|summary|note|message|label|subject)$/;
 
 /** Arguments that count things (limit, offset, page…) take whole numbers, of everyday size. */
 function countLike(name: string): "start" | "page" | "size" | undefined {
