@@ -23,6 +23,7 @@ import { checkAnswer } from "../check.js";
 import { besideIdsGone, fileListings, goneAndKept, idValues, isDeletingTool, shownValues, valuesBesideIds } from "./deletions.js";
 import { answerSentence, containsCheck, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
+import { documentFacts } from "./document-answer.js";
 
 const MUTATING =
   /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close)(?=$|_|-|\b)/i;
@@ -153,10 +154,11 @@ export function answerFields(result: ToolResult, args: Record<string, unknown> =
     if (datedByNow(t)) return [];
     // one new number in a sentence ("The sum of 18.58 and 1.97 is 20.549999999999997."): that
     // number is the answer, not the sentence with its wording and float noise
-    // (a number inside a given name is no answer either: the 1 of "Successfully set key: product:1")
+    // (a number inside a given name is no answer either: the 1 of "Successfully set key: product:1";
+    // nor is the one number of a note's lines, "Budget: 45000", "the result" of reading it)
     const unnamed = [...echoes].filter((e) => /[a-z]/i.test(e)).reduce((text, e) => text.split(e).join(" "), t);
     const fresh = extractNumbers(unnamed).filter((x) => !echoes.has(String(x)));
-    if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t) && askable(fresh[0])) return [{ label: "result", value: fresh[0] }];
+    if (fresh.length === 1 && t.length <= 200 && !t.includes("\n") && /[a-z]/i.test(t) && askable(fresh[0])) return [{ label: "result", value: fresh[0] }];
     // a short text is the answer when it is one line of words: not a page of headings and empty
     // blocks (@playwright/mcp's snapshot of about:blank, "### Page\n- Page URL: about:blank\n### Snapshot…",
     // or its "### Result" over an empty list), which no one would ask for and any blank page gives
@@ -316,7 +318,7 @@ function singleRecipe(tool: ToolSpec): Recipe {
       }
       if (!isUseful(r)) return undefined;
       const picked = answerFields(r, args);
-      const field = drawField(mutates ? picked.filter((f) => !isReceipt(f, args)) : picked, ctx.rng);
+      const field = drawField(mutates ? picked.filter((f) => !isReceipt(f, args)) : picked, ctx.rng) ?? (mutates ? undefined : documentField(tool, r, args, ctx.rng));
       if (!field || asksAboutNothing(r, field.value)) {
         // nothing new to ask (server-memory's create_entities lists the entities it was given): the
         // task is the change, checked by a read that shows a given value it did not show before
@@ -350,6 +352,31 @@ const PREFERRED_SHARE = 0.5;
 function drawField(fields: readonly AnswerField[], rng: RecipeContext["rng"]): AnswerField | undefined {
   if (fields.length <= 1 || rng.bool(PREFERRED_SHARE)) return fields[0];
   return rng.pick(fields.slice(1));
+}
+
+// a tool that reads documents whole: "Read the contents of multiple notes", get_file_contents
+const READS_DOCUMENTS = /\b(?:read|open|view)s?\b.*\b(?:notes?|documents?|pages?|files?|contents?)\b|\bcontents?\b/i;
+
+/**
+ * What to ask of a document a reader returned as text (mcp-obsidian's read_notes: "/projects/
+ * heron.md:\n# Project Heron\n\nOwner: Malik Osei…"): its title, or a "Key: value" line no
+ * other line's key repeats (document-answer.ts), drawn as drawField draws. Never its first line
+ * (often the name it was asked by), nor anything that holds a given value or is held in one, nor
+ * a title when several documents came back (whose?), nor anything from a reply that reports a
+ * failure for some of what was asked (a made-up path's "Error - ENOENT" beside a real note).
+ */
+function documentField(tool: ToolSpec, result: ToolResult, args: Record<string, unknown>, rng: RecipeContext["rng"]): AnswerField | undefined {
+  if (!READS_DOCUMENTS.test(`${human(tool.name)} ${tool.description ?? ""}`) || resultData(result) !== undefined) return undefined;
+  const text = result.text;
+  if (text.trim().split("\n").length < 2 || /\b(?:error|enoent|no such file|not found|denied)\b/i.test(text)) return undefined;
+  const { titles, keyed } = documentFacts(text);
+  const given = givenStrings(args, 200).map((g) => g.toLowerCase());
+  const fair = (f: AnswerField) => {
+    const v = String(f.value).toLowerCase();
+    return askable(f.value) && String(f.value).length <= 80 && !given.some((g) => g.includes(v) || v.includes(g));
+  };
+  const fields = [...(titles.length === 1 ? [{ label: "title", value: titles[0] }] : []), ...keyed].filter(fair);
+  return drawField(fields, rng);
 }
 
 /**
