@@ -7,7 +7,7 @@ import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import type { ToolResult, ToolSpec } from "../../src/mcp/types.js";
 import { answerSentence } from "../../src/scenarios/verified/recipe.js";
-import { ValuePool } from "../../src/scenarios/verified/harvest.js";
+import { matchAllArgs, ValuePool } from "../../src/scenarios/verified/harvest.js";
 import { Rng } from "../../src/scenarios/verified/rng.js";
 import { synthesizeArgs } from "../../src/scenarios/verified/schema-values.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
@@ -297,10 +297,19 @@ describe("generic recipes", () => {
     expect(pool.lookup("key")).toEqual(["user:1:name", "config:theme", "greeting"]);
     pool.harvest("search_notes", text("/projects/garden-plan.md\n/daily/2024-03-14.md"));
     expect(pool.lookup("path")).toEqual(["/projects/garden-plan.md", "/daily/2024-03-14.md"]);
+    // a search is made for a listed note's name when the server gave no name or title
+    expect(pool.lookup("query")).toEqual(["garden-plan", "2024-03-14"]);
     const prose = new ValuePool();
     prose.harvest("get", text("Hello, world"));
     prose.harvest("status", text("Server status:\nall systems go\nuptime 3 days"));
     expect(prose.keys()).toEqual([]);
+  });
+  it("asks a search tool for everything with an empty or wildcard query, where its one required argument is search text the schema takes so", () => {
+    const tool = (properties: Record<string, unknown>, required: string[]): ToolSpec => ({ name: "search_notes", description: "", inputSchema: { type: "object", properties, required } });
+    expect(matchAllArgs(tool({ query: { type: "string" } }, ["query"]))).toEqual([{ query: "" }, { query: "*" }]);
+    expect(matchAllArgs(tool({ q: { type: "string", minLength: 1 } }, ["q"]))).toEqual([{ q: "*" }]);
+    expect(matchAllArgs(tool({ query: { type: "string" }, index: { type: "string" } }, ["query", "index"]))).toEqual([]);
+    expect(matchAllArgs(tool({ path: { type: "string" } }, ["path"]))).toEqual([]);
   });
   it("nor the time now to the minute, nor a Unix timestamp of today (a clock): other times of day are facts", () => {
     const now = new Date("2026-12-02T11:52:10Z");

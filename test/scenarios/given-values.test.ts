@@ -1,8 +1,8 @@
 /**
  * `--value NAME=VALUE`: values the user gives for arguments no tool's result reveals. A fetch
  * server (test/servers/http-get.ts, fetching for real from a local HTTP server of station pages)
- * gets tasks on the pages given, answered from what each page says; a name no argument has is
- * refused with the names there are.
+ * gets tasks on the pages given, answered from what each page says, one per field of a page
+ * (station, elevation, operator); a name no argument has is refused with the names there are.
  */
 import fs from "node:fs";
 import http from "node:http";
@@ -47,7 +47,8 @@ describe("values given for arguments", () => {
     const urls = Object.keys(PAGES).map((p) => `${base}${p}`);
     const { scenarios } = await generateVerified(box, { n: 3, seed: 1, values: parseGivenValues(urls.map((u) => `url=${u}`), box.tools) });
     expect(scenarios).toHaveLength(3);
-    expect(scenarios.map((s) => s.reference!.calls[0].arguments.url).sort()).toEqual([...urls].sort());
+    // a page has several fields to ask about, so three tasks need not fetch three pages
+    for (const s of scenarios) expect(urls).toContain(s.reference!.calls[0].arguments.url);
     for (const s of scenarios) {
       const page = PAGES[new URL(String(s.reference!.calls[0].arguments.url)).pathname];
       const check = s.expected![0] as { value: string | number };
@@ -77,6 +78,27 @@ describe("values given for arguments", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--value "http:\/\/127\.0\.0\.1:9\/": expected NAME=VALUE/);
   });
+
+  it("asks about each field of a page, not only the first: three pages give more than three tasks, each named and answered from its own page", async () => {
+    box ??= await connect(stdioTarget("http-get"));
+    const urls = Object.keys(PAGES).map((p) => `${base}${p}`);
+    const { scenarios } = await generateVerified(box, { n: 7, seed: 1, values: parseGivenValues(urls.map((u) => `url=${u}`), box.tools) });
+    expect(scenarios).toHaveLength(7);
+    const labels: Record<string, string> = { station: "station", "elevation (m)": "elevation_m", operator: "operator" };
+    const asked = new Set<string>();
+    for (const s of scenarios) {
+      const page = PAGES[new URL(String(s.reference!.calls[0].arguments.url)).pathname];
+      // "… What is the elevation (m)?", "… Report the operator.", "… Tell me the station."
+      const label = /the ([\w ()]+)[?.]$/.exec(s.task)?.[1] ?? "";
+      expect(Object.keys(labels), s.task).toContain(label);
+      const check = s.expected![0] as { value: string | number };
+      expect(String(check.value), s.task).toBe(String(page[labels[label]]));
+      asked.add(label);
+      expect(await replaysOnFresh(box, s), s.task).toBe(true);
+    }
+    expect(asked.size).toBeGreaterThan(1);
+    expect(new Set(scenarios.map((s) => s.reference!.calls[0].arguments.url)).size).toBe(3);
+  }, 60_000);
 
   it("refuses a name no tool's argument has, and a value without a name", () => {
     const tools = [{ name: "http_get", description: "", inputSchema: { type: "object", properties: { url: { type: "string" }, headers: { type: "object", properties: { accept: { type: "string" } } } } } }];

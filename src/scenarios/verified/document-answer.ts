@@ -51,6 +51,18 @@ function isSourceCode(given: Record<string, string>): boolean {
   return Object.values(given).some((v) => SOURCE_CODE.test(v));
 }
 
+/**
+ * Everything a reader finds in a text document without a rule of thumb on which: its titles (its
+ * Markdown headings' text, one per document read) and its "Key: value" lines whose key no other
+ * line repeats. For a question drawn among several (mcp-obsidian's notes: "title", "owner",
+ * "budget").
+ */
+export function documentFacts(text: string): { titles: string[]; keyed: DocumentAnswer[] } {
+  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+  const titles = lines.filter((l) => /^#{1,6}\s+\S/.test(l)).map((l) => l.replace(/^#+\s+/, "").replace(/\s+#+$/, ""));
+  return { titles, keyed: keyedLines(lines).filter((k) => typeof k.value === "number" || quotable(k.value)) };
+}
+
 /** "Owner: Dana Reyes" → {label: "owner", value: "Dana Reyes"}; keys of one to three words, each once in the text. */
 function keyedLines(lines: readonly string[]): DocumentAnswer[] {
   const found = lines.flatMap((l) => {

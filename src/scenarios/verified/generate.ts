@@ -30,7 +30,7 @@ import { checkExpected } from "../check.js";
 import { replayScenario } from "../replay.js";
 import { ScenarioSchema, type ReferenceCall, type Scenario } from "../schema.js";
 import { genericRecipes, isReadOnlyTool } from "./generic.js";
-import { normKey, ValuePool } from "./harvest.js";
+import { matchAllArgs, normKey, ValuePool } from "./harvest.js";
 import type { BuiltDraft, Recipe, RecipeContext, Split } from "./recipe.js";
 import { applicableFixtureRecipes } from "./registry.js";
 import { fileRecipes } from "./files.js";
@@ -659,7 +659,8 @@ async function harvest(
     for (const tool of readOnly) {
       const rng = Rng.derive(seed, "harvest", round, tool.name);
       const tries: Array<Record<string, unknown>> = [];
-      if (round === 0) tries.push({});
+      // a search for nothing in particular lists what there is, where no tool lists it
+      if (round === 0) tries.push({}, ...matchAllArgs(tool));
       for (let i = 0; i < 6; i++) {
         const args = synthesizeArgs(tool.inputSchema, rng, pool, { optionalRate: 0.2, readsOnly: true });
         if (args) tries.push(args);

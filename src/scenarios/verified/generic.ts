@@ -23,6 +23,7 @@ import { checkAnswer } from "../check.js";
 import { besideIdsGone, fileListings, goneAndKept, idValues, isDeletingTool, shownValues, valuesBesideIds } from "./deletions.js";
 import { answerSentence, containsCheck, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
+import { documentFacts } from "./document-answer.js";
 
 const MUTATING =
   /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close)(?=$|_|-|\b)/i;
@@ -62,6 +63,15 @@ function human(key: string): string {
   return key.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").toLowerCase();
 }
 
+// a unit at the end of a key: "elevation_m" is "elevation (m)", not "elevation m"
+const UNIT_SUFFIX = /[_-](m|km|cm|mm|kg|g|lb|s|ms|sec|min|h|kb|mb|gb|usd|eur|gbp|pct)$/i;
+
+/** A result's key as a task names it: words, with a trailing unit in brackets. */
+function fieldName(key: string): string {
+  const unit = UNIT_SUFFIX.exec(key);
+  return unit && unit.index > 0 ? `${human(key.slice(0, unit.index))} (${unit[1].toLowerCase()})` : human(key);
+}
+
 export function describeArgs(args: Record<string, unknown>): string {
   const parts = Object.entries(args).map(([k, v]) => `${human(k)} ${typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v)}`);
   return parts.length === 0 ? "no inputs" : parts.join(", ");
@@ -69,14 +79,30 @@ export function describeArgs(args: Record<string, unknown>): string {
 
 const PREFERRED = ["result", "answer", "value", "total", "amount", "count", "name", "title", "status", "id", "output", "stdout"];
 
+export interface AnswerField {
+  label: string;
+  value: string | number;
+  caseSensitive?: true;
+}
+
 /**
  * One scalar to ask about, from a result: {label, value}, or undefined. Values that merely echo
  * an argument ("the product id" of get_product(product_id 107)) are skipped; in a list, the
  * first item's fields are used ("first product name").
  */
-export function pickAnswerField(result: ToolResult, args: Record<string, unknown> = {}): { label: string; value: string | number; caseSensitive?: true } | undefined {
+export function pickAnswerField(result: ToolResult, args: Record<string, unknown> = {}): AnswerField | undefined {
+  return answerFields(result, args)[0];
+}
+
+/**
+ * Every scalar of a result worth asking about, the one pickAnswerField picks first (a PREFERRED
+ * name, else the first useful one), then the others in the result's order: a page's station,
+ * elevation and operator are three questions. A label two different values share (nested
+ * objects whose keys read alike) would not say which one is meant, and is left out.
+ */
+export function answerFields(result: ToolResult, args: Record<string, unknown> = {}): AnswerField[] {
   const data = resultData(result);
-  if (environmentDump(data, result.text)) return undefined;
+  if (environmentDump(data, result.text)) return [];
   // every scalar given, nested ones too ({location: {city: "cairo"}} gives "cairo")
   const echoes = new Set<string>();
   const given = (v: unknown): void => {
@@ -107,39 +133,38 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
       visit(v[0], v.length === 1 ? label : `first ${singularLabel(label) || "entry's"}`, depth + 1);
     }
     else if (v && typeof v === "object") {
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, fieldLabel(label, human(k)), depth + 1);
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, fieldLabel(label, fieldName(k)), depth + 1);
     }
   };
   visit(data, "", 0);
   const useful = scalars.filter((s) => s.label && !echoes.has(String(s.value)) && askable(s.value));
   if (useful.length > 0) {
-    for (const p of PREFERRED) {
-      const hit = useful.find((s) => normKey(s.label.split(" ").pop() ?? "") === p);
-      if (hit) return withCase(hit, echoes);
-    }
-    return withCase(useful[0], echoes);
+    const first = PREFERRED.map((p) => useful.find((s) => normKey(s.label.split(" ").pop() ?? "") === p)).find((s) => s !== undefined) ?? useful[0];
+    const plain = useful.filter((s) => s !== first && !useful.some((o) => o.label === s.label && o.value !== s.value));
+    return [first, ...plain].map((s) => withCase(s, echoes));
   }
   // a bare number as the whole result ("6"): that is the answer
-  if (typeof data === "number" && Number.isFinite(data) && !echoes.has(String(data)) && askable(data)) return { label: "result", value: data };
+  if (typeof data === "number" && Number.isFinite(data) && !echoes.has(String(data)) && askable(data)) return [{ label: "result", value: data }];
   if (data === undefined || typeof data === "string") {
     // an image's byte count is no answer: only the text around it is
     const t = result.text.replace(/\[(?:image|audio)[^\]\n]*\]/g, "").trim();
     // the argument handed back ("#91ba0b" to hex): nothing to ask, not even the digits in it
-    if (echoes.has(t)) return undefined;
+    if (echoes.has(t)) return [];
     // "3 years ago" (time-mcp's relative_time): its 3 changes with the clock
-    if (datedByNow(t)) return undefined;
+    if (datedByNow(t)) return [];
     // one new number in a sentence ("The sum of 18.58 and 1.97 is 20.549999999999997."): that
     // number is the answer, not the sentence with its wording and float noise
-    // (a number inside a given name is no answer either: the 1 of "Successfully set key: product:1")
+    // (a number inside a given name is no answer either: the 1 of "Successfully set key: product:1";
+    // nor is the one number of a note's lines, "Budget: 45000", "the result" of reading it)
     const unnamed = [...echoes].filter((e) => /[a-z]/i.test(e)).reduce((text, e) => text.split(e).join(" "), t);
     const fresh = extractNumbers(unnamed).filter((x) => !echoes.has(String(x)));
-    if (fresh.length === 1 && t.length <= 200 && /[a-z]/i.test(t) && askable(fresh[0])) return { label: "result", value: fresh[0] };
+    if (fresh.length === 1 && t.length <= 200 && !t.includes("\n") && /[a-z]/i.test(t) && askable(fresh[0])) return [{ label: "result", value: fresh[0] }];
     // a short text is the answer when it is one line of words: not a page of headings and empty
     // blocks (@playwright/mcp's snapshot of about:blank, "### Page\n- Page URL: about:blank\n### Snapshot…",
     // or its "### Result" over an empty list), which no one would ask for and any blank page gives
-    if (t.length > 0 && t.length <= 60 && !t.includes("\n") && !/^#{1,6}\s/.test(t) && !echoes.has(t) && askable(t)) return withCase({ label: "result", value: t }, echoes);
+    if (t.length > 0 && t.length <= 60 && !t.includes("\n") && !/^#{1,6}\s/.test(t) && !echoes.has(t) && askable(t)) return [withCase({ label: "result", value: t }, echoes)];
   }
-  return undefined;
+  return [];
 }
 
 const ENV_NAMES = new Set(["PATH", "HOME", "PWD", "SHELL", "USER", "LOGNAME", "LANG", "TERM", "TMPDIR", "HOSTNAME"]);
@@ -167,7 +192,7 @@ function askable(value: string | number): boolean {
 }
 
 /** "SUMMIT" from "summit": the change is the case, so the check must see case. */
-function withCase(field: { label: string; value: string | number }, echoes: ReadonlySet<string>): { label: string; value: string | number; caseSensitive?: true } {
+function withCase(field: { label: string; value: string | number }, echoes: ReadonlySet<string>): AnswerField {
   const v = field.value;
   const caseOnly = typeof v === "string" && v.toLowerCase() !== v.toUpperCase() && [...echoes].some((e) => e !== v && e.toLowerCase() === v.toLowerCase());
   return caseOnly ? { ...field, caseSensitive: true } : field;
@@ -292,8 +317,8 @@ function singleRecipe(tool: ToolSpec): Recipe {
         if (checks) return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: checks, answer: "Done." };
       }
       if (!isUseful(r)) return undefined;
-      const picked = pickAnswerField(r, args);
-      const field = mutates && picked && isReceipt(picked, args) ? undefined : picked;
+      const picked = answerFields(r, args);
+      const field = drawField(mutates ? picked.filter((f) => !isReceipt(f, args)) : picked, ctx.rng) ?? (mutates ? undefined : documentField(tool, r, args, ctx.rng));
       if (!field || asksAboutNothing(r, field.value)) {
         // nothing new to ask (server-memory's create_entities lists the entities it was given): the
         // task is the change, checked by a read that shows a given value it did not show before
@@ -314,6 +339,44 @@ function singleRecipe(tool: ToolSpec): Recipe {
       return { task, difficulty, expected, answer: answerSentence(field.label, field.value) };
     },
   };
+}
+
+/** Share of single-call tasks that ask for the field pickAnswerField prefers, when a result has others too. */
+const PREFERRED_SHARE = 0.5;
+
+/**
+ * The field a single-call task asks for: the preferred one half the time, else another useful
+ * one at random, so one call gives as many distinct tasks as its result has things to ask (an
+ * attempt that repeats an earlier task draws again). One field only: no draw.
+ */
+function drawField(fields: readonly AnswerField[], rng: RecipeContext["rng"]): AnswerField | undefined {
+  if (fields.length <= 1 || rng.bool(PREFERRED_SHARE)) return fields[0];
+  return rng.pick(fields.slice(1));
+}
+
+// a tool that reads documents whole: "Read the contents of multiple notes", get_file_contents
+const READS_DOCUMENTS = /\b(?:read|open|view)s?\b.*\b(?:notes?|documents?|pages?|files?|contents?)\b|\bcontents?\b/i;
+
+/**
+ * What to ask of a document a reader returned as text (mcp-obsidian's read_notes: "/projects/
+ * heron.md:\n# Project Heron\n\nOwner: Malik Osei…"): its title, or a "Key: value" line no
+ * other line's key repeats (document-answer.ts), drawn as drawField draws. Never its first line
+ * (often the name it was asked by), nor anything that holds a given value or is held in one, nor
+ * a title when several documents came back (whose?), nor anything from a reply that reports a
+ * failure for some of what was asked (a made-up path's "Error - ENOENT" beside a real note).
+ */
+function documentField(tool: ToolSpec, result: ToolResult, args: Record<string, unknown>, rng: RecipeContext["rng"]): AnswerField | undefined {
+  if (!READS_DOCUMENTS.test(`${human(tool.name)} ${tool.description ?? ""}`) || resultData(result) !== undefined) return undefined;
+  const text = result.text;
+  if (text.trim().split("\n").length < 2 || /\b(?:error|enoent|no such file|not found|denied)\b/i.test(text)) return undefined;
+  const { titles, keyed } = documentFacts(text);
+  const given = givenStrings(args, 200).map((g) => g.toLowerCase());
+  const fair = (f: AnswerField) => {
+    const v = String(f.value).toLowerCase();
+    return askable(f.value) && String(f.value).length <= 80 && !given.some((g) => g.includes(v) || v.includes(g));
+  };
+  const fields = [...(titles.length === 1 ? [{ label: "title", value: titles[0] }] : []), ...keyed].filter(fair);
+  return drawField(fields, rng);
 }
 
 /**

@@ -10,8 +10,8 @@
  */
 import { parseJsonLoose } from "../check.js";
 import { mentionsWorkCopy } from "../../mcp/toolbox.js";
-import type { ToolResult } from "../../mcp/types.js";
-import { singular } from "./schema-values.js";
+import type { ToolResult, ToolSpec } from "../../mcp/types.js";
+import { schemaAccepts, singular } from "./schema-values.js";
 
 export type Scalar = string | number | boolean;
 
@@ -65,9 +65,13 @@ export class ValuePool {
     if (exact && exact.length > 0) return exact;
     const named = this.byKey.get(`${k}name`);
     if (named && named.length > 0 && /^[a-z]+$/.test(k)) return named;
-    // a search is best made for something the server holds: a name or title it gave
-    if (/^(query|q|search|searchterm|searchquery|keyword|keywords|term)$/.test(k))
-      return [...this.byKey.entries()].filter(([key]) => /(name|title)$/.test(key)).flatMap(([, v]) => v.filter((x) => typeof x === "string" && x.length <= 40));
+    // a search is best made for something the server holds: a name or title it gave, else the
+    // name of a file it listed ("falcon" of "/projects/falcon.md")
+    if (SEARCH_ARG.test(k)) {
+      const named = [...this.byKey.entries()].filter(([key]) => /(name|title)$/.test(key)).flatMap(([, v]) => v.filter((x) => typeof x === "string" && x.length <= 40));
+      if (named.length > 0) return named;
+      return [...new Set((this.byKey.get("path") ?? []).map((p) => String(p).split(/[\\/]/).pop()!.replace(/\.[a-z0-9]{1,5}$/i, "")).filter((x) => x.length >= 2 && x.length <= 40))];
+    }
     if (/email/.test(k)) return [...this.byKey.entries()].filter(([key]) => key.includes("email")).flatMap(([, v]) => v);
     return [];
   }
@@ -127,6 +131,22 @@ export class ValuePool {
     }
     if (Object.keys(fields).length > 0) this.records.push({ tool, context, fields });
   }
+}
+
+/** An argument that holds search text (normalized: "search_term" is "searchterm"). */
+const SEARCH_ARG = /^(query|q|search|searchterm|searchquery|keyword|keywords|term)$/;
+
+/**
+ * Arguments that ask a search tool for everything it holds: its one required argument, search
+ * text, left empty or given as a wildcard ("" and "*"), where the schema takes them. A server
+ * with no tool that lists (mcp-obsidian's search_notes matches every note's name to "") shows
+ * its things only this way; what a made-up query finds is nothing.
+ */
+export function matchAllArgs(tool: ToolSpec): Array<Record<string, unknown>> {
+  const required = (tool.inputSchema.required as string[] | undefined) ?? [];
+  const props = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  if (required.length !== 1 || !SEARCH_ARG.test(normKey(required[0])) || props[required[0]]?.type !== "string") return [];
+  return ["", "*"].map((q) => ({ [required[0]]: q })).filter((args) => schemaAccepts(tool.inputSchema, args));
 }
 
 /** "get_customer" → "customer", "searchProducts" → "products", "lookup" → "" */
