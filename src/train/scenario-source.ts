@@ -16,7 +16,8 @@ import { readScenarioFile, readScenarioFileLines, ScenarioFileError, writeScenar
 import { problemsAgainstTools } from "../scenarios/against-tools.js";
 import { ArgumentValidator } from "../mcp/validate.js";
 import type { Scenario } from "../scenarios/schema.js";
-import { checkValueNames, generateVerified } from "../scenarios/verified/generate.js";
+import { generateVerified } from "../scenarios/verified/generate.js";
+import { checkValueNames } from "../scenarios/verified/given-values.js";
 import { progressLines } from "../scenarios/verified/progress-line.js";
 import { HeldOutGuard, sameTaskAcrossSplits, sameTaskWarning } from "../scenarios/held-out-guard.js";
 import { otherServerWarning } from "../scenarios/other-server.js";

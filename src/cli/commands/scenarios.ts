@@ -29,7 +29,8 @@ import { otherServerWarning } from "../../scenarios/other-server.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
 import { ArgumentValidator } from "../../mcp/validate.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
-import { detectStateful, generateVerified, parseGivenValues } from "../../scenarios/verified/generate.js";
+import { detectStateful, generateVerified } from "../../scenarios/verified/generate.js";
+import { parseGivenValues } from "../../scenarios/verified/given-values.js";
 import { progressLines } from "../../scenarios/verified/progress-line.js";
 import { existsSync, readFileSync } from "node:fs";
 import { addConnectOptions, addTargetOptions, connectArgs, type TargetFlags } from "../target-options.js";
@@ -53,43 +54,24 @@ interface GenerateFlags extends TargetFlags {
   force?: boolean;
 }
 
-function progressBar(label: string): { update: (done: number, total: number) => void; stop: () => void } {
-  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {value}/{total} | {duration_formatted}`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
-    cliProgress.Presets.shades_classic,
-  );
-  let started = false;
-  return {
-    update(done, total) {
-      if (!started) {
-        bar.start(total, 0);
-        started = true;
-      }
-      bar.update(done);
-    },
-    stop: () => started && bar.stop(),
-  };
-}
-
 /**
- * The verified generator's progress: scenarios built, attempts made and time, as a bar on a
- * terminal and, elsewhere (a log, CI), a line every 30 s.
+ * A progress bar on stderr when it is a terminal. With `tried` (the verified generator) it also
+ * shows attempts made, and where stderr is no terminal (a log, CI) a line every 30 s says them.
  */
-function generationProgress(label: string): { update: (done: number, total: number, tried?: number) => void; stop: () => void } {
-  if (!process.stderr.isTTY) return { update: progressLines(label, (line) => process.stderr.write(`${line}\n`)), stop: () => undefined };
+function progressBar(label: string, tried = false): { update: (done: number, total: number, attempts?: number) => void; stop: () => void } {
+  if (!process.stderr.isTTY) return { update: tried ? progressLines(label, (line) => process.stderr.write(`${line}\n`)) : () => undefined, stop: () => undefined };
   const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {value}/{total} | {tried} tried | {duration_formatted}`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
+    { format: `${label} [{bar}] {value}/{total}${tried ? " | {tried} tried" : ""} | {duration_formatted}`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
     cliProgress.Presets.shades_classic,
   );
   let started = false;
   return {
-    update(done, total, tried = 0) {
+    update(done, total, attempts = 0) {
       if (!started) {
         bar.start(total, 0, { tried: 0 });
         started = true;
       }
-      bar.update(done, { tried });
+      bar.update(done, { tried: attempts });
     },
     stop: () => started && bar.stop(),
   };
@@ -174,7 +156,7 @@ export function register(program: Command): void {
         if (!fixture && flags.allowWrites && !options.templateDir && writers.length > 0) process.stderr.write(`${writesWarning(target, writers, "the generator (--allow-writes)")}\n`);
         const linksWarning = flags.allowWrites && options.templateDir && writers.length > 0 ? await templateLinksWarning(options.templateDir) : undefined;
         if (linksWarning) process.stderr.write(`${linksWarning}\n`);
-        const bar = flags.generator === "llm" ? progressBar("scenarios (llm)") : generationProgress("scenarios (verified)");
+        const bar = progressBar(`scenarios (${flags.generator})`, flags.generator === "verified");
         try {
           let result;
           if (flags.generator === "llm") {

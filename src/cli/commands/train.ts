@@ -16,7 +16,7 @@ import { parseDangerousPatterns } from "../../rewards/dangerous.js";
 import { addConnectOptions, parseEnvAndHeaders, type TargetFlags } from "../target-options.js";
 import type { ConnectOptions } from "../../mcp/options.js";
 import { DEFAULT_LEARNING_RATE, DEFAULT_LORA_LEARNING_RATE, fieldLines, readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
-import { parseValueSpecs } from "../../scenarios/verified/generate.js";
+import { parseValueSpecs } from "../../scenarios/verified/given-values.js";
 import { DEMO_CONFIG } from "../../train/demo.js";
 import { runDirRefusal, runOfCheckpoint } from "../../train/run-dir.js";
 import type { TrainHooks, TrainSummary } from "../../train/loop.js";

@@ -24,13 +24,14 @@
  */
 import { TrainMcpError } from "../../errors.js";
 import type { Toolbox, ToolResult, ToolSpec } from "../../mcp/types.js";
-import { containsHeldSecret, isSecretArgumentName, redactedJson } from "../../mcp/command-credentials.js";
+import { containsHeldSecret, redactedJson } from "../../mcp/command-credentials.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
 import { checkExpected } from "../check.js";
 import { replayScenario } from "../replay.js";
 import { ScenarioSchema, type ReferenceCall, type Scenario } from "../schema.js";
 import { genericRecipes, isReadOnlyTool } from "./generic.js";
-import { matchAllArgs, normKey, ValuePool } from "./harvest.js";
+import { givenPool } from "./given-values.js";
+import { matchAllArgs, ValuePool } from "./harvest.js";
 import type { BuiltDraft, Recipe, RecipeContext, Split } from "./recipe.js";
 import { applicableFixtureRecipes } from "./registry.js";
 import { fileRecipes } from "./files.js";
@@ -38,7 +39,7 @@ import { resourceRecipes } from "./resources.js";
 import { sqlRecipes } from "./sql.js";
 import { Rng } from "./rng.js";
 import { SplitGuard } from "./split-guard.js";
-import { singular, synthesizeArgs } from "./schema-values.js";
+import { synthesizeArgs } from "./schema-values.js";
 import { sortKeys } from "../sort-keys.js";
 
 export interface VerifiedOptions {
@@ -463,6 +464,12 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
     const line = containsHeldSecret(text, secrets) ? `${name}: (withheld: it holds a credential the server was given)` : `${name}: ${errorLineOf(text) || "(no text)"}`;
     env.calls.errors.set(line, (env.calls.errors.get(line) ?? 0) + 1);
   };
+  /** whether the call lost the connection, counted among those in a row */
+  const countLost = (r: ToolResult): boolean => {
+    const lost = r.fault === "connection";
+    env.calls.lostInARow = lost ? env.calls.lostInARow + 1 : 0;
+    return lost;
+  };
   const ctx: RecipeContext = {
     rng: env.rng,
     split: env.split,
@@ -472,7 +479,7 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
       calls.push({ name, arguments: args });
       const r = await box.call(name, args);
       env.calls.made++;
-      env.calls.lostInARow = r.fault === "connection" ? env.calls.lostInARow + 1 : 0;
+      countLost(r);
       if (r.isError) failed(name, r.text);
       if (containsHeldSecret(r.text, secrets)) sawSecret = true;
       pool.harvest(name, r);
@@ -482,8 +489,7 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
       const r = await box.call(name, args);
       // a probe's error answer may be expected (a dialect test); a lost connection never is, and
       // the server's last words say why (a refused database login)
-      env.calls.lostInARow = r.fault === "connection" ? env.calls.lostInARow + 1 : 0;
-      if (r.fault === "connection") {
+      if (countLost(r)) {
         env.calls.made++;
         failed(name, r.text);
       }
@@ -584,58 +590,6 @@ const OTHER_SOURCES = "write scenarios by hand (scenarios/README.md) or with an 
 
 function throwIfInterrupted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new TrainMcpError("Interrupted", "interrupted while generating scenarios: nothing was written", false);
-}
-
-/** The user's values, each as text and, where it is a plain number, as that number too (for an integer argument). */
-function givenPool(values: VerifiedOptions["values"]): ValuePool {
-  const pool = new ValuePool();
-  for (const [name, list] of Object.entries(values ?? {}))
-    for (const v of list) {
-      pool.add(name, v);
-      if (v.trim() !== "" && String(Number(v)) === v) pool.add(name, Number(v));
-    }
-  return pool;
-}
-
-/** `--value NAME=VALUE`s as the values option (by name, in the order given). */
-export function parseValueSpecs(specs: readonly string[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const spec of specs) {
-    const eq = spec.indexOf("=");
-    const name = eq > 0 ? spec.slice(0, eq).trim() : "";
-    if (!name) throw new TrainMcpError("ConfigInvalid", `--value ${JSON.stringify(spec)}: expected NAME=VALUE, an argument's name and a value for it (e.g. --value url=http://127.0.0.1:8080/)`);
-    (out[name] ??= []).push(spec.slice(eq + 1));
-  }
-  return out;
-}
-
-/** Refuses a value for a name no tool's argument has (a typo would silently give nothing): the error names the arguments there are. */
-export function checkValueNames(values: Readonly<Record<string, readonly string[]>>, tools: readonly ToolSpec[]): void {
-  const names = new Map<string, string>();
-  const walk = (schema: unknown, depth: number): void => {
-    if (depth > 4 || !schema || typeof schema !== "object") return;
-    const s = schema as { properties?: Record<string, unknown>; items?: unknown };
-    for (const [k, sub] of Object.entries(s.properties ?? {})) {
-      if (!names.has(normKey(k))) names.set(normKey(k), k);
-      walk(sub, depth + 1);
-    }
-    walk(s.items, depth + 1);
-  };
-  for (const t of tools) walk(t.inputSchema, 0);
-  for (const name of Object.keys(values)) {
-    // a scenario file holds its calls' arguments, and is shared: the server gets a credential by --env or --header
-    if (isSecretArgumentName(name))
-      throw new TrainMcpError("ConfigInvalid", `--value ${name}=…: ${JSON.stringify(name)} names a credential, and every task's calls (with their arguments) are written to the scenario file: give the server its credentials by --env or --header instead`);
-    if (!names.has(normKey(name)) && !names.has(normKey(singular(name))))
-      throw new TrainMcpError("ConfigInvalid", `--value ${name}=…: no tool of the server takes an argument named ${JSON.stringify(name)} (their arguments: ${[...names.values()].sort().join(", ") || "none"})`);
-  }
-}
-
-/** `--value NAME=VALUE`s as the values option, checked against the tools' argument names. */
-export function parseGivenValues(specs: readonly string[], tools: readonly ToolSpec[]): Record<string, string[]> {
-  const values = parseValueSpecs(specs);
-  checkValueNames(values, tools);
-  return values;
 }
 
 /** A read-only call slower than this leaves its tool out of the generated tasks. */
