@@ -12,7 +12,7 @@ import { Rng } from "../../src/scenarios/verified/rng.js";
 import { synthesizeArgs } from "../../src/scenarios/verified/schema-values.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
 import { constantAnswerNote, errorLineOf } from "../../src/scenarios/verified/generate.js";
-import { asksAboutNothing, clockLike, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
+import { answerFields, asksAboutNothing, clockLike, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
 
 const result = (data: unknown): ToolResult => ({ isError: false, text: JSON.stringify(data), content: [] }) as unknown as ToolResult;
 
@@ -269,6 +269,15 @@ describe("generic recipes", () => {
     expect(pickAnswerField(result({ entities: [{ name: "Ada", entityType: "person" }] }), { names: ["Ada"] })).toEqual({ label: "entity type", value: "person" });
     // a bare list's first item is the first entry, not a "first name"
     expect(pickAnswerField(result([{ name: "Ada Lovelace", city: "London" }, { name: "Grace Hopper" }]), {})).toEqual({ label: "first entry's name", value: "Ada Lovelace" });
+  });
+
+  it("names a field by a noun, quoting a key that is a preposition or a participle", () => {
+    // a list of one is that one thing: "entity name", not "entities name"
+    expect(answerFields(result({ entities: [{ name: "Ada", role: "engineer" }] }), {}).map((f) => f.label)).toEqual(["entity name", "entity role"]);
+    // "What is the first relation to?" asks nothing; the key as written does
+    const relations = answerFields(result({ relations: [{ from: "Ada", to: "Engine", relationType: "built" }, { from: "Grace", to: "Mark I", relationType: "programmed" }] }), {});
+    expect(relations.map((f) => f.label)).toEqual(['"from" field of the first relation', '"to" field of the first relation', "first relation type"]);
+    expect(answerFields(result({ user: "ada", joined: "2021-03-04", last_modified: "2022-01-02", speed: 12, created_at: "2020-05-06" }), {}).map((f) => f.label)).toEqual(["user", '"joined" field', '"last_modified" field', "speed", '"created_at" field']);
   });
   it("asks about a bare number result; not about an image's size, a single character, undecodable text or the machine's name; an echo in other case is checked with case", () => {
     const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;

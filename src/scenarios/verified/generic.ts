@@ -130,10 +130,10 @@ export function answerFields(result: ToolResult, args: Record<string, unknown> =
     // a bare list's items are entries: "first entry's name", not "first name" (a given name)
     else if (Array.isArray(v) && v.length > 0) {
       if (v.length > 1 && reordered(v[0])) return;
-      visit(v[0], v.length === 1 ? label : `first ${singularLabel(label) || "entry's"}`, depth + 1);
+      visit(v[0], v.length === 1 ? singularLabel(label) : `first ${singularLabel(label) || "entry's"}`, depth + 1);
     }
     else if (v && typeof v === "object") {
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, fieldLabel(label, fieldName(k)), depth + 1);
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) visit(x, fieldLabel(label, fieldName(k), k), depth + 1);
     }
   };
   visit(data, "", 0);
@@ -257,8 +257,19 @@ export function asksAboutNothing(result: ToolResult, value: string | number): bo
   return empty(resultData(result), 0);
 }
 
-/** "first entity" + "entity type" → "first entity type"; "entities" + "entity type" → "entity type" */
-function fieldLabel(container: string, key: string): string {
+// words no question can name a thing by: a preposition ("to", "created at") or a participle
+// ("joined", "last modified"), unlike the nouns that end in -ed
+const NOT_A_NOUN = /(?:^|\s)(?:to|from|by|of|in|on|at|for|with|via|into|per|\w+ed)$/;
+const NOUNS_IN_ED = new Set(["speed", "seed", "need", "feed", "bed", "red", "embed", "shed", "breed", "hundred", "reed", "weed", "deed", "sled", "med", "ted", "bred"]);
+
+/**
+ * "first entity" + "entity type" → "first entity type"; "entities" + "entity type" → "entity
+ * type"; a key that is no noun is quoted as it is written, with its container: "first relation"
+ * + to → `"to" field of the first relation` ("What is the first relation to?" asks nothing).
+ */
+function fieldLabel(container: string, key: string, written = key): string {
+  const last = key.split(" ").pop() ?? "";
+  if (NOT_A_NOUN.test(key) && !NOUNS_IN_ED.has(last)) return `"${written}" field${container ? ` of the ${container}` : ""}`;
   if (!container) return key;
   const noun = singular(container.split(" ").pop() ?? "");
   if (noun && key.startsWith(`${noun} `)) return `${singularLabel(container)} ${key.slice(noun.length + 1)}`;
