@@ -2,8 +2,9 @@
  * Groups of rollouts: G episodes of each scenario, played against the real server. Episodes
  * of many groups run together in waves of at most `maxConcurrentRollouts`, so the policy
  * samples them in one batch per turn. With `isolate`, every episode gets its own fresh server
- * instance (stateful servers: each rollout starts from the same state); those instances stay
- * open until `release()`, so state checks can run on them after the rollout.
+ * instance (stateful servers: each rollout starts from the same state, after the scenario's
+ * setup calls if it has any); those instances stay open until `release()`, so state checks can
+ * run on them after the rollout.
  */
 import type { Toolbox } from "../mcp/types.js";
 import type { Scenario } from "../scenarios/schema.js";
@@ -82,12 +83,25 @@ export async function playGroups(scenarios: Scenario[], policy: Policy, toolbox:
     const batch = slots.slice(start, start + wave);
     await Promise.all(
       batch.map(async (slot) => {
+        const setup = slot.scenario.setup ?? [];
+        if (setup.length > 0 && !options.isolate) {
+          // on the one shared instance, every rollout's setup would pile onto the others'
+          slot.setupError = `setup: scenario ${slot.scenario.id} starts from a state its setup calls make, which needs a fresh server instance per rollout (--isolate on)`;
+          return;
+        }
         try {
           slot.toolbox = options.isolate ? await toolbox.isolated() : toolbox;
           if (options.isolate) isolated.push(slot.toolbox);
         } catch (e) {
           slot.setupError = `server: ${(e as Error).message}`;
           return;
+        }
+        for (const [i, call] of setup.entries()) {
+          const r = await slot.toolbox.call(call.name, call.arguments, { timeoutMs: options.toolTimeoutMs, task: slot.scenario.task });
+          if (r.isError) {
+            slot.setupError = `setup call ${i + 1} ${call.name} failed: ${r.text.replace(/\s+/g, " ").slice(0, 200)}`;
+            return;
+          }
         }
         slot.episode = {
           messages: [

@@ -22,7 +22,7 @@ export function problemsAgainstTools(s: Scenario, tools: readonly ToolSpec[], va
     const tool = byName.get(name);
     if (!tool) {
       const known = tools.map((t) => t.name);
-      problems.push({ field: `${field}.${field.startsWith("reference") ? "name" : "tool"}`, message: `the server has no tool ${JSON.stringify(name)} (its tools: ${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""})${resourceToolHint(name, false)}` });
+      problems.push({ field: `${field}.${field.startsWith("expected") ? "tool" : "name"}`, message: `the server has no tool ${JSON.stringify(name)} (its tools: ${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""})${resourceToolHint(name, false)}` });
       return;
     }
     const r = validator.check(name, tool.inputSchema, args);
@@ -39,6 +39,7 @@ export function problemsAgainstTools(s: Scenario, tools: readonly ToolSpec[], va
       if (near) problems.push({ field: `${field}.arguments.${key}`, message: `${name} takes no argument ${JSON.stringify(key)} (did you mean ${JSON.stringify(near)}?)` });
     }
   };
+  (s.setup ?? []).forEach((c, i) => check(`setup[${i}]`, c.name, c.arguments));
   (s.expected ?? []).forEach((e, i) => {
     if (e.kind === "state") check(`expected[${i}]`, e.tool, e.arguments);
   });

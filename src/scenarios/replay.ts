@@ -2,8 +2,9 @@
  * Replaying a scenario's reference solution on a real server: the proof that a scenario is
  * solvable and that its expected outcome is right.
  *
- * The reference calls run in order on the given toolbox (a fresh instance for stateful
- * servers); none may fail (but one marked `error: true` must). Then every answer check must
+ * A scenario's setup calls run first (none may fail); then the reference calls run in order on
+ * the given toolbox (a fresh instance for stateful servers, and for any scenario with setup
+ * calls); none may fail (but one marked `error: true` must). Then every answer check must
  * pass on the reference answer text, and on the text of at least one replayed result (an exact
  * check there as "contains"), so the answer really came from the server and is not just a string
  * someone wrote (a not_contains check, an absence, holds on the reference answer alone). A
@@ -26,12 +27,17 @@ export interface ReplayResult extends CheckResult {
 
 export async function replayScenario(
   toolbox: Pick<Toolbox, "call">,
-  scenario: Pick<Scenario, "expected" | "reference"> & { task?: string },
+  scenario: Pick<Scenario, "expected" | "reference"> & Partial<Pick<Scenario, "setup" | "task">>,
   options: { timeoutMs?: number } = {},
 ): Promise<ReplayResult> {
   const ref = scenario.reference;
   if (!ref) return { pass: false, detail: "no reference solution to replay", resultTexts: [] };
   const resultTexts: string[] = [];
+  // the starting state the task was written for (its results are no part of the solution)
+  for (const [i, call] of (scenario.setup ?? []).entries()) {
+    const r = await toolbox.call(call.name, call.arguments, { timeoutMs: options.timeoutMs, task: scenario.task });
+    if (r.isError) return { pass: false, detail: `setup call ${i + 1} ${call.name} failed: ${oneLine(r.text)}`, resultTexts };
+  }
   for (let i = 0; i < ref.calls.length; i++) {
     const call = ref.calls[i];
     const r = await toolbox.call(call.name, call.arguments, { timeoutMs: options.timeoutMs, task: scenario.task });
@@ -80,7 +86,8 @@ export async function replayScenario(
  * True when replaying the scenario changes server state (a reference call to a tool whose
  * annotations or name say it mutates), so it needs its own fresh instance; read-only scenarios can share one.
  */
-export function replayMutates(scenario: Pick<Scenario, "reference">, tools: readonly ToolSpec[] = []): boolean {
+export function replayMutates(scenario: Pick<Scenario, "reference"> & Partial<Pick<Scenario, "setup">>, tools: readonly ToolSpec[] = []): boolean {
+  if ((scenario.setup?.length ?? 0) > 0) return true; // its setup calls change the instance
   return (scenario.reference?.calls ?? []).some((c) => !isReadOnlyTool(tools.find((t) => t.name === c.name) ?? c.name));
 }
 

@@ -99,6 +99,12 @@ export const ScenarioSchema = z.object({
   split: z.enum(["train", "test"]),
   tags: z.array(z.string()).default([]),
   server: z.string().optional().describe("which bundled server or target the scenario is for"),
+  setup: z
+    .array(ReferenceCallSchema)
+    .refine((calls) => calls.length > 0, "an empty list sets nothing up: leave the field out")
+    .refine((calls) => calls.every((c) => !c.error), "a setup call must succeed: error: true has no place here")
+    .optional()
+    .describe("calls that bring a fresh server instance to the task's starting state (an empty server given a few entries), run before the model's first turn; the model does not see them, and each rollout gets its own instance"),
   expected: z
     .array(ExpectedSchema)
     .refine((list) => list.length > 0, "an empty list checks nothing, so every answer would succeed: leave the field out for a judge-only task")

@@ -134,8 +134,9 @@ export async function loadScenarios(
   return { train, test, sources };
 }
 
-/** A user's scenario whose state check or reference names a tool its server lacks, or gives
- *  arguments the tool refuses, can never pass: refused like a bad field, every one named. */
+/** A user's scenario whose state check, setup or reference names a tool its server lacks, or
+ *  gives arguments the tool refuses (or has setup calls on a shared instance), can never pass:
+ *  refused like a bad field, every one named. */
 function checkAgainstTools(playable: Scenario[], origin: Map<Scenario, { file: string; line: number }>, servers: ServerSet): void {
   // one validator per server: it caches compiled schemas by tool name
   const validators = new Map<unknown, ArgumentValidator>();
@@ -143,9 +144,12 @@ function checkAgainstTools(playable: Scenario[], origin: Map<Scenario, { file: s
   for (const s of playable) {
     const from = origin.get(s);
     if (!from) continue;
-    const { toolbox } = servers.entryFor(s);
+    const { toolbox, isolate } = servers.entryFor(s);
     if (!validators.has(toolbox)) validators.set(toolbox, new ArgumentValidator());
-    for (const p of problemsAgainstTools(s, toolbox.tools, validators.get(toolbox))) byFile.set(from.file, [...(byFile.get(from.file) ?? []), { line: from.line, ...p }]);
+    const problems = problemsAgainstTools(s, toolbox.tools, validators.get(toolbox));
+    // every rollout's setup on one shared instance would pile up: each needs an instance of its own
+    if (s.setup && !isolate) problems.push({ field: "setup", message: "setup calls need a fresh server instance per rollout, and this run shares one (--isolate off)" });
+    for (const p of problems) byFile.set(from.file, [...(byFile.get(from.file) ?? []), { line: from.line, ...p }]);
   }
   const [first] = byFile;
   if (!first) return;

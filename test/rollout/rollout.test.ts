@@ -166,6 +166,27 @@ describe("rollouts facing faults (test server)", () => {
     expect(after.text).toMatch(/\b1\b/);
     await release();
   });
+
+  it("runs a scenario's setup calls on each rollout's own instance before the model's first turn, and only there", async () => {
+    const policy = new ScriptedPolicy((c, turn) => (turn === 0 ? call("counter_get", {}) : `count ${lastToolResult(c)}`));
+    const seeded: Scenario = { ...scenario("setup", "count"), setup: [{ name: "counter_inc", arguments: {} }, { name: "counter_inc", arguments: {} }] };
+    const { groups, release } = await playGroups([seeded], policy, toolbox, { groupSize: 2, seed: 7, isolate: true });
+    // each instance saw its own two setup calls, none of the other rollout's; the model saw none
+    for (const t of groups[0].trajectories) {
+      expect(t.toolCalls.map((c) => c.name)).toEqual(["counter_get"]);
+      expect(t.toolCalls[0].result.trim()).toMatch(/^2$/);
+      expect(t.messages.filter((m) => m.role === "tool")).toHaveLength(1);
+    }
+    await release();
+    // on the one shared instance the setups would pile up: refused, with what to do
+    const shared = await playGroups([seeded], policy, toolbox, { groupSize: 1, seed: 8 });
+    expect(shared.groups[0].trajectories[0]).toMatchObject({ finish: "error", error: expect.stringContaining("--isolate on") });
+    // a setup call that fails is the rollout's error, not the model's
+    const broken: Scenario = { ...seeded, setup: [{ name: "no_such_tool", arguments: {} }] };
+    const failed = await playGroups([broken], policy, toolbox, { groupSize: 1, seed: 9, isolate: true });
+    expect(failed.groups[0].trajectories[0]).toMatchObject({ finish: "error", turns: 0, error: expect.stringMatching(/^setup call 1 no_such_tool failed/) });
+    await failed.release();
+  });
 });
 
 describe("rollouts on a server that asks the user mid-call (elicitation, `model` mode)", () => {

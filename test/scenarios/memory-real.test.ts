@@ -58,6 +58,32 @@ describe("server-memory (the npm package) through the CLI", () => {
     // two CLI runs, each starting the npm server for every fresh instance: ~40 s on 2 busy cores
   }, 180_000);
 
+  it("gives an empty graph a starting state: every task's setup calls make entries its reads and deletions work on", async () => {
+    const empty = join(dir, "empty");
+    mkdirSync(empty);
+    const flags = ["--server", SERVER, "--template-dir", empty, "--env", "MEMORY_FILE_PATH=${cwd}/memory.json"];
+    const out = join(dir, "seeded.jsonl");
+    const g = await cli(["scenarios", "generate", ...flags, "--allow-writes", "--n", "16", "--seed", "2", "--out", out]);
+    expect(g.code, g.stderr).toBe(0);
+    expect(g.stderr).toMatch(/note: the server held nothing to ask about, so every task starts from \d+ setup calls \(create_entities/);
+    const scenarios = readScenarioFile(out);
+    const setup = scenarios[0].setup!;
+    expect(setup.length).toBeGreaterThan(1);
+    for (const s of scenarios) expect(s.setup).toEqual(setup);
+    // before, an empty graph gave "create" tasks only: now reads and deletions have entries to work on
+    const called = new Set(scenarios.flatMap((s) => s.reference!.calls.map((c) => c.name)));
+    expect([...called].filter((n) => ["read_graph", "search_nodes", "open_nodes"].includes(n)).length).toBeGreaterThan(0);
+    expect([...called].some((n) => n.startsWith("delete_"))).toBe(true);
+    // a read's answer is a name or type the setup calls made
+    const made = JSON.stringify(setup.map((c) => c.arguments)).toLowerCase();
+    for (const s of scenarios.filter((x) => x.expected!.every((e) => e.kind === "contains"))) {
+      for (const e of s.expected!) if (e.kind === "contains") expect(made).toContain(e.value.toLowerCase());
+    }
+    const c = await cli(["scenarios", "check", out, ...flags, "--fresh"]);
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.stdout).toContain(`${scenarios.length} ok, 0 failing`);
+  }, 240_000);
+
   it("calls no write tool without --allow-writes, and says which it left out", async () => {
     const out = join(dir, "ro.jsonl");
     const g = await cli(["scenarios", "generate", ...connectFlags, "--n", "6", "--seed", "3", "--out", out]);

@@ -164,14 +164,21 @@ describe("verified generator on the fixtures", () => {
     // the server's own words on why: kv_get of a key nobody set
     expect(e?.message).toMatch(/; \d+ of \d+ calls answered with an error, most often "kv_get: no key [^"]+"; /);
     expect(e?.message).toContain("write scenarios by hand (scenarios/README.md) or with an LLM (--generator llm)");
-    // with writes, "ok" is a receipt, not an answer: the value kv_get reads back is the check
-    const { scenarios } = await generateVerified(kv, { n: 3, seed: 1, acceptFewer: true });
+    // with writes, the empty store is first given keys (every task's setup), which kv_get reads;
+    // a kv_set's "ok" is a receipt, not an answer: the value kv_get reads back is the check
+    const { scenarios } = await generateVerified(kv, { n: 6, seed: 1, acceptFewer: true });
     expect(scenarios.length).toBeGreaterThan(0);
+    const setup = scenarios[0].setup!;
+    expect(setup.map((c) => c.name)).toEqual(["kv_set", "kv_set"]);
+    const stored = new Map(setup.map((c) => [c.arguments.key, c.arguments.value]));
     for (const s of scenarios) {
-      const { key, value } = s.reference!.calls[0].arguments as { key: string; value: string };
-      expect(s.reference!.calls.map((c) => c.name)).toEqual(["kv_set"]);
-      expect(s.expected).toEqual([{ kind: "state", tool: "kv_get", arguments: { key }, expect: { kind: "contains", value, caseSensitive: false } }]);
+      expect(s.setup).toEqual(setup);
+      const [call] = s.reference!.calls;
+      const { key, value } = call.arguments as { key: string; value?: string };
+      if (call.name === "kv_get") expect(s.expected).toEqual([{ kind: "contains", value: stored.get(key), caseSensitive: false }]);
+      else expect(s.expected).toEqual([{ kind: "state", tool: "kv_get", arguments: { key }, expect: { kind: "contains", value, caseSensitive: false } }]);
     }
+    expect(scenarios.some((s) => s.reference!.calls[0].name === "kv_get")).toBe(true);
   }, 60_000);
   it("says how to ask for fewer when a server offers fewer distinct tasks than asked for, as the caller spells it", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "todo-few-"));

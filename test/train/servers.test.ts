@@ -125,6 +125,22 @@ describe("ServerSet isolation", () => {
     }
   });
 
+  it("refuses a scenario with setup calls where rollouts share one server instance (--isolate off), and takes it where each has its own", async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "setup-isolate-")), "s.jsonl");
+    const setup = [{ name: "place_order", arguments: { customer_id: 5, items: [{ product_id: 701, quantity: 1 }] } }];
+    fs.writeFileSync(file, JSON.stringify({ id: "seeded", task: "How many orders are there?", difficulty: 1, split: "train", tags: [], setup }) + "\n");
+    for (const [mode, refused] of [["off", true], ["on", false]] as const) {
+      const set = await ServerSet.connect(["fixture:shop"], mode);
+      try {
+        const e = await loadScenarios([file], set, { seed: 1, runDir: os.tmpdir(), log: () => undefined }).then(() => undefined, (x: Error) => x);
+        if (refused) expect(e?.message).toContain(`${file}:1: field "setup": setup calls need a fresh server instance per rollout, and this run shares one (--isolate off)`);
+        else expect(e).toBeUndefined();
+      } finally {
+        await set.close();
+      }
+    }
+  });
+
   it("refuses a file written for another server in a few lines: what they have in common, the first ten, a count of the rest", async () => {
     const set = await ServerSet.connect(["fixture:shop"], "off");
     try {

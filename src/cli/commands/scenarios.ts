@@ -302,7 +302,7 @@ export function register(program: Command): void {
         for (const [i, s] of list.entries()) {
           if (!s.reference || refused.has(i)) continue; // refused above: replaying says it again
           const mutates = replayMutates(s, toolbox.tools);
-          const box: Toolbox = flags.fresh || (stateful && mutates) ? await toolbox.isolated() : toolbox;
+          const box: Toolbox = flags.fresh || s.setup !== undefined || (stateful && mutates) ? await toolbox.isolated() : toolbox;
           const where = `${file}:${lines[i]}: ${s.id}`;
           try {
             const r = await replayScenario(box, s);

@@ -2,7 +2,9 @@
  * The execution-verified scenario generator: no LLM, exact answers, deterministic for a seed.
  *
  * 1. Harvest: read-only tools are called with synthesized arguments on a fresh instance, and
- *    every id, name and email in their results is filed in a ValuePool (harvest.ts).
+ *    every id, name and email in their results is filed in a ValuePool (harvest.ts). A stateful
+ *    server whose reads all come back empty is first given a starting state, whose calls become
+ *    every task's setup (starting-state.ts), and harvested again.
  * 2. Plan: N slots; a seeded shuffle marks round(N × testFraction) of them "test"; slot i goes
  *    to tool i mod T (tools in seeded order), and to one of that tool's recipes by weight.
  *    A test scenario either uses a held-out phrasing of a question no training scenario asks,
@@ -32,8 +34,9 @@ import { ScenarioSchema, type ReferenceCall, type Scenario } from "../schema.js"
 import { genericRecipes, isReadOnlyTool } from "./generic.js";
 import { givenPool } from "./given-values.js";
 import { matchAllArgs, ValuePool } from "./harvest.js";
-import type { BuiltDraft, Recipe, RecipeContext, Split } from "./recipe.js";
+import { isUseful, type BuiltDraft, type Recipe, type RecipeContext, type Split } from "./recipe.js";
 import { applicableFixtureRecipes } from "./registry.js";
+import { freshInState, makeStartingState } from "./starting-state.js";
 import { fileRecipes } from "./files.js";
 import { resourceRecipes } from "./resources.js";
 import { sqlRecipes } from "./sql.js";
@@ -135,11 +138,15 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   const calls = { made: 0, failed: 0, errors: new Map<string, number>(), lostInARow: 0, passedUntouched: 0 };
 
   // A pristine instance for read-only work on a stateful server: it never sees a mutating call.
-  const pristine = stateful ? await toolbox.isolated() : toolbox;
+  let pristine = stateful ? await toolbox.isolated() : toolbox;
+  // every task's setup calls: none, unless the server starts empty (starting-state.ts)
+  let setup: ReferenceCall[] = [];
+  // a fresh instance as each task starts: in the starting state its setup calls make
+  const fresh = () => (setup.length > 0 ? freshInState(toolbox, setup) : toolbox.isolated());
   // The witness: read-only tasks are replayed there; started at the first replay, one per run.
   let witness: Promise<Toolbox> | undefined;
   const witnessBox = () =>
-    (witness ??= toolbox.isolated().catch((e: unknown) => {
+    (witness ??= fresh().catch((e: unknown) => {
       note(`replaying read-only tasks on the instance they were built on: a second one would not start (${(e as Error).message})`);
       return pristine;
     }));
@@ -148,9 +155,22 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     // Only generic recipes draw on harvested values; fixture recipes look things up themselves.
     // The SQL recipes' tool gets their SELECTs only: a made-up query string only fails.
     const takesSql = new Set(recipes.filter((r) => r.id.startsWith("generic.sql.")).map((r) => r.primary ?? r.tools[0]));
-    const harvested = recipes.some((r) => r.id.startsWith("generic."))
-      ? await harvest(pristine, usable.filter((t) => !takesSql.has(t.name)), seed, options.signal, options.slowToolMs ?? SLOW_TOOL_MS, givenPool(options.values))
-      : { pool: givenPool(options.values), unstable: new Set<string>(), slow: new Map<string, number>() };
+    const harvestOn = (box: Toolbox) => harvest(box, usable.filter((t) => !takesSql.has(t.name)), seed, options.signal, options.slowToolMs ?? SLOW_TOOL_MS, givenPool(options.values));
+    let harvested = recipes.some((r) => r.id.startsWith("generic."))
+      ? await harvestOn(pristine)
+      : { pool: givenPool(options.values), unstable: new Set<string>(), slow: new Map<string, number>(), useful: 0 };
+    // an empty server (every read answered with nothing): tasks start from a few entries made first
+    const state = stateful && harvested.useful === 0 && recipes.some((r) => r.id.startsWith("generic.")) ? await makeStartingState(toolbox, usable, harvested.pool, seed) : undefined;
+    if (state) {
+      await pristine.close();
+      pristine = state.box;
+      setup = state.setup;
+      harvested = await harvestOn(pristine);
+      note(
+        `the server held nothing to ask about, so every task starts from ${setup.length} setup call${setup.length === 1 ? "" : "s"} (${[...new Set(setup.map((c) => c.name))].join(", ")}), ` +
+          `which each rollout's fresh server instance runs before the model's first turn`,
+      );
+    }
     const pool = harvested.pool;
     if (harvested.slow.size > 0) {
       recipes = recipes.filter((r) => !r.tools.some((t) => harvested.slow.has(t)));
@@ -198,7 +218,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
         batch.map(async ({ slot, attempt, split }) => {
           const rng = Rng.derive(seed, "slot", slot, "attempt", attempt);
           const recipe = chooseRecipe(rng, byTool, toolOrder, slot, attempt, maxAttempts, exhausted);
-          const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4, calls });
+          const built = await buildOne(recipe, { rng, split, pool, tools, toolbox, fresh, pristine, stateful, heldOutRate: options.heldOutTemplateRate ?? 0.4, calls });
           // a task whose answer is a credential the server printed (a `get-env` tool): never written to a file
           if (built && (built.sawSecret || redactedJson(built, toolbox.secrets ?? []).changed)) {
             if (!credentialSeen) note("left out tasks whose answer or calls hold a credential (an API key or token the server printed, or a secret it was given): a scenario file is no place for one");
@@ -206,7 +226,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
             return { slot, attempt, split, recipe, built: undefined };
           }
           if (built && (options.verify ?? true)) {
-            const replay = await replayOnFresh(toolbox, witnessBox, stateful && (recipe.mutates ?? false), built);
+            const replay = await replayOnFresh(fresh, witnessBox, stateful && (recipe.mutates ?? false), built);
             if (!replay) return { slot, attempt, split, recipe, built: undefined };
           }
           return { slot, attempt, split, recipe, built };
@@ -248,7 +268,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       // the changes made so far may have altered what earlier read-only tasks were built on
       let stale = 0;
       for (let i = committed.length - 1; i >= 0; i--) {
-        if (await replayOnFresh(toolbox, witnessBox, false, committed[i].built)) continue;
+        if (await replayOnFresh(fresh, witnessBox, false, committed[i].built)) continue;
         committed.splice(i, 1);
         stale++;
       }
@@ -293,6 +313,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
         ],
         // scenario files get shared; a URL's credentials stay on the command line (targetKey matches either)
         ...(options.server ? { server: redactTargetCredentials(options.server) } : {}),
+        ...(setup.length > 0 ? { setup } : {}),
         expected: c.built.expected,
         reference: { calls: c.built.calls, answer: c.built.answer },
       }),
@@ -440,6 +461,8 @@ interface BuildEnv {
   pool: ValuePool;
   tools: ReadonlyMap<string, ToolSpec>;
   toolbox: Toolbox;
+  /** a fresh instance in the tasks' starting state */
+  fresh: () => Promise<Toolbox>;
   pristine: Toolbox;
   stateful: boolean;
   heldOutRate: number;
@@ -449,7 +472,7 @@ interface BuildEnv {
 }
 
 async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | undefined> {
-  const own = env.stateful && (recipe.mutates ?? false) ? await env.toolbox.isolated() : undefined;
+  const own = env.stateful && (recipe.mutates ?? false) ? await env.fresh() : undefined;
   const box = own ?? env.pristine;
   const calls: ReferenceCall[] = [];
   let heldOutTemplate = false;
@@ -526,8 +549,8 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
   }
 }
 
-async function replayOnFresh(toolbox: Toolbox, witness: () => Promise<Toolbox>, fresh: boolean, built: BuiltDraft): Promise<boolean> {
-  const box = fresh ? await toolbox.isolated() : await witness();
+async function replayOnFresh(freshBox: () => Promise<Toolbox>, witness: () => Promise<Toolbox>, fresh: boolean, built: BuiltDraft): Promise<boolean> {
+  const box = fresh ? await freshBox() : await witness();
   try {
     const r = await replayScenario(box, { expected: built.expected, reference: { calls: built.calls, answer: built.answer } });
     // a verified task's answer is one the server stated
@@ -602,11 +625,12 @@ async function harvest(
   signal: AbortSignal | undefined,
   slowMs: number,
   pool: ValuePool,
-): Promise<{ pool: ValuePool; unstable: Set<string>; slow: Map<string, number> }> {
+): Promise<{ pool: ValuePool; unstable: Set<string>; slow: Map<string, number>; useful: number }> {
   const slow = new Map<string, number>();
   const called = new Set<string>();
   const unstable = new Set<string>();
   const compared = new Set<string>();
+  let useful = 0; // results that held something (not an error, not an empty list)
   const readOnly = [...tools].filter((t) => isReadOnlyTool(t)).sort((a, b) => a.name.localeCompare(b.name));
   // Three rounds: later ones fill arguments with values earlier ones found (ids from a list).
   for (let round = 0; round < 3; round++) {
@@ -646,9 +670,10 @@ async function harvest(
             if (again && !again.isError && again.text !== r.text) unstable.add(tool.name);
           }
         }
+        if (!r.isError && isUseful(r)) useful++;
         pool.harvest(tool.name, r);
       }
     }
   }
-  return { pool, unstable, slow };
+  return { pool, unstable, slow, useful };
 }
