@@ -31,10 +31,10 @@ import { redactTargetCredentials } from "../../mcp/target.js";
 import { checkExpected } from "../check.js";
 import { replayScenario } from "../replay.js";
 import { ScenarioSchema, type ReferenceCall, type Scenario } from "../schema.js";
-import { genericRecipes, isReadOnlyTool } from "./generic.js";
+import { genericRecipes, isReadOnlyTool, withoutClock } from "./generic.js";
 import { givenPool } from "./given-values.js";
 import { matchAllArgs, ValuePool } from "./harvest.js";
-import { isUseful, type BuiltDraft, type Recipe, type RecipeContext, type Split } from "./recipe.js";
+import { isUseful, reportsFailure, type BuiltDraft, type Recipe, type RecipeContext, type Split } from "./recipe.js";
 import { applicableFixtureRecipes } from "./registry.js";
 import { freshInState, makeStartingState } from "./starting-state.js";
 import { fileRecipes } from "./files.js";
@@ -126,7 +126,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   const usable = options.allowWrites === false ? toolbox.tools.filter((t) => isReadOnlyTool(t)) : toolbox.tools;
   if (options.allowWrites === false && writers.length > 0)
     note(
-      `not calling ${writers.join(", ")}: ${writers.length === 1 ? "it changes" : "they change"} the server's state (by ${writers.length === 1 ? "its" : "their"} annotations or name), and a fresh server process does not undo changes kept in files or databases; ` +
+      `not calling ${writers.join(", ")}: ${writers.length === 1 ? "it changes" : "they change"} the server's state (by ${writers.length === 1 ? "its" : "their"} annotations, name or operations), and a fresh server process does not undo changes kept in files or databases; ` +
         `--allow-writes calls them, ${options.writesAdvice ?? "best against a copy of the server's data (--template-dir)"}`,
     );
   const stateful = options.allowWrites === false ? false : (options.stateful ?? detectStateful(toolbox.tools));
@@ -503,9 +503,9 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
       const r = await box.call(name, args);
       env.calls.made++;
       countLost(r);
-      if (r.isError) failed(name, r.text);
+      if (r.isError || reportsFailure(r)) failed(name, r.text);
       if (containsHeldSecret(r.text, secrets)) sawSecret = true;
-      pool.harvest(name, r);
+      pool.harvest(name, r, args);
       return r;
     },
     async probe(name, args) {
@@ -667,11 +667,12 @@ async function harvest(
           // two more calls: dice agree twice by chance far more often than three times
           for (let k = 0; k < 2 && !unstable.has(tool.name); k++) {
             const again = await box.call(tool.name, args).catch(() => undefined);
-            if (again && !again.isError && again.text !== r.text) unstable.add(tool.name);
+            // (a reply stamped with the time it was made is the same reply)
+            if (again && !again.isError && withoutClock(again.text) !== withoutClock(r.text)) unstable.add(tool.name);
           }
         }
         if (!r.isError && isUseful(r)) useful++;
-        pool.harvest(tool.name, r);
+        pool.harvest(tool.name, r, args);
       }
     }
   }

@@ -21,20 +21,28 @@ import { normKey, ValuePool } from "./harvest.js";
 import { extractNumbers } from "../numbers.js";
 import { checkAnswer } from "../check.js";
 import { besideIdsGone, fileListings, goneAndKept, idValues, isDeletingTool, shownValues, valuesBesideIds } from "./deletions.js";
-import { answerSentence, containsCheck, isUseful, lowerFirst, numericCheck, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
+import { answerSentence, containsCheck, envelopeData, isUseful, lowerFirst, numericCheck, reportsFailure, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 import { documentFacts } from "./document-answer.js";
 
 const MUTATING =
   /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close)(?=$|_|-|\b)/i;
 
+// verbs that are nouns too ("get_block" of a blockchain reads a block): a change only where they lead the name
+const LEADING_MUTATING = /^(manage|advance|terminate|block|unblock|sync)(?=$|_|-)/i;
+
+// the argument that picks what a many-purpose tool does (`operation: "create" | "update" | "delete"`)
+const OPERATION_ARG = /^(operation|action|op|command|cmd|method)$/i;
+
 /**
  * Whether calling a tool leaves the server's state as it was. The server's own MCP annotations
  * decide when present (`readOnlyHint: true` reads; `readOnlyHint: false` or `destructiveHint:
- * true` changes state); otherwise a state-changing verb in the name does. A bare name (a
- * scenario's reference call) is judged by its name alone.
+ * true` changes state); otherwise a state-changing verb in the name does, or, for a tool that
+ * does several things (`manage_container {operation: "create" | "update" | "delete"}`), in one
+ * of the values its operation argument takes. A bare name (a scenario's reference call) is
+ * judged by its name alone.
  */
-export function isReadOnlyTool(tool: string | Pick<ToolSpec, "name" | "annotations">): boolean {
+export function isReadOnlyTool(tool: string | (Pick<ToolSpec, "name" | "annotations"> & { inputSchema?: ToolSpec["inputSchema"] })): boolean {
   const name = typeof tool === "string" ? tool : tool.name;
   const hints = typeof tool === "string" ? undefined : tool.annotations;
   if (hints?.readOnlyHint === true) return true;
@@ -42,9 +50,27 @@ export function isReadOnlyTool(tool: string | Pick<ToolSpec, "name" | "annotatio
   // `add` alone is arithmetic (the reference "everything" server's adds two numbers): adding a
   // thing names the thing (add_todo, addItem)
   if (/^add$/i.test(name)) return true;
-  // camelCase words split first ("markDone" → "mark_Done"); the match is case-insensitive, so a
-  // verb must end at a separator, never inside a word ("settings", "bookmarks" read)
-  return !MUTATING.test(name.replace(/([a-z])([A-Z])/g, "$1_$2"));
+  if (typeof tool !== "string" && operationValues(tool.inputSchema).some(namesChange)) return false;
+  return !namesChange(name) && !LEADING_MUTATING.test(camelWords(name));
+}
+
+/** camelCase words split ("markDone" → "mark_Done"): the match is case-insensitive, so a verb
+ *  must end at a separator, never inside a word ("settings", "bookmarks" read) */
+function camelWords(name: string): string {
+  return name.replace(/([a-z])([A-Z])/g, "$1_$2");
+}
+
+function namesChange(words: string): boolean {
+  return MUTATING.test(camelWords(words));
+}
+
+/** The values of a top-level operation argument's enum (`operation`, `action`…), as text. */
+function operationValues(schema: ToolSpec["inputSchema"] | undefined): string[] {
+  const props = (schema?.properties ?? {}) as Record<string, { enum?: unknown; const?: unknown }>;
+  return Object.entries(props)
+    .filter(([k]) => OPERATION_ARG.test(k))
+    .flatMap(([, p]) => [...(Array.isArray(p?.enum) ? p.enum : []), ...(p && "const" in p ? [p.const] : [])])
+    .filter((v): v is string => typeof v === "string");
 }
 
 /** "Evaluate one expression and return the number. Supports…" → "evaluate one expression and return the number" */
@@ -101,7 +127,8 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
  * objects whose keys read alike) would not say which one is meant, and is left out.
  */
 export function answerFields(result: ToolResult, args: Record<string, unknown> = {}): AnswerField[] {
-  const data = resultData(result);
+  if (reportsFailure(result)) return [];
+  const data = envelopeData(resultData(result));
   if (environmentDump(data, result.text)) return [];
   // every scalar given, nested ones too ({location: {city: "cairo"}} gives "cairo")
   const echoes = new Set<string>();
@@ -220,6 +247,19 @@ export function clockLike(value: string | number, now: Date = new Date()): boole
     if (minutesNow.includes(at) || minutesNow.includes((Number(h) % 12) * 60 + Number(m))) return true;
   }
   return false;
+}
+
+/**
+ * A result's text with the times to the second taken out ("2026-12-06T13:02:45.463Z",
+ * "13:02:45", a Unix timestamp of today): what is left of an answer once the moment it was given
+ * is not. A reply stamped with the time it was made (task-orchestrator's `metadata.timestamp`
+ * beside the data) says the same thing each time; no task asks for the stamp (askable).
+ */
+export function withoutClock(text: string, now: Date = new Date()): string {
+  return text
+    .replace(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g, "<time>")
+    .replace(/\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/g, "<time>")
+    .replace(/\b\d{10}(?:\d{3})?\b/g, (n) => (clockLike(Number(n), now) ? "<time>" : n));
 }
 
 // "a month ago", "in 3 days", "2 years from now", "just now" (dayjs' and moment's fromNow, humanize)
@@ -400,6 +440,8 @@ function documentField(tool: ToolSpec, result: ToolResult, args: Record<string, 
 export function isReceipt(field: { label: string; value: string | number }, args: Record<string, unknown>): boolean {
   if (typeof field.value !== "string") return false;
   if (field.label === "result") return /\s/.test(field.value.trim()) || /^\p{L}+[.!]?$/u.test(field.value.trim());
+  // a change's `message` in words ("Record created successfully", mcp-sqlite's create_record) is its receipt too
+  if (/(^| )(message|msg)$/.test(field.label) && /\s/.test(field.value.trim())) return true;
   return givenStrings(args, 200).some((v) => checkAnswer(containsCheck(v), field.value as string).pass);
 }
 

@@ -12,6 +12,7 @@ import { parseJsonLoose } from "../check.js";
 import { mentionsWorkCopy } from "../../mcp/toolbox.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import { schemaAccepts, singular } from "./schema-values.js";
+import { reportsFailure } from "./recipe.js";
 
 export type Scalar = string | number | boolean;
 
@@ -21,6 +22,9 @@ export interface HarvestRecord {
   /** the key path to the object, e.g. "products" */
   context: string;
   fields: Record<string, Scalar>;
+  /** the scalar arguments of the call whose result held it (`{table: "customers"}`): which
+   *  table's row a record is, where the result does not say */
+  given?: Record<string, Scalar>;
 }
 
 /** "Product-ID", "product_id", "productId" → "productid" */
@@ -82,10 +86,10 @@ export class ValuePool {
   }
 
   /** Files every value in one tool result. */
-  harvest(tool: string, result: ToolResult): void {
-    if (result.isError) return;
+  harvest(tool: string, result: ToolResult, args?: Record<string, unknown>): void {
+    if (result.isError || reportsFailure(result)) return;
     const data = result.structuredContent ?? parseJsonLoose(result.text)?.value;
-    if (data !== undefined) this.harvestData(tool, data);
+    if (data !== undefined) this.harvestData(tool, data, args);
     else this.harvestListing(result.text);
     for (const email of result.text.match(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g) ?? []) this.add("email", email);
   }
@@ -108,14 +112,15 @@ export class ValuePool {
   }
 
   /** Files every value in a JSON value (a result's data, or the arguments a call was given). */
-  harvestData(tool: string, data: unknown): void {
-    this.walk(tool, data, toolNoun(tool), 0);
+  harvestData(tool: string, data: unknown, args?: Record<string, unknown>): void {
+    const given = args && Object.fromEntries(Object.entries(args).filter((e): e is [string, Scalar] => ["string", "number", "boolean"].includes(typeof e[1])));
+    this.walk(tool, data, toolNoun(tool), 0, given && Object.keys(given).length > 0 ? given : undefined);
   }
 
-  private walk(tool: string, value: unknown, context: string, depth: number): void {
+  private walk(tool: string, value: unknown, context: string, depth: number, given?: Record<string, Scalar>): void {
     if (depth > 6 || value === null || typeof value !== "object") return;
     if (Array.isArray(value)) {
-      for (const item of value.slice(0, 200)) this.walk(tool, item, context, depth + 1);
+      for (const item of value.slice(0, 200)) this.walk(tool, item, context, depth + 1, given);
       return;
     }
     const fields: Record<string, Scalar> = {};
@@ -126,10 +131,10 @@ export class ValuePool {
         this.add(key, v);
         if (noun && !normKey(key).startsWith(normKey(noun))) this.add(`${noun}_${key}`, v);
       } else {
-        this.walk(tool, v, key, depth + 1);
+        this.walk(tool, v, key, depth + 1, given);
       }
     }
-    if (Object.keys(fields).length > 0) this.records.push({ tool, context, fields });
+    if (Object.keys(fields).length > 0) this.records.push({ tool, context, fields, ...(given ? { given } : {}) });
   }
 }
 

@@ -107,9 +107,41 @@ export function resultData(result: ToolResult): unknown {
   }
 }
 
+// a reply's status beside its data: `{"success": true, "message": "Found 2 task(s)", "data": {...},
+// "metadata": {"timestamp": …, "version": "1.0.0"}}`
+const ENVELOPE_KEYS = new Set(["success", "ok", "status", "message", "msg", "error", "errors", "metadata", "meta", "timestamp", "version", "code", "warning", "warnings"]);
+const ENVELOPE_MARKS = ["success", "ok", "message", "msg", "metadata", "meta"];
+
+/**
+ * What a reply wrapped in a status envelope holds (its `data`, `result` or `payload`), else the
+ * reply as it is: "1.0.0" (the envelope's version) or "Next task retrieved successfully" are the
+ * server's words about the call, the same for every call, and no task asks for them.
+ */
+export function envelopeData(data: unknown): unknown {
+  if (!data || typeof data !== "object" || Array.isArray(data)) return data;
+  const keys = Object.keys(data);
+  const inner = keys.filter((k) => /^(data|result|payload)$/.test(k));
+  const body = inner.length === 1 ? (data as Record<string, unknown>)[inner[0]] : undefined;
+  if (!body || typeof body !== "object") return data;
+  const rest = keys.filter((k) => k !== inner[0]);
+  return rest.length > 0 && rest.every((k) => ENVELOPE_KEYS.has(k)) && rest.some((k) => ENVELOPE_MARKS.includes(k)) ? body : data;
+}
+
+/**
+ * A reply that says in its data that the call failed, without the MCP error flag (`{"success":
+ * false, "message": "Task not found: …", "error": "NOT_FOUND"}`, `{"ok": false}`): an error,
+ * not an answer to build a task on. (A `status` of "failed" is left alone: a job's status is data.)
+ */
+export function reportsFailure(result: ToolResult): boolean {
+  const data = resultData(result);
+  if (!data || typeof data !== "object" || Array.isArray(data)) return false;
+  const d = data as Record<string, unknown>;
+  return d.success === false || d.ok === false;
+}
+
 /** True when a result is worth building a task on: no error, some content, not an empty list. */
 export function isUseful(result: ToolResult): boolean {
-  if (result.isError) return false;
+  if (result.isError || reportsFailure(result)) return false;
   const t = result.text.trim();
   if (t === "" || t === "[]" || t === "{}" || t === "null") return false;
   // "No facts found for …", "No results", "Not found": an empty answer in words.

@@ -52,6 +52,9 @@ export interface SynthOptions {
   /** the tool makes or changes something: a title, name or text it is given is a new one (a title
    *  the server shows already could not show the change: an update to it looks like nothing) */
   newText?: boolean;
+  /** the arguments filled in before this one, at the top level (a map of columns finds the
+   *  rows of the `table` given beside it) */
+  siblings?: Record<string, unknown>;
 }
 
 /**
@@ -117,7 +120,8 @@ function synthObject(schema: Schema, root: Schema, rng: Rng, pool: ValuePool | u
     // month's days): the answer would change with the clock, so one is always given
     if (!required.has(name) && !datedArgument(name, propSchema, root) && !rng.bool(o.optionalRate ?? 0.3)) continue;
     const fresh = depth === 0 && o.newText && NEW_TEXT.test(name.replace(/[^a-z]/gi, "").toLowerCase());
-    const v = synthValue(propSchema, root, name, rng, fresh ? undefined : pool, required.has(name) ? o : { ...o, noInvented: true }, depth + 1);
+    const own = { ...o, ...(depth === 0 ? { siblings: out } : {}), ...(required.has(name) ? {} : { noInvented: true }) };
+    const v = synthValue(propSchema, root, name, rng, fresh ? undefined : pool, own, depth + 1);
     if (v === undefined) {
       if (required.has(name)) return undefined;
       continue;
@@ -202,12 +206,44 @@ export function synthValue(
       return s.uniqueItems || unique.length >= Math.max(min, 1) ? unique : out;
     }
     case "object":
+      if (freeForm(s)) return pool ? mapFromRecord(s, name, rng, pool, o) : undefined;
       return synthObject(s, root, rng, pool, { ...o, fixed: undefined }, depth);
     case "null":
       return null;
     default:
       return undefined;
   }
+}
+
+/** An object of any keys (`{"type": "object", "additionalProperties": {...}}`: a row's columns, a filter). */
+function freeForm(s: Schema): boolean {
+  const props = s.properties as Schema | undefined;
+  return (!props || Object.keys(props).length === 0) && (s.additionalProperties === true || (typeof s.additionalProperties === "object" && s.additionalProperties !== null));
+}
+
+// a map that picks rows (`conditions`, `where`, `filter`) names values that are there; another
+// one a change is given (`data`, `values`) holds new ones
+const PICKS_ROWS = /^(where|conditions?|filters?|criteria|match|query)$/i;
+
+/**
+ * A free-form map (mcp-sqlite's `data` and `conditions`: column → value) from a record the
+ * server showed for the same arguments given beside it (a row read from the same `table`): one
+ * of its text columns, with the value it holds where the map picks rows, else (a change's new
+ * values) with a made-up one. Keys and dates are never picked. No such record: undefined (an
+ * empty map inserts nothing and a made-up column names none).
+ */
+function mapFromRecord(s: Schema, name: string, rng: Rng, pool: ValuePool, o: SynthOptions): Record<string, unknown> | undefined {
+  const siblings = Object.entries(o.siblings ?? {}).filter(([, v]) => typeof v !== "object");
+  if (siblings.length === 0) return undefined;
+  const records = pool.records.filter((r) => r.given && siblings.some(([k]) => k in r.given!) && siblings.every(([k, v]) => !(k in r.given!) || r.given![k] === v));
+  const values = typeof s.additionalProperties === "object" ? (s.additionalProperties as Schema) : {};
+  const columns = (r: (typeof records)[number]) =>
+    Object.entries(r.fields).filter(([k, v]) => typeof v === "string" && /[a-z]/i.test(v) && v.length <= 60 && !/(^|_)(id|key|uuid)$|Id$|^id$|_at$|date|time/i.test(k));
+  const usable = records.filter((r) => columns(r).length > 0);
+  if (usable.length === 0) return undefined;
+  const [key, value] = rng.pick(columns(rng.pick(usable)));
+  const map = { [key]: PICKS_ROWS.test(name) || !o.newText ? value : rng.pick(WORDS) };
+  return schemaAccepts(values as JsonSchema, map[key]) && schemaAccepts(s as JsonSchema, map) ? map : undefined;
 }
 
 /** How a work-folder argument names the server's working directory: "./", not ".", which some

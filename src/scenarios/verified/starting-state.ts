@@ -11,6 +11,7 @@ import type { ReferenceCall } from "../schema.js";
 import { isDeletingTool } from "./deletions.js";
 import { isReadOnlyTool } from "./generic.js";
 import type { ValuePool } from "./harvest.js";
+import { reportsFailure } from "./recipe.js";
 import { Rng } from "./rng.js";
 import { synthesizeArgs } from "./schema-values.js";
 
@@ -43,9 +44,9 @@ export async function makeStartingState(toolbox: Toolbox, tools: readonly ToolSp
         const args = synthesizeArgs(tool.inputSchema, Rng.derive(seed, "setup", round, tool.name, draw), made, { optionalRate: 0.2 });
         if (!args) break;
         const r = await box.call(tool.name, args);
-        if (r.isError) continue;
+        if (r.isError || reportsFailure(r)) continue; // ({"success": false} is a refusal too)
         setup.push({ name: tool.name, arguments: args });
-        made.harvest(tool.name, r);
+        made.harvest(tool.name, r, args);
         break;
       }
     }
