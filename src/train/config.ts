@@ -62,6 +62,10 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .record(z.string().min(1), z.array(z.string()))
     .default({})
     .describe('values for tools\' arguments by name, for the scenarios generated (`--value url=http://127.0.0.1:8080/`): what no tool\'s result shows, a page to fetch, a repository path'),
+  allow_writes: z
+    .boolean()
+    .default(false)
+    .describe("call the server's state-changing tools while generating scenarios (`scenarios: [\"auto\"]`, generate_train_scenarios), as `scenarios generate --allow-writes` does; always on for fixture: servers; best with server_template_dir"),
   generate_train_scenarios: z
     .number()
     .int()

@@ -18,6 +18,7 @@ const FIXED: Record<string, string> = {
   generate_scenarios: "--generate-scenarios",
   generate_train_scenarios: "--generate-train-scenarios",
   argument_values: "--value",
+  allow_writes: "--allow-writes",
   seed: "--seed",
   lora_rank: "--lora-rank",
   lora_alpha: "lora_alpha",

@@ -44,6 +44,8 @@ export async function loadScenarios(
     generateN?: number;
     /** values for tools' arguments by name, for the generated scenarios (--value) */
     values?: Readonly<Record<string, readonly string[]>>;
+    /** call state-changing tools while generating (--allow-writes; always for fixture: servers) */
+    allowWrites?: boolean;
     /** extra execution-verified training scenarios to generate per server (default 0) */
     generateTrain?: number;
     /** refuse a set with no training scenarios (default true; eval needs none) */
@@ -89,7 +91,7 @@ export async function loadScenarios(
       o.log(`generating ${n} execution-verified scenarios for ${target} ...`);
       // fewer than asked is fine (a server's tools offer what they offer, and the note says so);
       // a set with no training or no held-out scenario cannot make a run
-      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, onProgress: progressLines("generating", o.log), ...writesPolicy(entry.target, o.log) });
+      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, onProgress: progressLines("generating", o.log), ...writesPolicy(entry.target, o.allowWrites, o.log) });
       const missing = (["train", "test"] as const).filter((split) => !scenarios.some((s) => s.split === split));
       if (missing.length > 0)
         throw new TrainMcpError(
@@ -167,7 +169,7 @@ function checkAgainstTools(playable: Scenario[], origin: Map<Scenario, { file: s
 async function generateTraining(
   existing: Scenario[],
   servers: ServerSet,
-  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[]; signal?: AbortSignal; generatedIn?: string; values?: Readonly<Record<string, readonly string[]>> },
+  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[]; signal?: AbortSignal; generatedIn?: string; values?: Readonly<Record<string, readonly string[]>>; allowWrites?: boolean },
 ): Promise<Scenario[]> {
   const guard = new HeldOutGuard(existing.filter((s) => s.split === "test"));
   const out: Scenario[] = [];
@@ -184,7 +186,7 @@ async function generateTraining(
     // each extra task helps; a server that offers fewer (or none) leaves the others' and the run's own
     let scenarios: Scenario[];
     try {
-      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, onProgress: progressLines("generating", o.log), ...writesPolicy(entry.target, o.log) }));
+      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, onProgress: progressLines("generating", o.log), ...writesPolicy(entry.target, o.allowWrites, o.log) }));
     } catch (e) {
       if (!(e instanceof TrainMcpError) || e.code !== "ConfigInvalid") throw e;
       o.log(`warning: no extra training scenarios for ${redactTargetCredentials(entry.target)}: ${e.message}`);
@@ -217,10 +219,10 @@ export function takeAcrossServers(scenarios: readonly Scenario[], n: number): Sc
 }
 
 /** A user's server keeps its state where a fresh process does not undo it (files, databases): its
- *  state-changing tools are left to `scenarios generate --allow-writes`; the fixtures' state is
- *  their own process's. */
-function writesPolicy(target: string, log: (line: string) => void): { allowWrites: boolean; onNote: (line: string) => void } {
-  return { allowWrites: target.startsWith("fixture:"), onNote: (line) => log(`note: ${line.replace("--allow-writes calls them", "`scenarios generate --allow-writes` then --scenarios FILE calls them")}`) };
+ *  state-changing tools are called only under --allow-writes; the fixtures' state is their own
+ *  process's. */
+function writesPolicy(target: string, allowWrites: boolean | undefined, log: (line: string) => void): { allowWrites: boolean; onNote: (line: string) => void } {
+  return { allowWrites: target.startsWith("fixture:") || allowWrites === true, onNote: (line) => log(`note: ${line}`) };
 }
 
 /**

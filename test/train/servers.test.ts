@@ -125,6 +125,26 @@ describe("ServerSet isolation", () => {
     }
   });
 
+  it("generates --scenarios auto with the server's state-changing tools only under --allow-writes", async () => {
+    const set = await ServerSet.connect([stdioTarget("kv")], "auto");
+    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "auto-writes-"));
+    try {
+      // read-only: kv_get of a key nobody set is an error, so nothing can be built, and the note says why
+      const logs: string[] = [];
+      const e = await loadScenarios(["auto"], set, { seed: 1, runDir, log: (l) => logs.push(l), generateN: 6 }).then(() => undefined, (x: Error) => x);
+      expect(e?.message).toMatch(/^could not build any verified scenario/);
+      expect(logs.join("\n")).toMatch(/note: not calling kv_set: it changes the server's state .*--allow-writes calls it/);
+      // --allow-writes: the empty store gets keys first (each task's setup), and kv_set tasks are read back
+      const r = await loadScenarios(["auto"], set, { seed: 1, runDir, log: () => undefined, generateN: 6, allowWrites: true });
+      const all = [...r.train, ...r.test];
+      expect(all.length).toBeGreaterThan(0);
+      for (const s of all) expect(s.setup?.every((c) => c.name === "kv_set")).toBe(true);
+    } finally {
+      await set.close();
+      fs.rmSync(runDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it("refuses a scenario with setup calls where rollouts share one server instance (--isolate off), and takes it where each has its own", async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "setup-isolate-")), "s.jsonl");
     const setup = [{ name: "place_order", arguments: { customer_id: 5, items: [{ product_id: 701, quantity: 1 }] } }];

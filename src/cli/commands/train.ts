@@ -32,6 +32,7 @@ interface TrainFlags extends Omit<TargetFlags, "server"> {
   generateScenarios?: string;
   generateTrainScenarios?: string;
   value?: string[];
+  allowWrites?: boolean;
   steps?: string;
   groupsPerStep?: string;
   groupSize?: string;
@@ -85,6 +86,7 @@ function addTrainOptions(cmd: Command, serverRequired: boolean): Command {
     .option("--model <dir|default>", `a Hugging Face model folder, or "default" (the built-in tiny model)${helpDefault(cmd, "model")}`)
     .option("--scenarios <file|auto>", `scenario file (.jsonl), repeatable; auto: bundled or generated${helpDefault(cmd, "scenarios")}`, collect)
     .option("--value <name=value>", "a value for tools' arguments of that name, for the scenarios generated (what no tool's result shows: a page to fetch, a repository path); repeatable", collect)
+    .option("--allow-writes", "call the server's state-changing tools while generating scenarios (--scenarios auto, --generate-train-scenarios), as scenarios generate --allow-writes does; always on for fixture: servers; best with --template-dir")
     .option("--generate-scenarios <n>", `with --scenarios auto, how many execution-verified scenarios to generate for a server with no bundled set (fewer when its tools offer fewer)${helpDefault(cmd, "generate_scenarios")}`)
     .option("--generate-train-scenarios <n>", `also train on N execution-verified scenarios generated per server (none equal to a held-out one)${helpDefault(cmd, "generate_train_scenarios")}`)
     .option("--steps <n>", `GRPO steps (max_steps; TRL's --max-steps is the same flag)${helpDefault(cmd, "max_steps")}`)
@@ -146,6 +148,7 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["generate_scenarios", "--generate-scenarios", f.generateScenarios, "number"],
     ["generate_train_scenarios", "--generate-train-scenarios", f.generateTrainScenarios, "number"],
     ["argument_values", "--value", f.value ? parseValueSpecs(f.value) : undefined],
+    ["allow_writes", "--allow-writes", f.allowWrites],
     ["max_steps", ...either("--steps", f.steps, "--max-steps", f.maxSteps), "number"],
     ["tool_timeout_ms", "--timeout", f.timeout, "number"],
     ["server_cwd", "--cwd", f.cwd],

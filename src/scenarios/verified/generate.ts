@@ -127,7 +127,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   if (options.allowWrites === false && writers.length > 0)
     note(
       `not calling ${writers.join(", ")}: ${writers.length === 1 ? "it changes" : "they change"} the server's state (by ${writers.length === 1 ? "its" : "their"} annotations, name or operations), and a fresh server process does not undo changes kept in files or databases; ` +
-        `--allow-writes calls them, ${options.writesAdvice ?? "best against a copy of the server's data (--template-dir)"}`,
+        `--allow-writes calls ${writers.length === 1 ? "it" : "them"}, ${options.writesAdvice ?? "best against a copy of the server's data (--template-dir)"}`,
     );
   const stateful = options.allowWrites === false ? false : (options.stateful ?? detectStateful(toolbox.tools));
   const concurrency = Math.max(1, options.concurrency ?? 4);
@@ -278,6 +278,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       );
     } else if (calls.passedUntouched > 0) note(`left out ${calls.passedUntouched} change task${calls.passedUntouched === 1 ? "" : "s"} whose checks already passed on a server instance nothing was changed on: a model doing nothing would pass them`);
     if (committed.length < n) {
+      // a server whose writes were left out may have had nothing to read until they ran
+      const leftOut = options.allowWrites === false && writers.length > 0 ? `--allow-writes would also call ${writers.join(", ")}, or ` : "";
       const tried = Object.entries(failedAttempts)
         .sort((a, b) => b[1] - a[1])
         .map(([id, k]) => `${id} ${perRecipe[id] ?? 0} built / ${k} failed`)
@@ -286,7 +288,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       else throw new TrainMcpError(
         "ConfigInvalid",
         committed.length === 0
-          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried})${errorsSeen(calls, toolbox.secrets ?? [])}; ${otherSources}`
+          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried})${errorsSeen(calls, toolbox.secrets ?? [])}; ${leftOut}${otherSources}`
           : `could only build ${committed.length} distinct verified scenarios of the ${n} asked for (the server's tools offer too few distinct tasks: ${tried}); ` +
             `${options.fewer ?? "lower --n"}, or ${otherSources}`,
       );
