@@ -13,7 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ToolResult } from "../../src/mcp/types.js";
+import { connect } from "../../src/mcp/connect.js";
 import { readScenarioFile } from "../../src/scenarios/io.js";
+import { generateVerified } from "../../src/scenarios/verified/generate.js";
 import { isReadOnlyTool, pickAnswerField, withoutClock } from "../../src/scenarios/verified/generic.js";
 import { envelopeData, isUseful, reportsFailure } from "../../src/scenarios/verified/recipe.js";
 import { stdioTarget } from "../servers/launch.js";
@@ -53,6 +55,19 @@ describe("a status envelope stamped with the time", () => {
     expect(pickAnswerField(failed)).toBeUndefined();
     expect(reportsFailure(text({ status: "failed", job: "build" }))).toBe(false);
   });
+
+  it("never asks for a default the call left unsaid: a search's limit 20 and offset 0 come back whether or not it gave them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tracker-defaults-"));
+    const box = await connect(stdioTarget("tracker"), { cwd: dir });
+    try {
+      const { scenarios } = await generateVerified(box, { n: 30, seed: 1, allowWrites: false, acceptFewer: true });
+      expect(scenarios.length).toBeGreaterThanOrEqual(20);
+      for (const s of scenarios) expect(s.task).not.toMatch(/(What is|Report|Tell me) the [^.?]*\b(limit|offset)\b/);
+    } finally {
+      await box.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   describe("through the CLI, on a folder of the user's (no --template-dir)", () => {
     const data = mkdtempSync(join(tmpdir(), "tracker-data-"));

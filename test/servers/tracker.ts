@@ -39,7 +39,7 @@ const TOOLS = [
   {
     name: "query_items",
     description: "Unified read operations for items. Supports get and search operations.",
-    inputSchema: { type: "object", properties: { operation: { type: "string", enum: ["get", "search"] }, id, status: { type: "string", enum: [...STATUS] } }, required: ["operation"] },
+    inputSchema: { type: "object", properties: { operation: { type: "string", enum: ["get", "search"] }, id, status: { type: "string", enum: [...STATUS] }, limit: { type: "integer", default: 20 }, offset: { type: "integer", default: 0 } }, required: ["operation"] },
   },
   { name: "get_next_item", description: "Get the next recommended item to work on: the open one of highest priority.", inputSchema: { type: "object", properties: {} } },
   { name: "list_tags", description: "List all tags with usage counts.", inputSchema: { type: "object", properties: {} } },
@@ -67,7 +67,7 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
       if (a.operation === "get") return a.id === undefined ? reply(false, "id is required for get operation") : found ? reply(true, "Item retrieved successfully", found) : reply(false, `Item not found: ${String(a.id)}`);
       {
         const hits = items.filter((i) => a.status === undefined || i.status === a.status);
-        return reply(true, `Found ${hits.length} item(s)`, { items: hits, count: hits.length, limit: 20, offset: 0 });
+        return reply(true, `Found ${hits.length} item(s)`, { items: hits, count: hits.length, limit: a.limit ?? 20, offset: a.offset ?? 0 });
       }
     case "get_next_item": {
       const next = items.filter((i) => i.status !== "CLOSED").sort((x, y) => RANK[x.priority] - RANK[y.priority])[0];

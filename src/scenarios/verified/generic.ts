@@ -341,6 +341,14 @@ const SINGLE_TEST = ["With {given}: {goal}. Tell me the {field}."];
 const CHANGE_TRAIN = ["Use the available tools for this: {goal} ({given}).", "Task: {goal}. Inputs: {given}. Say when it is done."];
 const CHANGE_TEST = ["With {given}: {goal}. Tell me once it is done."];
 
+/** The scalar defaults an input schema declares for its top-level properties. */
+function schemaDefaults(tool: Pick<ToolSpec, "inputSchema">): Record<string, string | number> {
+  const props = (tool.inputSchema.properties as Record<string, { default?: unknown }> | undefined) ?? {};
+  const out: Record<string, string | number> = {};
+  for (const [k, p] of Object.entries(props)) if (typeof p?.default === "string" || typeof p?.default === "number") out[k] = p.default;
+  return out;
+}
+
 function singleRecipe(tool: ToolSpec): Recipe {
   const mutates = !isReadOnlyTool(tool);
   const deletes = mutates && isDeletingTool(tool);
@@ -368,7 +376,8 @@ function singleRecipe(tool: ToolSpec): Recipe {
         if (checks) return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: checks, answer: "Done." };
       }
       if (!isUseful(r)) return undefined;
-      const picked = answerFields(r, args);
+      // a default the call left unsaid ("limit 20") is as much an echo as a given argument
+      const picked = answerFields(r, { ...schemaDefaults(tool), ...args });
       const field = drawField(mutates ? picked.filter((f) => !isReceipt(f, args)) : picked, ctx.rng) ?? (mutates ? undefined : documentField(tool, r, args, ctx.rng));
       if (!field || asksAboutNothing(r, field.value)) {
         // nothing new to ask (server-memory's create_entities lists the entities it was given): the
