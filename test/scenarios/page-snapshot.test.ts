@@ -66,7 +66,7 @@ describe("a browser server's page snapshot", () => {
         { text: 'Say "hi"', href: "/c.html", ref: "e6" },
       ],
       // "Rye" names two rows: which one's price would not be said
-      cells: [{ row: "Sourdough", column: "Price", value: "6.50" }],
+      cells: [{ row: "Sourdough", rowsAre: "Loaf", column: "Price", value: "6.50", table: 0 }],
       paragraph: "Fresh bread every morning since 1987.",
     });
   });

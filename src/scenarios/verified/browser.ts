@@ -5,8 +5,8 @@
  * offline the generator knows none: the pages are the user's (`--value url=http://127.0.0.1:8080/a.html`).
  *
  * - read: open a page given, read it, and tell its title, main heading, section headings, where
- *   a link leads or which link leads somewhere, a table's cell by row and column, or its first
- *   paragraph (page-snapshot.ts reads them out of the tree).
+ *   a link leads or which link leads somewhere, a table's cell by row and column or the row a
+ *   value is in, or its first paragraph (page-snapshot.ts reads them out of the tree).
  * - follow: open a page, click one of its links to another page of the same site (by the ref the
  *   snapshot gives it: refs are numbered in the order the server meets elements, so the same
  *   calls on a fresh instance give the same ref), and tell one of those things about the page it
@@ -104,7 +104,7 @@ function pageUrls(pool: ValuePool): string[] {
 }
 
 /** One thing to ask of a page: `what` reads after "tell me" ("the page's title"). */
-interface Ask {
+export interface Ask {
   what: string;
   expected: AnswerCheck[];
   answer: string;
@@ -188,7 +188,7 @@ function followable(links: readonly PageLink[], url: string): PageLink[] {
 }
 
 /** Everything the page's facts answer. */
-function pageAsks(f: PageFacts, url: string): Ask[] {
+export function pageAsks(f: PageFacts, url: string): Ask[] {
   const out: Ask[] = [];
   const ask = (what: string, value: string, answer: string, difficulty = 1) => out.push({ what, expected: [checkFor(value)], answer, difficulty });
   if (f.title) out.push({ what: "the page's title", expected: [checkFor(f.title)], answer: `The title is ${f.title}.`, title: true, difficulty: 1 });
@@ -200,8 +200,12 @@ function pageAsks(f: PageFacts, url: string): Ask[] {
     ask(`the address the link "${l.text}" points to`, l.href, `The link points to ${l.href}.`, 2);
     ask(`the text of the link that points to ${l.href}`, l.text, `The link says ${l.text}.`, 2);
   }
-  for (const c of f.cells.filter((x) => usable(x.value) || /^-?\d+(\.\d+)?$/.test(x.value)))
+  for (const c of f.cells.filter((x) => usable(x.value) || /^-?\d+(\.\d+)?$/.test(x.value))) {
     ask(`the ${c.column} given for "${c.row}" in the page's table`, c.value, `The ${c.column} for ${c.row} is ${c.value}.`, 2);
+    // the other way round, where no other row of the table has that value in that column
+    const alike = f.cells.filter((o) => o.table === c.table && o.column === c.column && o.value === c.value);
+    if (alike.length === 1 && c.rowsAre && usable(c.row)) ask(`the ${c.rowsAre} whose ${c.column} is "${c.value}" in the page's table`, c.row, `The ${c.rowsAre} is ${c.row}.`, 2);
+  }
   if (f.paragraph && f.paragraph.length <= 120 && usable(f.paragraph)) ask("the first paragraph of text on the page, word for word", f.paragraph, f.paragraph);
   return out;
 }

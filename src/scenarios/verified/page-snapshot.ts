@@ -27,9 +27,14 @@ export interface PageLink {
 }
 
 export interface TableCell {
+  /** the row's first cell, which names it */
   row: string;
+  /** the first column's header: what the rows' names are ("Loaf") */
+  rowsAre: string;
   column: string;
   value: string;
+  /** which table of the page, from 0 */
+  table: number;
 }
 
 export interface PageFacts {
@@ -85,14 +90,14 @@ export function pageFacts(text: string): PageFacts {
     const text = textOf(n);
     if (href && text) facts.links.push({ text, href, ...(n.attrs.ref ? { ref: n.attrs.ref } : {}) });
   }
-  for (const table of nodes.filter((n) => n.role === "table")) facts.cells.push(...tableCells(table));
+  nodes.filter((n) => n.role === "table").forEach((table, i) => facts.cells.push(...tableCells(table, i)));
   const paragraph = nodes.find((n) => n.role === "paragraph" && textOf(n) !== "");
   if (paragraph) facts.paragraph = textOf(paragraph);
   return facts;
 }
 
 /** Cells of a table with one header row: each data row is named by its first cell, each column by its header. */
-function tableCells(table: SnapshotNode): TableCell[] {
+function tableCells(table: SnapshotNode, index: number): TableCell[] {
   const rows = flatten(table.children).filter((n) => n.role === "row");
   const header = rows.find((r) => r.children.some((c) => c.role === "columnheader"));
   if (!header) return [];
@@ -103,7 +108,7 @@ function tableCells(table: SnapshotNode): TableCell[] {
   for (const cells of data) {
     // a row named twice would not say which one is meant
     if (!cells[0] || keys.filter((k) => k === cells[0]).length !== 1 || cells.length !== columns.length) continue;
-    for (let j = 1; j < cells.length; j++) if (columns[j] && cells[j]) out.push({ row: cells[0], column: columns[j], value: cells[j] });
+    for (let j = 1; j < cells.length; j++) if (columns[j] && cells[j]) out.push({ row: cells[0], rowsAre: columns[0] ?? "", column: columns[j], value: cells[j], table: index });
   }
   return out;
 }
