@@ -108,7 +108,7 @@ describe("@playwright/mcp (the npm package) on local pages, through the CLI", ()
     try {
       const t0 = Date.now();
       await expect(generateVerified(box, { n: 3, allowWrites: false, values: { url: [`${base}/ferry.html`] } })).rejects.toThrow(
-        /the server drives a browser \(browser_navigate opens a page, browser_snapshot reads it\), and without --allow-writes browser_navigate is not called .*: pass --allow-writes;/,
+        /the server drives a browser \(browser_navigate opens a page, browser_snapshot reads it\), and browser_navigate changes the browser's state, which only `scenarios generate --allow-writes` calls \(train then takes the file it writes with --scenarios\);/,
       );
       await expect(generateVerified(box, { n: 3, allowWrites: true })).rejects.toThrow(/and no page was given to open: give them with --value url=http:\/\/… \(repeatable/);
       expect(Date.now() - t0).toBeLessThan(15_000);

@@ -92,7 +92,9 @@ export function browserNeeds(tools: readonly ToolSpec[], usable: readonly ToolSp
   const noPages = pageUrls(given).length === 0;
   const how = `--value ${server.navigate.arg}=http://… (repeatable; pages whose text does not change, a local HTTP server's are best)`;
   const what = `the server drives a browser (${nav} opens a page, ${server.reader.name} reads it)`;
-  if (!usable.some((t) => t.name === nav)) return `${what}, and without --allow-writes ${nav} is not called (it changes the browser's state): pass --allow-writes${noPages ? `, and the pages to open with ${how}` : ""}`;
+  // train has no --allow-writes: it takes the file scenarios generate writes
+  if (!usable.some((t) => t.name === nav))
+    return `${what}, and ${nav} changes the browser's state, which only \`scenarios generate --allow-writes\` calls (train then takes the file it writes with --scenarios)${noPages ? `; give it the pages to open with ${how}` : ""}`;
   return noPages ? `${what}, and no page was given to open: give them with ${how}` : undefined;
 }
 
