@@ -38,6 +38,7 @@ import { isUseful, reportsFailure, type BuiltDraft, type Recipe, type RecipeCont
 import { applicableFixtureRecipes } from "./registry.js";
 import { freshInState, makeStartingState } from "./starting-state.js";
 import { fileRecipes } from "./files.js";
+import { browserNeeds, browserRecipes } from "./browser.js";
 import { resourceRecipes } from "./resources.js";
 import { sqlRecipes } from "./sql.js";
 import { Rng } from "./rng.js";
@@ -151,6 +152,8 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       return pristine;
     }));
   try {
+    const browserProblem = browserNeeds(toolbox.tools, usable, givenPool(options.values));
+    if (browserProblem) throw new TrainMcpError("ConfigInvalid", `${browserProblem}; ${otherSources}`);
     let recipes = selectRecipes(usable, options.fixtureRecipes ?? true);
     // Only generic recipes draw on harvested values; fixture recipes look things up themselves.
     // The SQL recipes' tool gets their SELECTs only: a made-up query string only fails.
@@ -401,6 +404,10 @@ function dedupeKey(b: BuiltDraft): { calls: string; task: string; expected: stri
 
 function selectRecipes(tools: readonly ToolSpec[], useFixtures: boolean): Recipe[] {
   const specific = useFixtures ? applicableFixtureRecipes(tools) : [];
+  // a browser's other tools act on the page open, and a fresh instance has none: single calls
+  // with made-up arguments only fail, read about:blank or wait (browser.ts)
+  const browser = browserRecipes(tools);
+  if (browser.length > 0) return browser;
   const covered = new Set(specific.map((r) => r.primary ?? r.tools[0]));
   const shaped = [...resourceRecipes(tools), ...fileRecipes(tools), ...sqlRecipes(tools)];
   // a tool that takes a path or a query gets tasks from the recipes that know how to fill them

@@ -1,0 +1,119 @@
+/**
+ * @playwright/mcp (a devDependency) driving Debian's chromium, on pages a local HTTP server
+ * serves. A fresh instance has no page open and offline the generator knows none, so it built
+ * nothing before browser.ts: now `--allow-writes --value url=…` gives tasks that open a page and
+ * read it (title, headings, a link, a table cell, a paragraph) or follow one of its links first,
+ * each answered from the page's own HTML and replayed on a fresh instance (`scenarios check
+ * --fresh`). Without --allow-writes, or without a page, it says what it needs at once (before,
+ * a harvest waited 30 s on browser_wait_for and then gave up).
+ * Chromium missing is a failure, not a skip: CI installs it (scripts/ensure-test-packages.sh).
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "../../src/mcp/connect.js";
+import { readScenarioFile } from "../../src/scenarios/io.js";
+import { generateVerified } from "../../src/scenarios/verified/generate.js";
+import { cli } from "../train/helpers.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+const PAGES: Record<string, string> = {
+  "/ferry.html": `<!doctype html><html><head><meta charset="utf-8"><title>Island Ferry Line</title></head><body>
+<h1>Island Ferry Line</h1>
+<p>Boats leave from pier 4 in every weather.</p>
+<nav><a href="/fares.html">Ticket prices</a> <a href="/crew.html">Meet the crew</a></nav>
+<h2>Departures</h2>
+<table><tr><th>Route</th><th>Boat</th></tr>
+<tr><td>Northbound</td><td>Kestrel</td></tr>
+<tr><td>Southbound</td><td>Osprey</td></tr></table>
+</body></html>`,
+  "/fares.html": `<!doctype html><html><head><meta charset="utf-8"><title>Fares - Island Ferry Line</title></head><body>
+<h1>Fares for 2027</h1>
+<p>Children under six travel free.</p>
+<table><tr><th>Ticket</th><th>Price</th></tr>
+<tr><td>Adult</td><td>14.50</td></tr>
+<tr><td>Bicycle</td><td>3.75</td></tr></table>
+<a href="/ferry.html">Back to departures</a>
+</body></html>`,
+  "/crew.html": `<!doctype html><html><head><meta charset="utf-8"><title>Crew</title></head><body>
+<h1>Captain Ingrid Haldor</h1><p>Thirty years at sea.</p></body></html>`,
+};
+
+let site: http.Server;
+let base = "";
+const dir = mkdtempSync(join(tmpdir(), "browser-real-"));
+// snapshots it saves go to the temp folder, not .playwright-mcp/ in the repository
+const SERVER = `node ${resolve("node_modules/@playwright/mcp/cli.js")} --executable-path ${CHROMIUM} --headless --isolated --no-sandbox --output-dir ${join(dir, "out")}`;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: @playwright/mcp's test needs it (Debian: apt-get install -y chromium; or set CHROMIUM_PATH)`);
+  site = http.createServer((req, res) => {
+    const page = PAGES[req.url ?? ""];
+    res.writeHead(page ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
+    res.end(page ?? "not found");
+  });
+  await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+});
+afterAll(async () => {
+  await new Promise((r) => site.close(r));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Whether a page's HTML holds a value: its text, title or a link's address ("14.5" as "14.50" too). */
+function holds(path: string, value: string): boolean {
+  return PAGES[path].includes(value) || (/^\d+\.\d$/.test(value) && PAGES[path].includes(`${value}0`));
+}
+
+describe("@playwright/mcp (the npm package) on local pages, through the CLI", () => {
+  it("builds tasks on the pages given, answered from the page each opens or reaches by a link, and they replay with check --fresh", async () => {
+    const out = join(dir, "browser.jsonl");
+    const g = await cli(["scenarios", "generate", "--server", SERVER, "--allow-writes", "--value", `url=${base}/ferry.html`, "--value", `url=${base}/fares.html`, "--n", "6", "--seed", "3", "--out", out]);
+    expect(g.code, g.stderr).toBe(0);
+    const scenarios = readScenarioFile(out);
+    expect(scenarios).toHaveLength(6);
+    const kinds = new Set<string>();
+    for (const s of scenarios) {
+      const calls = s.reference!.calls;
+      expect(calls[0].name, s.task).toBe("browser_navigate");
+      const start = new URL(String(calls[0].arguments.url)).pathname;
+      expect(["/ferry.html", "/fares.html"]).toContain(start);
+      expect(s.task).toContain(`${base}${start}`);
+      const clicked = calls.find((c) => c.name === "browser_click");
+      // a link followed: the answer is on the page it leads to, and not on the one first opened
+      const link = clicked ? /"([^"]+)"/.exec(s.task)![1] : undefined;
+      const href = link ? new RegExp(`<a href="([^"]+)">${link}</a>`).exec(PAGES[start])![1] : undefined;
+      const page = href ?? start;
+      kinds.add(clicked ? "follow" : "read");
+      for (const e of s.expected!) {
+        const value = e.kind === "numeric" ? String(e.value) : e.kind === "contains" ? e.value : undefined;
+        expect(value, s.task).toBeDefined();
+        expect(holds(page, value!), `${s.task} → ${value}`).toBe(true);
+        if (href) expect(holds(start, value!), `${s.task} → ${value}`).toBe(false);
+      }
+      // element refs are the server's, never an answer
+      expect(JSON.stringify(s.expected)).not.toMatch(/\bref=|\be\d+\b/);
+    }
+    expect([...kinds].sort()).toEqual(["follow", "read"]);
+    const check = await cli(["scenarios", "check", "--fresh", "--server", SERVER, out]);
+    expect(check.code, check.stderr + check.stdout).toBe(0);
+    expect(check.stdout).toContain("6 scenarios: 6 ok");
+  }, 120_000);
+
+  it("without --allow-writes, or without a page to open, it says what it needs before calling a tool", async () => {
+    const box = await connect(`stdio:${SERVER}`);
+    try {
+      const t0 = Date.now();
+      await expect(generateVerified(box, { n: 3, allowWrites: false, values: { url: [`${base}/ferry.html`] } })).rejects.toThrow(
+        /the server drives a browser \(browser_navigate opens a page, browser_snapshot reads it\), and browser_navigate changes the browser's state, which only `scenarios generate --allow-writes` calls \(train then takes the file it writes with --scenarios\);/,
+      );
+      await expect(generateVerified(box, { n: 3, allowWrites: true })).rejects.toThrow(/and no page was given to open: give them with --value url=http:\/\/… \(repeatable/);
+      expect(Date.now() - t0).toBeLessThan(15_000);
+    } finally {
+      await box.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,91 @@
+/**
+ * browser.ts without a browser: which tools make a server a browser (a navigate by `url` and a
+ * page reader that needs no argument, by their shapes), and what is asked of a page read.
+ * browser-real.test.ts runs the recipes on @playwright/mcp itself.
+ */
+import { describe, expect, it } from "vitest";
+import type { ToolSpec } from "../../src/mcp/types.js";
+import { detectBrowser, pageAsks } from "../../src/scenarios/verified/browser.js";
+import { pageFacts } from "../../src/scenarios/verified/page-snapshot.js";
+
+const WRITES = { readOnlyHint: false, destructiveHint: true };
+const READS = { readOnlyHint: true, destructiveHint: false };
+const tool = (name: string, description: string, properties: Record<string, unknown>, required: string[], annotations = READS): ToolSpec => ({
+  name,
+  description,
+  inputSchema: { type: "object", properties, required },
+  annotations,
+});
+
+// @playwright/mcp 0.0.83's, in its order: browser_find's description mentions the snapshot too
+const PLAYWRIGHT = [
+  tool("browser_find", "Search the accessibility snapshot of the current page for text or a regular expression.", { text: { type: "string" } }, []),
+  tool("browser_navigate", "Navigate to a URL", { url: { type: "string" } }, ["url"], WRITES),
+  tool("browser_take_screenshot", "Take a screenshot of the current page.", { scale: { type: "string" } }, ["scale"]),
+  tool("browser_snapshot", "Capture accessibility snapshot of the current page, this is better than screenshot", { depth: { type: "number" } }, []),
+  tool("browser_click", "Perform click on a web page", { element: { type: "string" }, target: { type: "string" } }, ["target"], WRITES),
+  tool("browser_wait_for", "Wait for text to appear or disappear or a specified time to pass", { time: { type: "number" } }, []),
+];
+
+describe("a browser server, by its tools' shapes", () => {
+  it("navigates by url, reads with the snapshot tool (not browser_find), clicks by the snapshot's ref", () => {
+    const b = detectBrowser(PLAYWRIGHT)!;
+    expect(b.navigate).toMatchObject({ tool: { name: "browser_navigate" }, arg: "url" });
+    expect(b.reader.name).toBe("browser_snapshot");
+    expect(b.click).toMatchObject({ tool: { name: "browser_click" }, args: { target: "ref" } });
+  });
+
+  it("an older click that wants a description and a ref gets both; a fetch server is no browser", () => {
+    const older = PLAYWRIGHT.map((t) => (t.name === "browser_click" ? tool("browser_click", "Click", { element: { type: "string" }, ref: { type: "string" } }, ["element", "ref"], WRITES) : t));
+    expect(detectBrowser(older)!.click!.args).toEqual({ element: "description", ref: "ref" });
+    // a fetch tool answers with the page itself, and nothing shows "the page open"
+    expect(detectBrowser([tool("fetch", "Fetches a URL from the internet and extracts its contents as markdown", { url: { type: "string" } }, ["url"])])).toBeUndefined();
+    expect(detectBrowser(PLAYWRIGHT.filter((t) => t.name !== "browser_snapshot" && t.name !== "browser_find"))).toBeUndefined();
+  });
+});
+
+const PAGE = `### Page
+- Page URL: http://127.0.0.1:8765/a.html
+- Page Title: Harbor Bakery
+### Snapshot
+\`\`\`yaml
+- generic [active] [ref=e1]:
+  - heading "Harbor Bakery" [level=1] [ref=e2]
+  - link "Opening hours" [ref=e3] [cursor=pointer]:
+    - /url: /b.html
+  - link "Elsewhere" [ref=e4] [cursor=pointer]:
+    - /url: https://example.com/
+  - table [ref=e5]:
+    - rowgroup [ref=e6]:
+      - row [ref=e7]:
+        - columnheader "Loaf" [ref=e8]
+        - columnheader "Price" [ref=e9]
+      - row [ref=e10]:
+        - cell "Sourdough" [ref=e11]
+        - cell "6.50" [ref=e12]
+      - row [ref=e13]:
+        - cell "Rye" [ref=e14]
+        - cell "6.50" [ref=e15]
+      - row [ref=e16]:
+        - cell "Baguette" [ref=e17]
+        - cell "3.10" [ref=e18]
+\`\`\`
+`;
+
+describe("what is asked of a page", () => {
+  it("asks for a cell by its row, and for the row a value is in only where no other row has it; links to the same site only", () => {
+    const asks = pageAsks(pageFacts(PAGE), "http://127.0.0.1:8765/a.html");
+    const byWhat = Object.fromEntries(asks.map((a) => [a.what, a.expected.map((e) => ("value" in e ? e.value : e.kind))]));
+    expect(byWhat).toEqual({
+      "the page's title": ["Harbor Bakery"],
+      "the page's main heading": ["Harbor Bakery"],
+      'the address the link "Opening hours" points to': ["/b.html"],
+      "the text of the link that points to /b.html": ["Opening hours"],
+      'the Price given for "Sourdough" in the page\'s table': [6.5],
+      'the Price given for "Rye" in the page\'s table': [6.5],
+      'the Price given for "Baguette" in the page\'s table': [3.1],
+      // 6.50 is the price of two loaves: which one would not be said
+      'the Loaf whose Price is "3.10" in the page\'s table': ["Baguette"],
+    });
+  });
+});
