@@ -256,7 +256,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   let setup: PolicySetup | undefined;
   try {
     // a resume reads the sets generated for the run when it started, never generates them again
-    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateN: cfg.generate_scenarios, generateTrain: cfg.generate_train_scenarios, values: cfg.argument_values, allowWrites: cfg.allow_writes, signal: o.signal, generatedIn: o.resume ? runDir.dir : undefined });
+    const data = await loadScenarios(cfg.scenarios, servers, { seed: cfg.seed, runDir: runDir.dir, log, generateN: cfg.generate_scenarios, generateTrain: cfg.generate_train_scenarios, values: cfg.argument_values, allowWrites: cfg.allow_writes, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, signal: o.signal, generatedIn: o.resume ? runDir.dir : undefined });
     const heldout = cfg.eval_n > 0 ? takeAcrossServers(data.test, cfg.eval_n) : data.test;
     // the sets are recorded at the start; a resume on other ones (a scenario file rewritten) is refused
     const scenarioNote = keepScenarioRecord(runDir.dir, scenarioRecord(data.sources, data.train, heldout), { resume: !!o.resume, hasCheckpoint: o.resume === true && latestCheckpoint(runDir.path("checkpoints")) !== null, bundledDir: BUNDLED_SCENARIOS_DIR });

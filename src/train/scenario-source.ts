@@ -16,7 +16,7 @@ import { readScenarioFile, readScenarioFileLines, ScenarioFileError, writeScenar
 import { problemsAgainstTools } from "../scenarios/against-tools.js";
 import { ArgumentValidator } from "../mcp/validate.js";
 import type { Scenario } from "../scenarios/schema.js";
-import { generateVerified } from "../scenarios/verified/generate.js";
+import { generateVerified, writesAdviceFor } from "../scenarios/verified/generate.js";
 import { checkValueNames } from "../scenarios/verified/given-values.js";
 import { progressLines } from "../scenarios/verified/progress-line.js";
 import { HeldOutGuard, sameTaskAcrossSplits, sameTaskWarning } from "../scenarios/held-out-guard.js";
@@ -46,6 +46,8 @@ export async function loadScenarios(
     values?: Readonly<Record<string, readonly string[]>>;
     /** call state-changing tools while generating (--allow-writes; always for fixture: servers) */
     allowWrites?: boolean;
+    /** the servers' --template-dir, for the note on tools left out */
+    templateDir?: string;
     /** extra execution-verified training scenarios to generate per server (default 0) */
     generateTrain?: number;
     /** refuse a set with no training scenarios (default true; eval needs none) */
@@ -91,7 +93,7 @@ export async function loadScenarios(
       o.log(`generating ${n} execution-verified scenarios for ${target} ...`);
       // fewer than asked is fine (a server's tools offer what they offer, and the note says so);
       // a set with no training or no held-out scenario cannot make a run
-      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, onProgress: progressLines("generating", o.log), ...writesPolicy(entry.target, o.allowWrites, o.log) });
+      const { scenarios } = await generateVerified(entry.toolbox, { n, acceptFewer: true, signal: o.signal, seed: o.seed, server: entry.target, idPrefix: `gen${sources.length}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, onProgress: progressLines("generating", o.log), ...writesPolicy(entry.target, o, o.log) });
       const missing = (["train", "test"] as const).filter((split) => !scenarios.some((s) => s.split === split));
       if (missing.length > 0)
         throw new TrainMcpError(
@@ -169,7 +171,7 @@ function checkAgainstTools(playable: Scenario[], origin: Map<Scenario, { file: s
 async function generateTraining(
   existing: Scenario[],
   servers: ServerSet,
-  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[]; signal?: AbortSignal; generatedIn?: string; values?: Readonly<Record<string, readonly string[]>>; allowWrites?: boolean },
+  o: { seed: number; runDir: string; log: (line: string) => void; n: number; sources: string[]; signal?: AbortSignal; generatedIn?: string; values?: Readonly<Record<string, readonly string[]>>; allowWrites?: boolean; templateDir?: string },
 ): Promise<Scenario[]> {
   const guard = new HeldOutGuard(existing.filter((s) => s.split === "test"));
   const out: Scenario[] = [];
@@ -186,7 +188,7 @@ async function generateTraining(
     // each extra task helps; a server that offers fewer (or none) leaves the others' and the run's own
     let scenarios: Scenario[];
     try {
-      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, onProgress: progressLines("generating", o.log), ...writesPolicy(entry.target, o.allowWrites, o.log) }));
+      ({ scenarios } = await generateVerified(entry.toolbox, { n: o.n, acceptFewer: true, signal: o.signal, seed: `${o.seed}/train-${i}`, testFraction: 0, server: entry.target, idPrefix: `train${i}`, otherSources: TRAIN_OTHER_SOURCES, values: o.values, onProgress: progressLines("generating", o.log), ...writesPolicy(entry.target, o, o.log) }));
     } catch (e) {
       if (!(e instanceof TrainMcpError) || e.code !== "ConfigInvalid") throw e;
       o.log(`warning: no extra training scenarios for ${redactTargetCredentials(entry.target)}: ${e.message}`);
@@ -221,8 +223,8 @@ export function takeAcrossServers(scenarios: readonly Scenario[], n: number): Sc
 /** A user's server keeps its state where a fresh process does not undo it (files, databases): its
  *  state-changing tools are called only under --allow-writes; the fixtures' state is their own
  *  process's. */
-function writesPolicy(target: string, allowWrites: boolean | undefined, log: (line: string) => void): { allowWrites: boolean; onNote: (line: string) => void } {
-  return { allowWrites: target.startsWith("fixture:") || allowWrites === true, onNote: (line) => log(`note: ${line}`) };
+function writesPolicy(target: string, o: { allowWrites?: boolean; templateDir?: string }, log: (line: string) => void): { allowWrites: boolean; writesAdvice?: string; onNote: (line: string) => void } {
+  return { allowWrites: target.startsWith("fixture:") || o.allowWrites === true, writesAdvice: writesAdviceFor(target, o.templateDir), onNote: (line) => log(`note: ${line}`) };
 }
 
 /**

@@ -133,7 +133,11 @@ describe("ServerSet isolation", () => {
       const logs: string[] = [];
       const e = await loadScenarios(["auto"], set, { seed: 1, runDir, log: (l) => logs.push(l), generateN: 6 }).then(() => undefined, (x: Error) => x);
       expect(e?.message).toMatch(/^could not build any verified scenario/);
-      expect(logs.join("\n")).toMatch(/note: not calling kv_set: it changes the server's state .*--allow-writes calls it/);
+      expect(logs.join("\n")).toMatch(/note: not calling kv_set: it changes the server's state .*--allow-writes calls it, best against a copy of the server's data \(--template-dir\)/);
+      // given a --template-dir, the note does not ask for one
+      const copied: string[] = [];
+      await loadScenarios(["auto"], set, { seed: 1, runDir, log: (l) => copied.push(l), generateN: 6, templateDir: runDir }).catch(() => undefined);
+      expect(copied.join("\n")).toContain("--allow-writes calls it, each server instance on its own copy of the data (--template-dir, as given)");
       // --allow-writes: the empty store gets keys first (each task's setup), and kv_set tasks are read back
       const r = await loadScenarios(["auto"], set, { seed: 1, runDir, log: () => undefined, generateN: 6, allowWrites: true });
       const all = [...r.train, ...r.test];

@@ -29,7 +29,7 @@ import { otherServerWarning } from "../../scenarios/other-server.js";
 import { redactTargetCredentials } from "../../mcp/target.js";
 import { ArgumentValidator } from "../../mcp/validate.js";
 import { countScenarios, formatCounts } from "../../scenarios/summary.js";
-import { detectStateful, generateVerified } from "../../scenarios/verified/generate.js";
+import { detectStateful, generateVerified, writesAdviceFor } from "../../scenarios/verified/generate.js";
 import { parseGivenValues } from "../../scenarios/verified/given-values.js";
 import { progressLines } from "../../scenarios/verified/progress-line.js";
 import { existsSync, readFileSync } from "node:fs";
@@ -214,12 +214,7 @@ export function register(program: Command): void {
               fewer: "lower --n, pass --accept-fewer to write the ones built",
               stateful: flags.stateful,
               allowWrites: fixture !== undefined || flags.allowWrites === true,
-              // --template-dir already gives each instance a copy; an HTTP server's data is its own to copy
-              writesAdvice: options.templateDir
-                ? "each server instance on its own copy of the data (--template-dir, as given)"
-                : /^https?:\/\//i.test(target.trim())
-                  ? "best against a server that runs on a copy of its data (--template-dir copies a folder for a server this command starts)"
-                  : undefined,
+              writesAdvice: writesAdviceFor(target, options.templateDir),
               onProgress: bar.update,
               onNote: (line) => process.stderr.write(`note: ${line}\n`),
               values,

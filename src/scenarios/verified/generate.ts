@@ -107,6 +107,14 @@ export interface VerifiedResult {
   failedAttempts: Record<string, number>;
 }
 
+/** Where the note on left-out writers says --allow-writes is best used: --template-dir already
+ *  gives each instance a copy; an HTTP server's data is its own to copy. */
+export function writesAdviceFor(target: string, templateDir: string | undefined): string | undefined {
+  if (templateDir) return "each server instance on its own copy of the data (--template-dir, as given)";
+  if (/^https?:\/\//i.test(target.trim())) return "best against a server that runs on a copy of its data (--template-dir copies a folder for a server this command starts)";
+  return undefined;
+}
+
 /** A server is treated as stateful when some tool's name says it changes things. */
 export function detectStateful(tools: readonly ToolSpec[]): boolean {
   return tools.some((t) => !isReadOnlyTool(t));
