@@ -8,6 +8,7 @@
  */
 import type { Toolbox } from "../mcp/types.js";
 import type { Scenario } from "../scenarios/schema.js";
+import { runSetup } from "../scenarios/setup.js";
 import type { Policy } from "./policy.js";
 import { TokenLedger } from "./token-ledger.js";
 import { completeTaskTool, type ToolEpisode, ToolEnv } from "./tool-env.js";
@@ -96,13 +97,8 @@ export async function playGroups(scenarios: Scenario[], policy: Policy, toolbox:
           slot.setupError = `server: ${(e as Error).message}`;
           return;
         }
-        for (const [i, call] of setup.entries()) {
-          const r = await slot.toolbox.call(call.name, call.arguments, { timeoutMs: options.toolTimeoutMs, task: slot.scenario.task });
-          if (r.isError) {
-            slot.setupError = `setup call ${i + 1} ${call.name} failed: ${r.text.replace(/\s+/g, " ").slice(0, 200)}`;
-            return;
-          }
-        }
+        slot.setupError = await runSetup(slot.toolbox, setup, { timeoutMs: options.toolTimeoutMs, task: slot.scenario.task });
+        if (slot.setupError) return;
         slot.episode = {
           messages: [
             { role: "system", content: system },

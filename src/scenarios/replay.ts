@@ -16,6 +16,7 @@
 import type { Toolbox, ToolSpec } from "../mcp/types.js";
 import { checkAnswer, isStateCheck, runStateCheck, type CheckResult } from "./check.js";
 import type { AnswerCheck, Scenario } from "./schema.js";
+import { runSetup } from "./setup.js";
 import { isReadOnlyTool } from "./verified/generic.js";
 
 export interface ReplayResult extends CheckResult {
@@ -34,10 +35,8 @@ export async function replayScenario(
   if (!ref) return { pass: false, detail: "no reference solution to replay", resultTexts: [] };
   const resultTexts: string[] = [];
   // the starting state the task was written for (its results are no part of the solution)
-  for (const [i, call] of (scenario.setup ?? []).entries()) {
-    const r = await toolbox.call(call.name, call.arguments, { timeoutMs: options.timeoutMs, task: scenario.task });
-    if (r.isError) return { pass: false, detail: `setup call ${i + 1} ${call.name} failed: ${oneLine(r.text)}`, resultTexts };
-  }
+  const setupFailed = await runSetup(toolbox, scenario.setup ?? [], { timeoutMs: options.timeoutMs, task: scenario.task });
+  if (setupFailed) return { pass: false, detail: setupFailed, resultTexts };
   for (let i = 0; i < ref.calls.length; i++) {
     const call = ref.calls[i];
     const r = await toolbox.call(call.name, call.arguments, { timeoutMs: options.timeoutMs, task: scenario.task });

@@ -120,14 +120,22 @@ const READ_TEST = ["Visit {url}: I need {what}."];
 const FOLLOW_TRAIN = ['Open {url} in the browser, follow the link "{link}", and on the page it leads to, tell me {what}.', 'Go to {url} and click the "{link}" link. On the page that opens, find {what}.'];
 const FOLLOW_TEST = ['Starting at {url}, click "{link}" and, on the page you land on, give me {what}.'];
 
-async function buildRead(ctx: RecipeContext, server: BrowserServer): Promise<Draft | undefined> {
+/** Opens one of the pages given and reads it, the read a probe (no part of the solution) or a
+ *  call; undefined when no page was given or either call fails. */
+async function openGiven(ctx: RecipeContext, server: BrowserServer, read: "probe" | "call"): Promise<{ url: string; opened: ToolResult; shown: ToolResult } | undefined> {
   const urls = pageUrls(ctx.pool);
   if (urls.length === 0) return undefined;
   const url = ctx.rng.pick(urls);
   const opened = await ctx.call(server.navigate.tool.name, { [server.navigate.arg]: url });
   if (opened.isError) return undefined;
-  const shown = await ctx.probe(server.reader.name, {});
-  if (shown.isError) return undefined;
+  const shown = read === "probe" ? await ctx.probe(server.reader.name, {}) : await ctx.call(server.reader.name, {});
+  return shown.isError ? undefined : { url, opened, shown };
+}
+
+async function buildRead(ctx: RecipeContext, server: BrowserServer): Promise<Draft | undefined> {
+  const page = await openGiven(ctx, server, "probe");
+  if (!page) return undefined;
+  const { url, opened, shown } = page;
   const facts = pageFacts(shown.text);
   facts.title ??= pageFacts(opened.text).title;
   const asks = pageAsks(facts, url).filter((a) => fair(a, [url]));
@@ -143,13 +151,9 @@ async function buildRead(ctx: RecipeContext, server: BrowserServer): Promise<Dra
 
 async function buildFollow(ctx: RecipeContext, server: BrowserServer): Promise<Draft | undefined> {
   const click = server.click!;
-  const urls = pageUrls(ctx.pool);
-  if (urls.length === 0) return undefined;
-  const url = ctx.rng.pick(urls);
-  const opened = await ctx.call(server.navigate.tool.name, { [server.navigate.arg]: url });
-  if (opened.isError) return undefined;
-  const shown = await ctx.call(server.reader.name, {});
-  if (shown.isError) return undefined;
+  const page = await openGiven(ctx, server, "call");
+  if (!page) return undefined;
+  const { url, opened, shown } = page;
   const links = followable(pageFacts(shown.text).links, url);
   if (links.length === 0) return undefined;
   const link = ctx.rng.pick(links);

@@ -8,6 +8,7 @@
  */
 import type { Toolbox, ToolSpec } from "../../mcp/types.js";
 import type { ReferenceCall } from "../schema.js";
+import { runSetup } from "../setup.js";
 import { isDeletingTool } from "./deletions.js";
 import { isReadOnlyTool } from "./generic.js";
 import type { ValuePool } from "./harvest.js";
@@ -59,12 +60,8 @@ export async function makeStartingState(toolbox: Toolbox, tools: readonly ToolSp
 /** A fresh instance in the starting state: `setup` run on it. Throws (closing it) when a call fails. */
 export async function freshInState(toolbox: Toolbox, setup: readonly ReferenceCall[]): Promise<Toolbox> {
   const box = await toolbox.isolated();
-  for (const [i, call] of setup.entries()) {
-    const r = await box.call(call.name, call.arguments);
-    if (r.isError) {
-      await box.close();
-      throw new Error(`setup call ${i + 1} ${call.name} failed on a fresh instance: ${r.text.replace(/\s+/g, " ").slice(0, 200)}`);
-    }
-  }
-  return box;
+  const failed = await runSetup(box, setup);
+  if (!failed) return box;
+  await box.close();
+  throw new Error(`${failed} (on a fresh instance)`);
 }
