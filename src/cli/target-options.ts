@@ -11,6 +11,7 @@ import type { ConnectOptions } from "../mcp/options.js";
 import { ELICITATION_MODES, type ElicitationMode } from "../mcp/elicitation.js";
 import type { SamplingEndpoint } from "../mcp/sampling.js";
 import { parseTimeoutMs } from "../mcp/timeout.js";
+import { splitToolPatterns, type ToolFilter } from "../mcp/tool-filter.js";
 
 export interface TargetFlags {
   server: string;
@@ -25,6 +26,8 @@ export interface TargetFlags {
   samplingModel?: string;
   samplingBaseUrl?: string;
   elicitation?: ElicitationMode;
+  tools?: string[];
+  excludeTools?: string[];
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -50,6 +53,8 @@ export function addConnectOptions(cmd: Command): Command {
         ...ELICITATION_MODES,
       ]),
     )
+    .option("--tools <names>", "offer only these tools of the server (comma-separated names or globs: 'git_log,git_show', 'get_*'; repeatable): the others are not shown to the model, called or callable", collect)
+    .option("--exclude-tools <names>", "leave these tools out (comma-separated names or globs; repeatable), after --tools", collect)
     .option("--server-log <file>", "file for the stdio server's stderr (default: a temp file, removed on success; train copies it to <run>/server.log)")
     .addOption(
       new Option("--inherit-env <mode>", "environment a stdio server inherits: safe (PATH, HOME, locale…), all, none")
@@ -97,8 +102,18 @@ export function connectArgs(flags: TargetFlags): { target: string; options: Conn
       resourceTools: flags.resourceTools,
       sampling: samplingFlags(flags),
       elicitation: flags.elicitation,
+      tools: toolFilterFlags(flags),
     },
   };
+}
+
+/** `--tools` / `--exclude-tools` as a ToolFilter; a flag given with no name in it is an error */
+export function toolFilterFlags(flags: Pick<TargetFlags, "tools" | "excludeTools">): ToolFilter | undefined {
+  const include = splitToolPatterns(flags.tools);
+  const exclude = splitToolPatterns(flags.excludeTools);
+  if (include?.length === 0) throw new TrainMcpError("ConfigInvalid", "--tools expects tool names or globs (comma-separated), got none");
+  if (exclude?.length === 0) throw new TrainMcpError("ConfigInvalid", "--exclude-tools expects tool names or globs (comma-separated), got none");
+  return include || exclude ? { include, exclude } : undefined;
 }
 
 /** `--template-dir`: an existing folder, absolute (servers start in other directories) */

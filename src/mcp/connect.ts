@@ -6,12 +6,15 @@
  * It resolves the target (target.ts) into a launch spec, starts the first server instance,
  * lists its tools and returns the toolbox (toolbox.ts). Failures to start or reach the server
  * throw TrainMcpError("ServerUnreachable"), one line naming the target; later faults never throw.
+ * A tool filter (options.tools) whose pattern matches none of the server's tools throws
+ * ConfigInvalid, naming the pattern and the nearest tool.
  */
 import { TrainMcpError } from "../errors.js";
 import type { LaunchSpec } from "./connection.js";
 import { fixtureCommand, fixtureNames, type FixtureName } from "./fixtures.js";
 import { resolveOptions, type ConnectOptions, type ResolvedOptions } from "./options.js";
 import { describeTarget, parseTarget, type TargetSpec } from "./target.js";
+import { toolFilterProblem } from "./tool-filter.js";
 import { McpToolbox } from "./toolbox.js";
 
 export type { ConnectOptions } from "./options.js";
@@ -19,6 +22,18 @@ export type { TargetSpec } from "./target.js";
 export { McpToolbox } from "./toolbox.js";
 
 export async function connect(target: string | TargetSpec, options: ConnectOptions = {}): Promise<McpToolbox> {
+  const toolbox = await openToolbox(target, options);
+  const problem = toolFilterProblem([toolbox.toolFilterReport]);
+  if (problem) {
+    await toolbox.close();
+    throw new TrainMcpError("ConfigInvalid", problem);
+  }
+  return toolbox;
+}
+
+/** connect() without checking that each tool-filter pattern matched: for several servers, where
+ *  a pattern need match on one of them only (train's ServerSet checks that) */
+export async function openToolbox(target: string | TargetSpec, options: ConnectOptions = {}): Promise<McpToolbox> {
   const spec = typeof target === "string" ? parseTarget(target) : target;
   let resolved: ResolvedOptions;
   try {

@@ -9,6 +9,7 @@ import { clientModel } from "./client-model.js";
 import { elicitationHandler, type ElicitationHandler, type ElicitationMode } from "./elicitation.js";
 import { samplingHandler, type SamplingEndpoint, type SamplingHandler } from "./sampling.js";
 import { DEFAULT_SERVER_LOG } from "./server-log.js";
+import type { ToolFilter } from "./tool-filter.js";
 
 export interface ConnectOptions {
   /** extra environment variables for stdio servers (`--env K=V`); they win over inherited ones */
@@ -58,6 +59,11 @@ export interface ConnectOptions {
    * endpoint's model fills them in); default: not declared
    */
   elicitation?: ElicitationMode;
+  /**
+   * which of the server's tools are offered (tool-filter.ts: `--tools`, `--exclude-tools`); a
+   * left-out tool is not listed, not called, and a call to it is an unknown tool; default: all
+   */
+  tools?: ToolFilter;
 }
 
 export interface ResolvedOptions {
@@ -74,6 +80,7 @@ export interface ResolvedOptions {
   resourceTools: boolean;
   sampling?: SamplingHandler;
   elicitation?: ElicitationHandler;
+  tools?: ToolFilter;
 }
 
 const SAFE_EXTRA_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TMPDIR|TEMP|TMP|TZ|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|NODE_PATH|NODE_EXTRA_CA_CERTS|NVM_DIR|NVM_BIN|XDG_[A-Z_]+|SSL_CERT_(FILE|DIR))$/;
@@ -109,6 +116,7 @@ export function resolveOptions(o: ConnectOptions = {}): ResolvedOptions {
     maxOutputChars: positiveInt("maxOutputChars", o.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS),
     templateDir: o.templateDir,
     resourceTools: o.resourceTools ?? false,
+    tools: o.tools,
     ...clientRequestHandlers(o),
   };
 }

@@ -33,6 +33,7 @@ import type { ResolvedOptions } from "./options.js";
 import { callResourceTool, resourceToolHint, resourceToolSpecs } from "./resource-tools.js";
 import { Semaphore } from "./semaphore.js";
 import { copyTemplate } from "./template-copy.js";
+import { applyToolFilter, toolFilterProblem, type FilteredTools, type ToolFilter } from "./tool-filter.js";
 import { listAllTools, toOpenAiTool } from "./tool-list.js";
 import type { CallOptions, OpenAiTool, Toolbox, ToolboxStats, ToolFaultKind, ToolResult, ToolSpec } from "./types.js";
 import { ArgumentValidator } from "./validate.js";
@@ -53,6 +54,10 @@ interface Shared {
   validator: ArgumentValidator;
   /** names of the tools that read the server's resources (--resource-tools), not tools/call */
   resourceTools: Set<string>;
+  /** every tool the server lists, those the tool filter left out included */
+  allToolNames: string[];
+  /** the tool filter's patterns that matched none of them */
+  filterMisses: FilteredTools<ToolSpec>["misses"];
 }
 
 export class McpToolbox implements Toolbox {
@@ -111,13 +116,26 @@ export class McpToolbox implements Toolbox {
       if (!s) {
         const listed = await listAllTools(conn.client, options.connectTimeoutMs);
         const extra = options.resourceTools ? resourceToolSpecs(conn.client, listed.tools) : { tools: [], notes: [] };
-        const tools = [...listed.tools, ...extra.tools];
+        const all = [...listed.tools, ...extra.tools];
+        const filtered = applyToolFilter(all, options.tools);
+        const tools = filtered.kept;
+        // nothing left: a pattern that matched nothing says more than "none left" (a typo, most likely)
+        if (all.length > 0 && tools.length === 0)
+          throw new TrainMcpError(
+            "ConfigInvalid",
+            toolFilterProblem([{ misses: filtered.misses, allTools: all.map((t) => t.name) }]) ??
+              `${filterFlags(options.tools)} leave${filterFlags(options.tools).includes(" and ") ? "" : "s"} none of the ${all.length} tools of ${launch.label} (${all.map((t) => t.name).join(", ")})`,
+          );
+        const notes = [...listed.notes, ...extra.notes];
+        if (filtered.leftOut.length > 0) notes.push(`offering ${tools.length} of the server's ${all.length} tools (${filterFlags(options.tools)}): left out ${filtered.leftOut.join(", ")}`);
         s = {
           tools,
-          notes: [...listed.notes, ...extra.notes],
+          notes,
           byName: new Map(tools.map((t) => [t.name, t])),
           validator: new ArgumentValidator(),
-          resourceTools: new Set(extra.tools.map((t) => t.name)),
+          resourceTools: new Set(extra.tools.filter((t) => tools.includes(t)).map((t) => t.name)),
+          allToolNames: all.map((t) => t.name),
+          filterMisses: filtered.misses,
         };
       }
       return new McpToolbox(launch, spec, options, s, conn, workDir, semaphore);
@@ -136,9 +154,18 @@ export class McpToolbox implements Toolbox {
     return this.shared.tools;
   }
 
-  /** notes on the server's tool list (duplicate names, names a model may not write) */
+  /** notes on the server's tool list (duplicate names, names a model may not write, tools left out) */
   get toolNotes(): string[] {
     return this.shared.notes;
+  }
+
+  get leftOutTools(): readonly string[] {
+    return this.shared.allToolNames.filter((n) => !this.shared.byName.has(n));
+  }
+
+  /** every tool the server lists, with those `options.tools` left out, and the filter's patterns that matched none */
+  get toolFilterReport(): { allTools: readonly string[]; misses: FilteredTools<ToolSpec>["misses"] } {
+    return { allTools: this.shared.allToolNames, misses: this.shared.filterMisses };
   }
 
   /** how the current session talks to the server */
@@ -184,7 +211,8 @@ export class McpToolbox implements Toolbox {
     if (!tool) {
       const names = this.shared.tools.map((t) => t.name);
       const near = names.find((n) => n.toLowerCase() === name.toLowerCase()) ?? closestName(name, names);
-      return fault("unknown_tool", `unknown tool "${name}"${near ? ` (did you mean "${near}"?)` : ""}; known tools: ${names.join(", ") || "(none)"}${resourceToolHint(name, this.options.resourceTools)}`);
+      const leftOut = this.shared.allToolNames.includes(name) ? " (the server has it, but this run does not offer it)" : "";
+      return fault("unknown_tool", `unknown tool "${name}"${leftOut}${near ? ` (did you mean "${near}"?)` : ""}; known tools: ${names.join(", ") || "(none)"}${resourceToolHint(name, this.options.resourceTools)}`);
     }
     const check = this.shared.validator.check(name, tool.inputSchema, args);
     if (!check.ok) return fault("invalid_arguments", `invalid arguments for ${name}: ${check.message}`);
@@ -358,4 +386,10 @@ function launchSecrets(launch: LaunchSpec): string[] {
       ? stdioServerSecrets(launch.command, launch.args, launch.env)
       : [...headerSecretValues(launch.headers), ...urlCredentialValues(launch.url)];
   return [...new Set(found)].filter((v) => v !== "" && v !== "EMPTY");
+}
+
+/** how a user set the tool filter: "--tools", "--exclude-tools", or both */
+function filterFlags(filter: ToolFilter | undefined): string {
+  const flags = [filter?.include?.length ? "--tools" : "", filter?.exclude?.length ? "--exclude-tools" : ""].filter(Boolean);
+  return flags.join(" and ");
 }

@@ -74,6 +74,8 @@ export interface Toolbox {
    *  secrets, -H values, a URL's credentials): a tool may print them back, and nothing written
    *  down or sent on (scenario files, a judge) should carry them */
   readonly secrets?: readonly string[];
+  /** tools the server lists that this run leaves out (--tools, --exclude-tools): not in `tools` */
+  readonly leftOutTools?: readonly string[];
   /** the name the server gave itself when it connected (MCP serverInfo.name) */
   readonly serverName?: string;
   /** tools in the OpenAI function shape, for the policy's prompt */

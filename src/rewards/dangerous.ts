@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
+import { globToRegExp } from "../mcp/tool-filter.js";
 
 export const DangerousPatternsSchema = z.object({
   tools: z.array(z.string().min(1)).default([]).describe("tool-name globs, e.g. delete_* (case-insensitive)"),
@@ -46,11 +47,6 @@ export function parseDangerousPatterns(list: readonly string[]): DangerousPatter
   return out;
 }
 
-function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
-  return new RegExp(`^${body}$`, "i");
-}
-
 export interface DangerousMatcher {
   /** why a call is dangerous ("tool delete_order matches delete_*"), or undefined when it is not */
   match(name: string, args: unknown): string | undefined;
@@ -64,7 +60,7 @@ function stringLeaves(v: unknown, out: string[] = []): string[] {
 }
 
 export function compileDangerous(patterns: Partial<DangerousPatterns>): DangerousMatcher {
-  const tools = (patterns.tools ?? []).map((g) => ({ g, re: globToRegExp(g) }));
+  const tools = (patterns.tools ?? []).map((g) => ({ g, re: globToRegExp(g, "i") }));
   const args = (patterns.args ?? []).map((src) => {
     try {
       return { src, re: new RegExp(src, "i") };

@@ -15,11 +15,15 @@ export interface ToolProblem {
   message: string;
 }
 
-export function problemsAgainstTools(s: Scenario, tools: readonly ToolSpec[], validator = new ArgumentValidator()): ToolProblem[] {
+export function problemsAgainstTools(s: Scenario, tools: readonly ToolSpec[], validator = new ArgumentValidator(), leftOut: readonly string[] = []): ToolProblem[] {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const problems: ToolProblem[] = [];
   const check = (field: string, name: string, args: unknown) => {
     const tool = byName.get(name);
+    if (!tool && leftOut.includes(name)) {
+      problems.push({ field: `${field}.${field.startsWith("expected") ? "tool" : "name"}`, message: `the server has ${JSON.stringify(name)}, but --tools / --exclude-tools leave it out of this run` });
+      return;
+    }
     if (!tool) {
       const known = tools.map((t) => t.name);
       problems.push({ field: `${field}.${field.startsWith("expected") ? "tool" : "name"}`, message: `the server has no tool ${JSON.stringify(name)} (its tools: ${known.slice(0, 12).join(", ")}${known.length > 12 ? ", …" : ""})${resourceToolHint(name, false)}` });
@@ -45,4 +49,10 @@ export function problemsAgainstTools(s: Scenario, tools: readonly ToolSpec[], va
   });
   (s.reference?.calls ?? []).forEach((c, i) => check(`reference.calls[${i}]`, c.name, c.arguments));
   return problems;
+}
+
+/** every tool a scenario has called: its setup, state checks and reference calls */
+export function toolsNamedBy(s: Scenario): string[] {
+  const names = [...(s.setup ?? []).map((c) => c.name), ...(s.expected ?? []).flatMap((e) => (e.kind === "state" ? [e.tool] : [])), ...(s.reference?.calls ?? []).map((c) => c.name)];
+  return [...new Set(names)];
 }

@@ -135,6 +135,15 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .string()
     .optional()
     .describe("stdio servers: a folder copied for every server instance, which runs in the copy (--template-dir); saved, so a resume works on copies too"),
+  server_tools: z
+    .array(z.string().trim().min(1, "empty tool name"))
+    .min(1, "an empty list would offer no tool; leave the field out to offer them all")
+    .optional()
+    .describe("offer only these tools of the servers (--tools): names or globs (`*`, `?`); the others are not shown to the model, called or callable; unset: all"),
+  server_exclude_tools: z
+    .array(z.string().trim().min(1, "empty tool name"))
+    .optional()
+    .describe("leave these tools of the servers out (--exclude-tools): names or globs, after server_tools; unset: none"),
   server_resource_tools: z
     .boolean()
     .default(false)

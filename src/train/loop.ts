@@ -11,6 +11,7 @@ import { redactTargetCredentials } from "../mcp/target.js";
 import type { ConnectOptions } from "../mcp/connect.js";
 import { isResourceTool, LIST_RESOURCES, READ_RESOURCE } from "../mcp/resource-tools.js";
 import type { SamplingEndpoint } from "../mcp/sampling.js";
+import type { ToolFilter } from "../mcp/tool-filter.js";
 import { defaultServerLogSize, keepServerLog } from "../mcp/server-log.js";
 import { resumeChanges } from "./resume-changes.js";
 import { checkJudge, type JudgeSettingNames } from "../rewards/judge-check.js";
@@ -221,7 +222,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   // stdio servers' stderr, kept with the run unless --server-log put it elsewhere: copied at
   // every checkpoint, so a run killed by -9 has it up to its last one
   let serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
-  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, sampling: samplingEndpoint(cfg, o.samplingApiKey), elicitation: cfg.server_elicitation }, log);
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, tools: toolFilterOf(cfg), sampling: samplingEndpoint(cfg, o.samplingApiKey), elicitation: cfg.server_elicitation }, log);
   let runDir: RunDir;
   try {
     if (cfg.rewards.judge && cfg.max_steps > 0) {
@@ -438,7 +439,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         optimizer: trainable.optimizerState(),
         state,
         modelDir: setup!.modelDir,
-        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, ...(cfg.server_resource_tools ? { resource_tools: true } : {}), ...(cfg.server_sampling ? { sampling: true } : {}), ...(cfg.server_elicitation ? { elicitation: cfg.server_elicitation } : {}), rewards: withoutJudge(cfg.rewards) },
+        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, ...(cfg.server_resource_tools ? { resource_tools: true } : {}), ...(toolFilterOf(cfg) ? { tools: toolFilterOf(cfg) } : {}), ...(cfg.server_sampling ? { sampling: true } : {}), ...(cfg.server_elicitation ? { elicitation: cfg.server_elicitation } : {}), rewards: withoutJudge(cfg.rewards) },
       });
       pruneCheckpoints(ckDir, cfg.save_total_limit ?? Number.POSITIVE_INFINITY, state.bestStep);
       syncServerLog();
@@ -884,6 +885,11 @@ function fmt(v: unknown, d = 3): string {
 }
 
 /** config.server_sampling as the MCP layer takes it */
+/** server_tools / server_exclude_tools (--tools, --exclude-tools) as the MCP layer's ToolFilter */
+function toolFilterOf(cfg: TrainConfig): ToolFilter | undefined {
+  return cfg.server_tools || cfg.server_exclude_tools ? { include: cfg.server_tools, exclude: cfg.server_exclude_tools } : undefined;
+}
+
 function samplingEndpoint(cfg: TrainConfig, apiKey: string | undefined): SamplingEndpoint | undefined {
   const s = cfg.server_sampling;
   return s ? { baseUrl: s.base_url, model: s.model, maxTokens: s.max_tokens, apiKey } : undefined;

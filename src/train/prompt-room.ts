@@ -4,8 +4,10 @@
  * them all into the first turn) and the task; a server with many tools (@cyanheads/git-mcp-server:
  * 28, ~2,500 tokens) fills the built-in model's 2,048-token context before the task is read.
  * Every rollout then ends at once with nothing written, and the warm start had no token to learn
- * from (its loss was NaN). Checked before the first rollout, so the run stops with a reason.
+ * from (its loss was NaN). Checked before the first rollout, so the run stops with a reason, and
+ * names the tools that take the most room: `--tools` / `--exclude-tools` leave some out.
  */
+import type { OpenAiTool } from "../mcp/types.js";
 import type { ChatCodec } from "../rollout/token-ledger.js";
 import { DEFAULT_SYSTEM_PROMPT } from "../rollout/group.js";
 import type { Scenario } from "../scenarios/schema.js";
@@ -38,12 +40,23 @@ export function promptRoomProblem(codec: ChatCodec, context: number, servers: Se
     );
     const tokens = codec.encode(text).length;
     if (tokens + MIN_ROOM > context) {
-      const systemAndTools = codec.encode(codec.renderChat([{ role: "system", content: systemPrompt ?? DEFAULT_SYSTEM_PROMPT }], { tools, addGenerationPrompt: false })).length;
+      const system = (withTools: OpenAiTool[]) => codec.encode(codec.renderChat([{ role: "system", content: systemPrompt ?? DEFAULT_SYSTEM_PROMPT }], { tools: withTools, addGenerationPrompt: false })).length;
+      const systemAndTools = system(tools);
+      // what each tool adds on its own, largest first: the ones worth leaving out
+      const bare = system([]);
+      const largest = tools
+        .map((t) => ({ name: t.function.name, tokens: system([t]) - bare }))
+        .sort((a, b) => b.tokens - a.tokens)
+        .slice(0, 3);
+      const fewer =
+        tools.length > 1
+          ? `offer fewer tools (--tools NAMES, or --exclude-tools NAMES; the largest: ${largest.map((t) => `${t.name} ~${t.tokens}`).join(", ")} tokens; ${tokens + MIN_ROOM - context} tokens must go), or train a model with a longer context (--model)`
+          : "train a model with a longer context (--model)";
       return (
         `the model's context holds ${context} tokens, and a rollout's first prompt on ${redactTargetCredentials(entry.target)} already takes ${tokens} ` +
         `(the system prompt with the server's ${tools.length} tool${tools.length === 1 ? "" : "s"}, their descriptions and schemas: ${systemAndTools}; the shortest task: the rest), ` +
         `leaving no room to write (${MIN_ROOM} tokens at least): every rollout would end with nothing written; ` +
-        `train a model with a longer context (--model), or on a server that offers fewer tools`
+        fewer
       );
     }
   }

@@ -30,6 +30,8 @@ const FIXED: Record<string, string> = {
   max_completion_length: "--max-completion-length",
   system_prompt: "system_prompt",
   policy_model: "--policy-model",
+  server_tools: "--tools",
+  server_exclude_tools: "--exclude-tools",
   server_resource_tools: "--resource-tools",
   server_elicitation: "--elicitation",
 };

@@ -13,7 +13,7 @@ import { SCENARIO_RECORD_FILE } from "./scenario-record.js";
 import { TrainMcpError } from "../errors.js";
 import { redactTargetCredentials } from "../mcp/target.js";
 import { readScenarioFile, readScenarioFileLines, ScenarioFileError, writeScenarioFile, type ScenarioProblem } from "../scenarios/io.js";
-import { problemsAgainstTools } from "../scenarios/against-tools.js";
+import { problemsAgainstTools, toolsNamedBy } from "../scenarios/against-tools.js";
 import { ArgumentValidator } from "../mcp/validate.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { generateVerified, writesAdviceFor } from "../scenarios/verified/generate.js";
@@ -77,7 +77,12 @@ export async function loadScenarios(
       const fixture = /^fixture:(.+)$/.exec(entry.target)?.[1];
       const bundled = fixture ? path.join(BUNDLED_SCENARIOS_DIR, `${fixture}.jsonl`) : undefined;
       if (bundled && fs.existsSync(bundled)) {
-        all.push(...readScenarioFile(bundled).map((s) => ({ ...s, server: entry.target })));
+        const set = readScenarioFile(bundled).map((s) => ({ ...s, server: entry.target }));
+        // --tools / --exclude-tools on a fixture: its tasks that need a tool left out cannot be played
+        const leftOut = new Set(entry.toolbox.leftOutTools ?? []);
+        const usable = set.filter((s) => !toolsNamedBy(s).some((t) => leftOut.has(t)));
+        if (usable.length < set.length) o.log(`note: ${entry.target}: ${set.length - usable.length} of the bundled set's ${set.length} scenarios need a tool this run leaves out (--tools, --exclude-tools), and are left out too`);
+        all.push(...usable);
         sources.push(path.relative(process.cwd(), bundled));
         continue;
       }
@@ -150,7 +155,7 @@ function checkAgainstTools(playable: Scenario[], origin: Map<Scenario, { file: s
     if (!from) continue;
     const { toolbox, isolate } = servers.entryFor(s);
     if (!validators.has(toolbox)) validators.set(toolbox, new ArgumentValidator());
-    const problems = problemsAgainstTools(s, toolbox.tools, validators.get(toolbox));
+    const problems = problemsAgainstTools(s, toolbox.tools, validators.get(toolbox), toolbox.leftOutTools);
     // every rollout's setup on one shared instance would pile up: each needs an instance of its own
     if (s.setup && !isolate) problems.push({ field: "setup", message: "setup calls need a fresh server instance per rollout, and this run shares one (--isolate off)" });
     for (const p of problems) byFile.set(from.file, [...(byFile.get(from.file) ?? []), { line: from.line, ...p }]);

@@ -5,7 +5,8 @@
  * ("auto": the fixtures known to keep state, and any other server with a tool whose name says it
  * changes something — the same test the scenario generator uses; "on" / "off" when asked).
  */
-import { connect, type ConnectOptions } from "../mcp/connect.js";
+import { openToolbox, type ConnectOptions, type McpToolbox } from "../mcp/connect.js";
+import { toolFilterProblem } from "../mcp/tool-filter.js";
 import { parseTarget, redactTargetCredentials, sameTarget, targetKey } from "../mcp/target.js";
 import type { Toolbox } from "../mcp/types.js";
 import { TrainMcpError } from "../errors.js";
@@ -29,9 +30,11 @@ export class ServerSet {
   static async connect(targets: string[], isolate: "auto" | "on" | "off", options: ConnectOptions = {}, log?: (line: string) => void): Promise<ServerSet> {
     const entries: ServerEntry[] = [];
     let linksChecked = false; // the template is one for every server: warned about once
+    const reports: Array<McpToolbox["toolFilterReport"]> = [];
     try {
       for (const target of targets) {
-        const toolbox = await connect(target, options);
+        const toolbox = await openToolbox(target, options);
+        reports.push(toolbox.toolFilterReport);
         if (toolbox.tools.length === 0) {
           await toolbox.close();
           throw new TrainMcpError("ConfigInvalid", `${redactTargetCredentials(target)}: the server lists no tools, so there is nothing to play with`);
@@ -48,6 +51,9 @@ export class ServerSet {
         }
         entries.push({ target, toolbox, isolate: stateful });
       }
+      // each --tools / --exclude-tools pattern must match on one of the servers at least
+      const problem = toolFilterProblem(reports);
+      if (problem) throw new TrainMcpError("ConfigInvalid", problem);
     } catch (e) {
       await Promise.all(entries.map((x) => x.toolbox.close()));
       throw e;

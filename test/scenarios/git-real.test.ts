@@ -7,7 +7,7 @@
  * the working directory itself ("./"). Answers are checked against git.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -92,15 +92,24 @@ describe("@cyanheads/git-mcp-server (the npm package) on a throwaway repository,
     expect(git("status", "--porcelain")).toBe("");
   }, 120_000);
 
-  it("train with the built-in model stops before its first rollout, saying the 28 tools fill its 2,048-token context (it ran the probe with every rollout empty, then died on a NaN warm-start loss)", async () => {
+  it("train with the built-in model stops before its first rollout, saying the 28 tools fill its 2,048-token context (it ran the probe with every rollout empty, then died on a NaN warm-start loss), and trains with --tools naming the reads", async () => {
     const out = join(dir, "git.jsonl");
     expect(existsSync(out)).toBe(true); // the scenarios of the test above
     const run = join(dir, "run");
     const t = await cli(["train", ...connectFlags, "--scenarios", out, "--steps", "2", "--out", run]);
     expect(t.code, t.stderr).toBe(2);
     expect(t.stderr).toMatch(/train-mcp: the model's context holds 2048 tokens, and a rollout's first prompt on node \S+git-mcp-server\S+ already takes (\d+) \(the system prompt with the server's 28 tools, their descriptions and schemas: \d+; the shortest task: the rest\), leaving no room to write/);
-    expect(t.stderr).toContain("train a model with a longer context (--model), or on a server that offers fewer tools");
+    expect(t.stderr).toMatch(/offer fewer tools \(--tools NAMES, or --exclude-tools NAMES; the largest: git_\w+ ~\d+, git_\w+ ~\d+, git_\w+ ~\d+ tokens; \d+ tokens must go\), or train a model with a longer context \(--model\)/);
     expect(t.stderr).not.toContain("warm-start probe");
     expect(existsSync(run)).toBe(false);
-  }, 120_000);
+    // offered only the tools its tasks use, the same run fits and trains
+    const reads = "git_log,git_status,git_diff,git_reflog,git_show,git_blame,git_changelog_analyze,git_wrapup_instructions";
+    const fits = await cli(["train", ...connectFlags, "--scenarios", out, "--tools", reads, "--steps", "1", "--groups-per-step", "1", "--group-size", "2", "--sft", "off", "--eval-n", "1", "--out", run, "--json"]);
+    expect(fits.code, fits.stderr).toBe(0);
+    expect(fits.stderr).toContain("offering 8 of the server's 28 tools (--tools): left out git_add, git_branch, git_checkout");
+    const summary = JSON.parse(fits.stdout.trim().split("\n").at(-1)!) as { steps: number; heldout_n: number };
+    expect(summary).toMatchObject({ steps: 1, heldout_n: 1 });
+    expect(JSON.parse(readFileSync(join(run, "config.json"), "utf8")).server_tools).toEqual(reads.split(","));
+    expect(git("rev-parse", "HEAD")).toBe(head);
+  }, 180_000);
 });

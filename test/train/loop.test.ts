@@ -210,6 +210,38 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(refusal).toMatch(/^--resource-tools \(server_resource_tools\): false differs from true in /);
   });
 
+  it("offers only server_tools less server_exclude_tools, keeps them for eval and resume, and refuses a scenario that needs a tool left out", async () => {
+    const out = path.join(tempDir("tool-filter"), "run");
+    const file = path.join(tempDir("tool-filter-scenarios"), "calc.jsonl");
+    const row = (i: number, split: string) => ({ id: `c${i}`, task: `Calculate ${i} + ${i}.`, difficulty: 1, split, reference: { calls: [{ name: "calculate", arguments: { expression: `${i} + ${i}` } }], answer: String(2 * i) }, expected: [{ kind: "numeric", value: 2 * i }] });
+    fs.writeFileSync(file, [row(1, "train"), row(2, "train"), row(3, "test")].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const config = small(out, file, { server_tools: ["calc*", "percentage", "statistics"], server_exclude_tools: ["statistics"], sft: "off" });
+    const logs: string[] = [];
+    await train({ config, hooks: { log: (l) => logs.push(l) } });
+    expect(logs).toContain("note: fixture:calculator: offering 2 of the server's 4 tools (--tools and --exclude-tools): left out compound_interest, statistics");
+    const { ChatTokenizer } = await import("../../src/policy/tokenizer.js");
+    const tokenizer = await ChatTokenizer.fromDir(config.model);
+    const prompt = tokenizer.decode(readJsonl(path.join(out, "trajectories.jsonl"))[0].tokenIds as number[]);
+    for (const name of ["calculate", "percentage"]) expect(prompt).toContain(`- ${name}(`);
+    for (const name of ["compound_interest", "statistics"]) expect(prompt).not.toContain(`- ${name}(`);
+    expect(readRolloutSettings(path.join(out, "checkpoints", "step-000001"))?.tools).toEqual({ include: ["calc*", "percentage", "statistics"], exclude: ["statistics"] });
+    expect(JSON.parse(fs.readFileSync(path.join(out, "config.json"), "utf8")).server_exclude_tools).toEqual(["statistics"]);
+    const refusal = await train({ config: { ...config, server_exclude_tools: ["percentage"], max_steps: 2 }, resume: true, hooks: { log: () => undefined } }).then(
+      () => "trained",
+      (e: Error) => e.message,
+    );
+    expect(refusal).toMatch(/^--exclude-tools \(server_exclude_tools\): \["percentage"\] differs from \["statistics"\] in /);
+    // a scenario whose reference calls a left-out tool can never be played: named by file and line
+    const stats = path.join(tempDir("tool-filter-stats"), "stats.jsonl");
+    const mean = { id: "m1", task: "What is the mean of 2, 4 and 6?", difficulty: 1, split: "train", reference: { calls: [{ name: "statistics", arguments: { values: [2, 4, 6] } }], answer: "4" }, expected: [{ kind: "numeric", value: 4 }] };
+    fs.writeFileSync(stats, [row(1, "train"), mean, row(3, "test")].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const bad = await train({ config: small(path.join(tempDir("tool-filter-bad"), "run"), stats, { server_exclude_tools: ["statistics"], sft: "off" }), hooks: { log: () => undefined } }).then(
+      () => "trained",
+      (e: Error) => e.message,
+    );
+    expect(bad).toContain(`${stats}:2: field "reference.calls[0].name": the server has "statistics", but --tools / --exclude-tools leave it out of this run`);
+  });
+
   it("answers a server's sampling requests from server_sampling's model, with the key from the caller, never saved", async () => {
     const llm = await startChatServer(() => ({ content: "a summary" }));
     try {

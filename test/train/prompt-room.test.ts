@@ -33,6 +33,17 @@ describe("prompt room", () => {
     const tasks = [scenario("a", "What is the current branch of the repository?"), scenario("b", "Count the commits.")];
     const problem = promptRoomProblem(codec, 2048, many, tasks, "sys");
     expect(problem).toMatch(/^the model's context holds 2048 tokens, and a rollout's first prompt on node git-mcp-server\.js already takes \d+ \(the system prompt with the server's 28 tools, their descriptions and schemas: \d+; the shortest task: the rest\)/);
+    // the way out names the tools that take the most room, largest first, and how much must go
+    const sized = serverSet([tool("small", "x"), tool("big", "x".repeat(900)), tool("mid", "x".repeat(400)), ...Array.from({ length: 10 }, (_, i) => tool(`t${i}`, "x".repeat(100)))], "node srv.js");
+    const over = promptRoomProblem(codec, 1500, sized, tasks, "sys")!;
+    const [, total] = /already takes (\d+) /.exec(over)!;
+    expect(over).toMatch(/; offer fewer tools \(--tools NAMES, or --exclude-tools NAMES; the largest: big ~(\d+), mid ~(\d+), t0 ~(\d+) tokens; (\d+) tokens must go\), or train a model with a longer context \(--model\)$/);
+    expect(Number(/; (\d+) tokens must go/.exec(over)![1])).toBe(Number(total) + MIN_ROOM - 1500);
+    // each tool's own share: its JSON (the stand-in codec counts characters) and the list's comma
+    const [big, mid, t0] = /the largest: big ~(\d+), mid ~(\d+), t0 ~(\d+)/.exec(over)!.slice(1).map(Number);
+    expect([big - mid, mid - t0]).toEqual([500, 301]); // ("t0" is a character shorter than "mid")
+    // one tool alone: nothing to leave out
+    expect(promptRoomProblem(codec, 200, serverSet([tool("big", "x".repeat(900))], "node srv.js"), tasks, "sys")).toMatch(/leaving no room to write \(32 tokens at least\): every rollout would end with nothing written; train a model with a longer context \(--model\)$/);
     const fits = serverSet([tool("add", "Adds two numbers.")], "fixture:calculator");
     expect(promptRoomProblem(codec, 2048, fits, tasks, "sys")).toBeUndefined();
     // exactly MIN_ROOM tokens to spare is enough; one fewer is not

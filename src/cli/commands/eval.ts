@@ -10,6 +10,7 @@ import { Option, type Command } from "commander";
 import { TrainMcpError } from "../../errors.js";
 import { intFlag, numberFlag } from "../number-flags.js";
 import { addConnectOptions, connectArgs, type TargetFlags } from "../target-options.js";
+import type { ToolFilter } from "../../mcp/tool-filter.js";
 import { redactedTrajectoryLine } from "../../train/run-dir.js";
 import type { Scenario } from "../../scenarios/schema.js";
 
@@ -133,6 +134,9 @@ export function register(program: Command): void {
           const p = await loadInferencePolicy(spec, { engine: f.engine, log: logLine });
           const trained = readRolloutSettings(p.dir);
           if (trained?.resource_tools && !connectOptions.resourceTools) logLine(`warning: ${spec} was trained with --resource-tools (list_resources, read_resource); without that flag here it is played without them`);
+          const filterText = (t: ToolFilter | undefined) => [t?.include?.length ? `--tools ${t.include.join(",")}` : "", t?.exclude?.length ? `--exclude-tools ${t.exclude.join(",")}` : ""].filter(Boolean).join(" ");
+          if (trained && filterText(trained.tools) !== filterText(connectOptions.tools))
+            logLine(`warning: ${spec} was trained with ${filterText(trained.tools) || "every tool of its servers"}; here ${filterText(connectOptions.tools) || "every tool"} is offered, so its prompt shows other tools than it learned with`);
           if (trained?.elicitation && trained.elicitation !== connectOptions.elicitation)
             logLine(`warning: ${spec} was trained with --elicitation ${trained.elicitation}; here ${connectOptions.elicitation ? `forms are answered by ${connectOptions.elicitation}` : "the capability is not declared, so tools that ask the user for input may be missing or fail"}`);
           if (trained?.sampling && !connectOptions.sampling) logLine(`warning: ${spec} was trained with a sampling model (--sampling-model); without one here, tools that ask the client's model for a completion may be missing`);

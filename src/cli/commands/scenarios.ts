@@ -286,7 +286,7 @@ export function register(program: Command): void {
         const validator = new ArgumentValidator();
         const refused = new Set<number>(); // indices in list
         list.forEach((s, i) => {
-          const found = problemsAgainstTools(s, toolbox.tools, validator);
+          const found = problemsAgainstTools(s, toolbox.tools, validator, toolbox.leftOutTools);
           if (found.length > 0) {
             badAgainstTools++;
             refused.add(i);

@@ -13,7 +13,7 @@ import { isRedactedTarget } from "../../mcp/target.js";
 import { numberFlag } from "../number-flags.js";
 import { fieldDefault, formatValue, helpDefault, modelFolderDefault } from "../help-defaults.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
-import { addConnectOptions, parseEnvAndHeaders, type TargetFlags } from "../target-options.js";
+import { addConnectOptions, parseEnvAndHeaders, toolFilterFlags, type TargetFlags } from "../target-options.js";
 import type { ConnectOptions } from "../../mcp/options.js";
 import { DEFAULT_LEARNING_RATE, DEFAULT_LORA_LEARNING_RATE, fieldLines, readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
 import { parseValueSpecs } from "../../scenarios/verified/given-values.js";
@@ -153,6 +153,8 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["tool_timeout_ms", "--timeout", f.timeout, "number"],
     ["server_cwd", "--cwd", f.cwd],
     ["server_template_dir", "--template-dir", f.templateDir],
+    ["server_tools", "--tools", toolFilterFlags(f)?.include],
+    ["server_exclude_tools", "--exclude-tools", toolFilterFlags(f)?.exclude],
     ["server_resource_tools", "--resource-tools", f.resourceTools],
     ["server_elicitation", "--elicitation", f.elicitation],
     ["groups_per_step", "--groups-per-step", f.groupsPerStep, "number"],
