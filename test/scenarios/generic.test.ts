@@ -254,6 +254,17 @@ describe("generic recipes", () => {
       expect(Number.isInteger(args.pageSize)).toBe(true);
       expect(typeof args.ratio).toBe("number");
     }
+    // a count bounded far apart (git_log's maxCount 1 … 1000, maxCommits) mostly gets a limit a
+    // person would set; one bounded near gets any value of its range
+    const bounded = { type: "object", properties: { maxCount: { type: "integer", minimum: 1, maximum: 1000 }, maxCommits: { type: "integer", minimum: 1, maximum: 1000 }, top: { type: "integer", minimum: 5, maximum: 15 } }, required: ["maxCount", "maxCommits", "top"] };
+    const drawn = Array.from({ length: 50 }, () => synthesizeArgs(bounded, rng, undefined)!);
+    for (const key of ["maxCount", "maxCommits"]) {
+      const everyday = drawn.filter((a) => (a[key] as number) <= 10).length;
+      expect(everyday, key).toBeGreaterThanOrEqual(30);
+      expect(drawn.every((a) => Number.isInteger(a[key]) && (a[key] as number) >= 1 && (a[key] as number) <= 1000)).toBe(true);
+    }
+    expect(new Set(drawn.map((a) => a.top)).size).toBeGreaterThan(5);
+    expect(drawn.every((a) => (a.top as number) >= 5 && (a.top as number) <= 15)).toBe(true);
     // a list of names takes known names, each once; a search looks for a name the server gave
     const graph = new ValuePool();
     graph.harvest("read_graph", result({ entities: [{ name: "Ada Lovelace", entityType: "person" }, { name: "Analytical Engine", entityType: "machine" }] }));

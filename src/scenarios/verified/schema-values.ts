@@ -179,6 +179,8 @@ export function synthValue(
         const lo = Math.ceil(b.min!);
         return count === "start" ? rng.int(lo, lo + 2) : count === "page" ? rng.int(Math.max(1, lo), 3) : rng.int(Math.max(1, lo), 10);
       }
+      // a count bounded far apart (1 … 1000): "max count 707" asks for no limit a person would set
+      if (count === "size" && b.min !== undefined && b.max !== undefined && b.max - b.min > 20 && rng.bool(0.8)) return rng.int(Math.max(1, Math.ceil(b.min)), Math.min(Math.floor(b.max), Math.max(1, Math.ceil(b.min)) + 9));
       return synthNumber(s, type === "integer" || count !== undefined, rng, /(^|_)id$|Id$/.test(name));
     }
     case "string":
@@ -291,7 +293,10 @@ const NEW_TEXT = /^(new)?(title|name|text|content|contents|body|description|summ
 
 /** Arguments that count things (limit, offset, page…) take whole numbers, of everyday size. */
 function countLike(name: string): "start" | "page" | "size" | undefined {
-  const last = name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z]+/).filter(Boolean).pop() ?? "";
+  const words = name.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  const last = words.at(-1) ?? "";
+  // maxCommits, max_results, num_tags: a count of the things named
+  if (words.length > 1 && /^(max|num|n)$/.test(words[0]) && /s$/.test(last)) return "size";
   if (/^(offset|skip|start|index)$/.test(last)) return "start";
   if (last === "page") return "page";
   if (/^(limit|count|size|top|results|n|k|depth|max)$/.test(last)) return "size";
