@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages the tests drive (no downloads but the npm registry and Debian are possible
 # here): Chromium for the report's browser test, PostgreSQL's and MariaDB's server binaries for
-# the SQL recipes' tests against real databases, Redis for server-redis's. Installs what is
+# the SQL recipes' tests against real databases, Redis for server-redis's, bubblewrap for
+# --sandbox's. Installs what is
 # missing when this user can (root with apt-get); otherwise says how.
 set -euo pipefail
 missing=()
@@ -9,6 +10,7 @@ command -v chromium >/dev/null 2>&1 || { [ -n "${CHROMIUM_PATH:-}" ] && [ -x "${
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 { command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; } && command -v mariadb-install-db >/dev/null 2>&1 || missing+=(mariadb-server)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing Debian's ${missing[*]} for the tests ..." >&2

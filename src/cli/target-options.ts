@@ -28,6 +28,8 @@ export interface TargetFlags {
   elicitation?: ElicitationMode;
   tools?: string[];
   excludeTools?: string[];
+  sandbox?: boolean;
+  sandboxNetwork?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -55,6 +57,8 @@ export function addConnectOptions(cmd: Command): Command {
     )
     .option("--tools <names>", "offer only these tools of the server (comma-separated names or globs: 'git_log,git_show', 'get_*'; repeatable): the others are not shown to the model, called or callable", collect)
     .option("--exclude-tools <names>", "leave these tools out (comma-separated names or globs; repeatable), after --tools", collect)
+    .option("--sandbox", "stdio: run the server under bubblewrap (bwrap): read-only files but its --template-dir copy, no network, own process tree")
+    .option("--sandbox-network", "--sandbox, keeping the network (a server that needs a database or an API)")
     .option("--server-log <file>", "file for the stdio server's stderr (default: a temp file, removed on success; train copies it to <run>/server.log)")
     .addOption(
       new Option("--inherit-env <mode>", "environment a stdio server inherits: safe (PATH, HOME, locale…), all, none")
@@ -103,6 +107,7 @@ export function connectArgs(flags: TargetFlags): { target: string; options: Conn
       sampling: samplingFlags(flags),
       elicitation: flags.elicitation,
       tools: toolFilterFlags(flags),
+      sandbox: flags.sandbox || flags.sandboxNetwork ? { network: !!flags.sandboxNetwork } : undefined,
     },
   };
 }

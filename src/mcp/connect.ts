@@ -39,6 +39,7 @@ export async function openToolbox(target: string | TargetSpec, options: ConnectO
   try {
     resolved = resolveOptions(options);
   } catch (e) {
+    if (e instanceof TrainMcpError) throw e;
     throw new TrainMcpError("ConfigInvalid", (e as Error).message);
   }
   return McpToolbox.start(launchSpec(spec, resolved), resolved);
@@ -48,6 +49,7 @@ export function launchSpec(spec: TargetSpec, o: ResolvedOptions): LaunchSpec {
   const label = describeTarget(spec);
   if (spec.kind === "http") {
     if (o.templateDir) throw new TrainMcpError("ConfigInvalid", "templateDir needs a stdio server (it becomes the server's working directory)");
+    if (o.sandbox) throw new TrainMcpError("ConfigInvalid", `--sandbox runs the stdio servers train-mcp starts; ${label} is an HTTP server, running wherever it was started (sandbox it there)`);
     return { kind: "http", url: spec.url, headers: o.headers, label };
   }
   let command = spec.kind === "stdio" ? spec.command : "";
@@ -58,5 +60,5 @@ export function launchSpec(spec: TargetSpec, o: ResolvedOptions): LaunchSpec {
     }
     ({ command, args } = fixtureCommand(spec.name as FixtureName));
   }
-  return { kind: "stdio", command, args, env: o.env, cwd: o.cwd, logPath: o.serverLog, label };
+  return { kind: "stdio", command, args, env: o.env, cwd: o.cwd, logPath: o.serverLog, label, ...(o.sandbox ? { sandbox: o.sandbox } : {}) };
 }

@@ -21,6 +21,7 @@ import { TrainMcpError } from "../errors.js";
 import { CallTasks } from "./call-tasks.js";
 import type { ElicitationHandler } from "./elicitation.js";
 import type { SamplingHandler } from "./sampling.js";
+import { sandboxCommand, sandboxHint } from "./sandbox.js";
 import { StdioTransport } from "./stdio-transport.js";
 import { linkedFetch } from "./linked-fetch.js";
 import { resumeGuard } from "./resume-guard.js";
@@ -37,6 +38,8 @@ export type LaunchSpec =
       copyOf?: string;
       logPath: string;
       label: string;
+      /** run under bubblewrap (sandbox.ts): bwrap's path, and whether the network is kept */
+      sandbox?: { bwrap: string; network: boolean };
     };
 
 export type TransportKind = "stdio" | "streamable-http" | "sse";
@@ -162,9 +165,12 @@ function deliverResponsesLast(transport: Transport): void {
 }
 
 async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs: number, handlers: ClientRequestHandlers): Promise<Connection> {
+  // sandboxed: the working copy (--template-dir's) is the one writable folder
+  const cwd = spec.cwd ?? process.cwd();
+  const run = spec.sandbox ? sandboxCommand(spec.sandbox.bwrap, spec.command, spec.args, { network: spec.sandbox.network, cwd, workDir: spec.copyOf ? cwd : undefined }) : { command: spec.command, args: spec.args };
   const transport = new StdioTransport({
-    command: spec.command,
-    args: spec.args,
+    command: run.command,
+    args: run.args,
     env: spec.env,
     cwd: spec.cwd,
     logPath: spec.logPath,
@@ -189,7 +195,7 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     const what = /^(spawn |server )/.test(why) ? why : `${message(e)} (${why})`;
     // `FOO=1 node server.js` is a shell's way to set a variable; no shell runs the command here
     const envHint = /^spawn \S+ ENOENT/.test(why) && /^[A-Za-z_][A-Za-z0-9_]*=/.test(spec.command) ? `; "${spec.command.split("=")[0]}=…" before the command is shell syntax: give the variable with -e ${spec.command.split("=")[0]}=…` : "";
-    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`: ${what}${envHint}${npxHint(spec, why)}${elsewhereHint(spec)}`, true, { cause: e });
+    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`${spec.sandbox ? " (in the --sandbox)" : ""}: ${what}${envHint}${npxHint(spec, why)}${elsewhereHint(spec)}${spec.sandbox ? sandboxHint(why) : ""}`, true, { cause: e });
   }
   return Connection.make(client, transport, "stdio", tasks);
 }

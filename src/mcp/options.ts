@@ -10,6 +10,7 @@ import { elicitationHandler, type ElicitationHandler, type ElicitationMode } fro
 import { samplingHandler, type SamplingEndpoint, type SamplingHandler } from "./sampling.js";
 import { DEFAULT_SERVER_LOG } from "./server-log.js";
 import type { ToolFilter } from "./tool-filter.js";
+import { findBwrap, type SandboxOptions } from "./sandbox.js";
 
 export interface ConnectOptions {
   /** extra environment variables for stdio servers (`--env K=V`); they win over inherited ones */
@@ -64,6 +65,11 @@ export interface ConnectOptions {
    * left-out tool is not listed, not called, and a call to it is an unknown tool; default: all
    */
   tools?: ToolFilter;
+  /**
+   * stdio only: run each server instance under bubblewrap (sandbox.ts): a read-only file system
+   * but for its --template-dir copy, no network unless `network`; default: not sandboxed
+   */
+  sandbox?: SandboxOptions;
 }
 
 export interface ResolvedOptions {
@@ -81,6 +87,8 @@ export interface ResolvedOptions {
   sampling?: SamplingHandler;
   elicitation?: ElicitationHandler;
   tools?: ToolFilter;
+  /** bwrap's path, found once, and whether the network is kept */
+  sandbox?: { bwrap: string; network: boolean };
 }
 
 const SAFE_EXTRA_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TMPDIR|TEMP|TMP|TZ|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|NODE_PATH|NODE_EXTRA_CA_CERTS|NVM_DIR|NVM_BIN|XDG_[A-Z_]+|SSL_CERT_(FILE|DIR))$/;
@@ -117,6 +125,7 @@ export function resolveOptions(o: ConnectOptions = {}): ResolvedOptions {
     templateDir: o.templateDir,
     resourceTools: o.resourceTools ?? false,
     tools: o.tools,
+    sandbox: o.sandbox ? { bwrap: findBwrap(), network: o.sandbox.network ?? false } : undefined,
     ...clientRequestHandlers(o),
   };
 }

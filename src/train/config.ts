@@ -144,6 +144,11 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .array(z.string().trim().min(1, "empty tool name"))
     .optional()
     .describe("leave these tools of the servers out (--exclude-tools): names or globs, after server_tools; unset: none"),
+  server_sandbox: z
+    .boolean()
+    .default(false)
+    .describe("run stdio servers under bubblewrap (--sandbox): the file system read-only but for each instance's server_template_dir copy, no network, their own process tree"),
+  server_sandbox_network: z.boolean().default(false).describe("server_sandbox, keeping the network (--sandbox-network): a server that needs a database or an API"),
   server_resource_tools: z
     .boolean()
     .default(false)

@@ -222,7 +222,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   // stdio servers' stderr, kept with the run unless --server-log put it elsewhere: copied at
   // every checkpoint, so a run killed by -9 has it up to its last one
   let serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
-  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, tools: toolFilterOf(cfg), sampling: samplingEndpoint(cfg, o.samplingApiKey), elicitation: cfg.server_elicitation }, log);
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, tools: toolFilterOf(cfg), sandbox: cfg.server_sandbox || cfg.server_sandbox_network ? { network: cfg.server_sandbox_network } : undefined, sampling: samplingEndpoint(cfg, o.samplingApiKey), elicitation: cfg.server_elicitation }, log);
   let runDir: RunDir;
   try {
     if (cfg.rewards.judge && cfg.max_steps > 0) {
