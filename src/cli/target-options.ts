@@ -30,6 +30,7 @@ export interface TargetFlags {
   excludeTools?: string[];
   sandbox?: boolean;
   sandboxNetwork?: boolean;
+  serverInstructions?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -57,6 +58,7 @@ export function addConnectOptions(cmd: Command): Command {
     )
     .option("--tools <names>", "offer only these tools of the server (comma-separated names or globs: 'git_log,git_show', 'get_*'; repeatable): the others are not shown to the model, called or callable", collect)
     .option("--exclude-tools <names>", "leave these tools out (comma-separated names or globs; repeatable), after --tools", collect)
+    .option("--server-instructions", "show the model the server's MCP instructions (how to use its tools) after the system prompt, as Claude Code does")
     .option("--sandbox", "stdio: run the server under bubblewrap (bwrap): read-only files but its --template-dir copy, no network, own process tree")
     .option("--sandbox-network", "--sandbox, keeping the network (a server that needs a database or an API)")
     .option("--server-log <file>", "file for the stdio server's stderr (default: a temp file, removed on success; train copies it to <run>/server.log)")
@@ -104,6 +106,7 @@ export function connectArgs(flags: TargetFlags): { target: string; options: Conn
       inheritEnv: flags.inheritEnv,
       templateDir: templateDirFlag(flags.templateDir),
       resourceTools: flags.resourceTools,
+      serverInstructions: flags.serverInstructions,
       sampling: samplingFlags(flags),
       elicitation: flags.elicitation,
       tools: toolFilterFlags(flags),

@@ -70,6 +70,11 @@ export interface ConnectOptions {
    * but for its --template-dir copy, no network unless `network`; default: not sandboxed
    */
   sandbox?: SandboxOptions;
+  /**
+   * show the model the server's MCP `instructions` (its initialize result: how to use its tools),
+   * after the system prompt, as clients such as Claude Code do (toolbox.instructions); default false
+   */
+  serverInstructions?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -89,6 +94,7 @@ export interface ResolvedOptions {
   tools?: ToolFilter;
   /** bwrap's path, found once, and whether the network is kept */
   sandbox?: { bwrap: string; network: boolean };
+  serverInstructions: boolean;
 }
 
 const SAFE_EXTRA_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TMPDIR|TEMP|TMP|TZ|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy|NODE_PATH|NODE_EXTRA_CA_CERTS|NVM_DIR|NVM_BIN|XDG_[A-Z_]+|SSL_CERT_(FILE|DIR))$/;
@@ -125,6 +131,7 @@ export function resolveOptions(o: ConnectOptions = {}): ResolvedOptions {
     templateDir: o.templateDir,
     resourceTools: o.resourceTools ?? false,
     tools: o.tools,
+    serverInstructions: o.serverInstructions ?? false,
     sandbox: o.sandbox ? { bwrap: findBwrap(), network: o.sandbox.network ?? false } : undefined,
     ...clientRequestHandlers(o),
   };

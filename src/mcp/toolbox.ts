@@ -88,6 +88,16 @@ export class McpToolbox implements Toolbox {
 
   readonly secrets: readonly string[];
 
+  /** the server's MCP instructions when the run shows them to the model (--server-instructions) */
+  get instructions(): string | undefined {
+    return this.options.serverInstructions ? this.givenInstructions : undefined;
+  }
+
+  /** the instructions the server gave at initialize, shown to the model or not */
+  get givenInstructions(): string | undefined {
+    return this.conn.client.getInstructions()?.trim() || undefined;
+  }
+
   get serverName(): string | undefined {
     return this.conn.client.getServerVersion()?.name;
   }

@@ -76,6 +76,9 @@ export interface Toolbox {
   readonly secrets?: readonly string[];
   /** tools the server lists that this run leaves out (--tools, --exclude-tools): not in `tools` */
   readonly leftOutTools?: readonly string[];
+  /** the server's MCP instructions (initialize result), when the run shows them to the model
+   *  (--server-instructions): the rollouts' system prompt carries them */
+  readonly instructions?: string;
   /** the name the server gave itself when it connected (MCP serverInfo.name) */
   readonly serverName?: string;
   /** tools in the OpenAI function shape, for the policy's prompt */

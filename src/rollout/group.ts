@@ -17,6 +17,18 @@ import type { Trajectory, TrajectoryGroup } from "./trajectory.js";
 export const DEFAULT_SYSTEM_PROMPT =
   "You are a helpful assistant. Use the tools to solve the user's task. When you have the result, reply with the final answer.";
 
+/**
+ * The system prompt of a rollout on `toolbox`: the run's (or the default), then the server's MCP
+ * instructions when the run shows them (--server-instructions), as Claude Code adds each
+ * connected server's instructions to its system prompt: a model trained with them is prompted
+ * as it will be where it is used.
+ */
+export function systemPromptFor(base: string | undefined, toolbox: Pick<Toolbox, "instructions" | "serverName">): string {
+  const system = base ?? DEFAULT_SYSTEM_PROMPT;
+  if (!toolbox.instructions) return system;
+  return `${system}\n\nInstructions from the ${toolbox.serverName ? `"${toolbox.serverName}" ` : ""}server:\n${toolbox.instructions}`;
+}
+
 export interface PlayOptions {
   /** G: rollouts per scenario (>= 1; GRPO needs >= 2) */
   groupSize: number;
@@ -63,7 +75,7 @@ export async function playGroups(scenarios: Scenario[], policy: Policy, toolbox:
   const G = options.groupSize;
   const tools = toolbox.openAiTools();
   if (options.completionTool) tools.push(completeTaskTool);
-  const system = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+  const system = systemPromptFor(options.systemPrompt, toolbox);
   const isolated: Toolbox[] = [];
   const env = new ToolEnv({ toolTimeoutMs: options.toolTimeoutMs, completionTool: options.completionTool });
 

@@ -53,6 +53,8 @@ export const RolloutSettingsSchema = z.object({
   max_completion_length: z.number().int().min(1).optional(),
   /** the model was given list_resources / read_resource (--resource-tools) */
   resource_tools: z.boolean().optional(),
+  /** its servers' MCP instructions followed the system prompt (--server-instructions) */
+  server_instructions: z.boolean().optional(),
   /** the tools it was offered, when not all (--tools, --exclude-tools) */
   tools: z.object({ include: z.array(z.string()).optional(), exclude: z.array(z.string()).optional() }).optional().catch(undefined),
   /** its servers' sampling requests were answered by a model (--sampling-model): tools that need it were listed */

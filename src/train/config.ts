@@ -144,6 +144,10 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .array(z.string().trim().min(1, "empty tool name"))
     .optional()
     .describe("leave these tools of the servers out (--exclude-tools): names or globs, after server_tools; unset: none"),
+  server_instructions: z
+    .boolean()
+    .default(false)
+    .describe("show the model each server's MCP instructions (initialize result) after the system prompt, as Claude Code does (--server-instructions)"),
   server_sandbox: z
     .boolean()
     .default(false)

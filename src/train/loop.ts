@@ -222,7 +222,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
   // stdio servers' stderr, kept with the run unless --server-log put it elsewhere: copied at
   // every checkpoint, so a run killed by -9 has it up to its last one
   let serverLogFrom = o.connect?.serverLog === undefined ? defaultServerLogSize() : undefined;
-  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, tools: toolFilterOf(cfg), sandbox: cfg.server_sandbox || cfg.server_sandbox_network ? { network: cfg.server_sandbox_network } : undefined, sampling: samplingEndpoint(cfg, o.samplingApiKey), elicitation: cfg.server_elicitation }, log);
+  const servers = await ServerSet.connect(cfg.server, cfg.isolate, { ...o.connect, cwd: cfg.server_cwd, templateDir: cfg.server_template_dir ?? o.connect?.templateDir, resourceTools: cfg.server_resource_tools, tools: toolFilterOf(cfg), serverInstructions: cfg.server_instructions, sandbox: cfg.server_sandbox || cfg.server_sandbox_network ? { network: cfg.server_sandbox_network } : undefined, sampling: samplingEndpoint(cfg, o.samplingApiKey), elicitation: cfg.server_elicitation }, log);
   let runDir: RunDir;
   try {
     if (cfg.rewards.judge && cfg.max_steps > 0) {
@@ -439,7 +439,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         optimizer: trainable.optimizerState(),
         state,
         modelDir: setup!.modelDir,
-        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, ...(cfg.server_resource_tools ? { resource_tools: true } : {}), ...(toolFilterOf(cfg) ? { tools: toolFilterOf(cfg) } : {}), ...(cfg.server_sampling ? { sampling: true } : {}), ...(cfg.server_elicitation ? { elicitation: cfg.server_elicitation } : {}), rewards: withoutJudge(cfg.rewards) },
+        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, ...(cfg.server_resource_tools ? { resource_tools: true } : {}), ...(toolFilterOf(cfg) ? { tools: toolFilterOf(cfg) } : {}), ...(cfg.server_instructions ? { server_instructions: true } : {}), ...(cfg.server_sampling ? { sampling: true } : {}), ...(cfg.server_elicitation ? { elicitation: cfg.server_elicitation } : {}), rewards: withoutJudge(cfg.rewards) },
       });
       pruneCheckpoints(ckDir, cfg.save_total_limit ?? Number.POSITIVE_INFINITY, state.bestStep);
       syncServerLog();

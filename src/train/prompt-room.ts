@@ -9,7 +9,7 @@
  */
 import type { OpenAiTool } from "../mcp/types.js";
 import type { ChatCodec } from "../rollout/token-ledger.js";
-import { DEFAULT_SYSTEM_PROMPT } from "../rollout/group.js";
+import { systemPromptFor } from "../rollout/group.js";
 import type { Scenario } from "../scenarios/schema.js";
 import type { ServerSet } from "./servers.js";
 import { redactTargetCredentials } from "../mcp/target.js";
@@ -31,30 +31,34 @@ export function promptRoomProblem(codec: ChatCodec, context: number, servers: Se
     if (own.length === 0) continue;
     const shortest = own.reduce((a, b) => (b.task.length < a.task.length ? b : a));
     const tools = entry.toolbox.openAiTools();
+    const system = systemPromptFor(systemPrompt, entry.toolbox);
     const text = codec.renderChat(
       [
-        { role: "system", content: systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
+        { role: "system", content: system },
         { role: "user", content: shortest.task },
       ],
       { tools, addGenerationPrompt: true },
     );
     const tokens = codec.encode(text).length;
     if (tokens + MIN_ROOM > context) {
-      const system = (withTools: OpenAiTool[]) => codec.encode(codec.renderChat([{ role: "system", content: systemPrompt ?? DEFAULT_SYSTEM_PROMPT }], { tools: withTools, addGenerationPrompt: false })).length;
-      const systemAndTools = system(tools);
+      const systemTokens = (withTools: OpenAiTool[]) => codec.encode(codec.renderChat([{ role: "system", content: system }], { tools: withTools, addGenerationPrompt: false })).length;
+      const systemAndTools = systemTokens(tools);
       // what each tool adds on its own, largest first: the ones worth leaving out
-      const bare = system([]);
+      const bare = systemTokens([]);
       const largest = tools
-        .map((t) => ({ name: t.function.name, tokens: system([t]) - bare }))
+        .map((t) => ({ name: t.function.name, tokens: systemTokens([t]) - bare }))
         .sort((a, b) => b.tokens - a.tokens)
         .slice(0, 3);
+      // the server's instructions (--server-instructions) take room too: how much
+      const instructions = entry.toolbox.instructions ? bare - codec.encode(codec.renderChat([{ role: "system", content: systemPromptFor(systemPrompt, {}) }], { tools: [], addGenerationPrompt: false })).length : 0;
+      const dropInstructions = instructions > 0 ? `leave out the server's instructions (no --server-instructions: ~${instructions} tokens), ` : "";
       const fewer =
         tools.length > 1
-          ? `offer fewer tools (--tools NAMES, or --exclude-tools NAMES; the largest: ${largest.map((t) => `${t.name} ~${t.tokens}`).join(", ")} tokens; ${tokens + MIN_ROOM - context} tokens must go), or train a model with a longer context (--model)`
-          : "train a model with a longer context (--model)";
+          ? `${dropInstructions}offer fewer tools (--tools NAMES, or --exclude-tools NAMES; the largest: ${largest.map((t) => `${t.name} ~${t.tokens}`).join(", ")} tokens; ${tokens + MIN_ROOM - context} tokens must go), or train a model with a longer context (--model)`
+          : `${dropInstructions}train a model with a longer context (--model)`;
       return (
         `the model's context holds ${context} tokens, and a rollout's first prompt on ${redactTargetCredentials(entry.target)} already takes ${tokens} ` +
-        `(the system prompt with the server's ${tools.length} tool${tools.length === 1 ? "" : "s"}, their descriptions and schemas: ${systemAndTools}; the shortest task: the rest), ` +
+        `(the system prompt with the server's ${instructions > 0 ? "instructions and " : ""}${tools.length} tool${tools.length === 1 ? "" : "s"}, their descriptions and schemas: ${systemAndTools}; the shortest task: the rest), ` +
         `leaving no room to write (${MIN_ROOM} tokens at least): every rollout would end with nothing written; ` +
         fewer
       );

@@ -33,6 +33,7 @@ const FIXED: Record<string, string> = {
   server_tools: "--tools",
   server_exclude_tools: "--exclude-tools",
   server_resource_tools: "--resource-tools",
+  server_instructions: "--server-instructions",
   server_elicitation: "--elicitation",
 };
 

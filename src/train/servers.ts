@@ -40,6 +40,7 @@ export class ServerSet {
           throw new TrainMcpError("ConfigInvalid", `${redactTargetCredentials(target)}: the server lists no tools, so there is nothing to play with`);
         }
         for (const note of toolbox.toolNotes) log?.(`note: ${redactTargetCredentials(target)}: ${note}`);
+        if (options.serverInstructions && !toolbox.instructions) log?.(`note: ${redactTargetCredentials(target)}: --server-instructions: the server gives no instructions, so its rollouts have the system prompt alone`);
         const known = target.startsWith("fixture:");
         const writers = known ? [] : toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
         const stateful = isolate === "on" || (isolate === "auto" && (known ? STATEFUL_FIXTURES.has(target) : writers.length > 0));

@@ -59,6 +59,17 @@ describe.concurrent("train-mcp CLI", () => {
     expect(r.stdout).toMatch(/calculate\s+expression\s+Evaluate/);
   });
 
+  it("tools says when a server gives instructions, and prints them with --server-instructions", async () => {
+    const target = stdioTarget("everything", "--instructions", "Echo politely.");
+    const r = await cli("tools", "--server", target);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("note: the server gives instructions for its tools (14 characters): --server-instructions prints them here, and shows them to a model in training");
+    const shown = await cli("tools", "--server", target, "--server-instructions");
+    expect(shown.stderr).toContain("the server's instructions (after the system prompt, --server-instructions):\nEcho politely.\n");
+    const none = await cli("tools", "--server", "fixture:calculator");
+    expect(none.stderr).not.toContain("instructions");
+  });
+
   it("tools --json prints name, description and inputSchema of every tool", async () => {
     const r = await cli("tools", "--server", everything, "--json");
     expect(r.code).toBe(0);

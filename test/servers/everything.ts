@@ -172,7 +172,7 @@ function addResources(server: Server): void {
 function makeServer(): Server {
   let sessionCounter = 0; // one makeServer() per session (HTTP) or process (stdio)
   const withResources = argv.includes("--resources");
-  const server = new Server({ name: "everything", version: "1.0.0" }, { capabilities: { tools: {}, ...(withResources ? { resources: {} } : {}) } });
+  const server = new Server({ name: "everything", version: "1.0.0" }, { capabilities: { tools: {}, ...(withResources ? { resources: {} } : {}) }, instructions: flag("instructions") });
   if (withResources) addResources(server);
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     const start = Number(req.params?.cursor ?? 0);

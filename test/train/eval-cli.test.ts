@@ -253,7 +253,7 @@ describe("train-mcp eval", () => {
   it("caps each rollout's generated tokens as the checkpoint was trained (train_mcp.json), or as --max-completion-length says", async () => {
     const sampled = (file: string) => readJsonl(file).map((t) => (t.assistantMask as number[]).reduce((x, y) => x + y, 0));
     const dir = tempDir("eval-cap");
-    fs.writeFileSync(path.join(a, "train_mcp.json"), JSON.stringify({ max_turns: 2, max_tokens_per_turn: 8, max_completion_length: 5, resource_tools: true, sampling: true, elicitation: "defaults", tools: { include: ["calc*", "percentage", "compound_interest", "statistics"] } }));
+    fs.writeFileSync(path.join(a, "train_mcp.json"), JSON.stringify({ max_turns: 2, max_tokens_per_turn: 8, max_completion_length: 5, resource_tools: true, sampling: true, elicitation: "defaults", tools: { include: ["calc*", "percentage", "compound_interest", "statistics"] }, server_instructions: true }));
     try {
       const trained = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--n", "3", "--engine", "tfjs", "--trajectories", path.join(dir, "trained.jsonl")]);
       expect(trained.code, trained.stderr).toBe(0);
@@ -262,11 +262,14 @@ describe("train-mcp eval", () => {
       expect(trained.stderr).toContain(`warning: ${a} was trained with --resource-tools (list_resources, read_resource); without that flag here it is played without them`);
       expect(trained.stderr).toContain(`warning: ${a} was trained with --elicitation defaults; here the capability is not declared, so tools that ask the user for input may be missing or fail`);
       expect(trained.stderr).toContain(`warning: ${a} was trained with --tools calc*,percentage,compound_interest,statistics; here every tool is offered, so its prompt shows other tools than it learned with`);
+      expect(trained.stderr).toContain(`warning: ${a} was trained with its servers' instructions in the system prompt (--server-instructions); here it is played without them`);
       expect(trained.stderr).toContain(`warning: ${a} was trained with a sampling model (--sampling-model); without one here, tools that ask the client's model for a completion may be missing`);
-      const flag = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--n", "3", "--engine", "tfjs", "--max-completion-length", "3", "--resource-tools", "--tools", "calc*,percentage", "--tools", "compound_interest,statistics", "--trajectories", path.join(dir, "flag.jsonl")]);
+      const flag = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--n", "3", "--engine", "tfjs", "--max-completion-length", "3", "--resource-tools", "--tools", "calc*,percentage", "--tools", "compound_interest,statistics", "--server-instructions", "--trajectories", path.join(dir, "flag.jsonl")]);
       expect(flag.code, flag.stderr).toBe(0);
       expect(flag.stderr).not.toContain("was trained with --resource-tools");
       expect(flag.stderr).not.toContain("was trained with --tools");
+      expect(flag.stderr).not.toContain("instructions in the system prompt");
+      expect(flag.stderr).toContain("note: fixture:calculator: --server-instructions: the server gives no instructions, so its rollouts have the system prompt alone");
       expect(flag.stderr).toContain("--resource-tools: the server declares no resources capability");
       expect(Math.max(...sampled(path.join(dir, "flag.jsonl")))).toBe(3);
     } finally {

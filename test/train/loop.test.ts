@@ -242,6 +242,32 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(bad).toContain(`${stats}:2: field "reference.calls[0].name": the server has "statistics", but --tools / --exclude-tools leave it out of this run`);
   });
 
+  it("shows the model the server's instructions after the system prompt with server_instructions, and keeps that for eval and resume", async () => {
+    const out = path.join(tempDir("instructions"), "run");
+    const file = path.join(tempDir("instructions-scenarios"), "echo.jsonl");
+    const row = (i: number, split: string) => ({ id: `e${i}`, task: `Echo the word w${i}.`, difficulty: 1, split, reference: { calls: [{ name: "echo", arguments: { text: `w${i}` } }], answer: `w${i}` }, expected: [{ kind: "contains", value: `w${i}` }] });
+    fs.writeFileSync(file, [row(1, "train"), row(2, "train"), row(3, "test")].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const said = "Always echo words in lower case.";
+    const config = small(out, file, { server: [stdioTarget("everything", "--instructions", said)], server_instructions: true, sft: "off" });
+    await train({ config, hooks: { log: () => undefined } });
+    const { ChatTokenizer } = await import("../../src/policy/tokenizer.js");
+    const tokenizer = await ChatTokenizer.fromDir(config.model);
+    const prompt = tokenizer.decode(readJsonl(path.join(out, "trajectories.jsonl"))[0].tokenIds as number[]);
+    expect(prompt).toContain(`Instructions from the "everything" server:\n${said}`);
+    // after the system prompt, before the tools and the task
+    expect(prompt.indexOf(said)).toBeLessThan(prompt.indexOf("Echo the word"));
+    expect(readRolloutSettings(path.join(out, "checkpoints", "step-000001"))?.server_instructions).toBe(true);
+    const refusal = await train({ config: { ...config, server_instructions: false, max_steps: 2 }, resume: true, hooks: { log: () => undefined } }).then(
+      () => "trained",
+      (e: Error) => e.message,
+    );
+    expect(refusal).toMatch(/^--server-instructions \(server_instructions\): false differs from true in /);
+    // without the setting the same server's rollouts have the system prompt alone
+    const plain = path.join(tempDir("instructions-off"), "run");
+    await train({ config: small(plain, file, { server: [stdioTarget("everything", "--instructions", said)], sft: "off" }), hooks: { log: () => undefined } });
+    expect(tokenizer.decode(readJsonl(path.join(plain, "trajectories.jsonl"))[0].tokenIds as number[])).not.toContain(said);
+  });
+
   it("answers a server's sampling requests from server_sampling's model, with the key from the caller, never saved", async () => {
     const llm = await startChatServer(() => ({ content: "a summary" }));
     try {

@@ -16,8 +16,8 @@ const codec = {
 const tool = (name: string, description: string): OpenAiTool => ({ type: "function", function: { name, description, parameters: { type: "object", properties: {} } } }) as OpenAiTool;
 const scenario = (id: string, task: string, server?: string): Scenario => ({ id, task, difficulty: 1, split: "train", tags: [], ...(server ? { server } : {}) }) as Scenario;
 
-function serverSet(tools: OpenAiTool[], known: string): ServerSet {
-  const entry = { target: known, toolbox: { openAiTools: () => tools } };
+function serverSet(tools: OpenAiTool[], known: string, instructions?: string): ServerSet {
+  const entry = { target: known, toolbox: { openAiTools: () => tools, instructions, serverName: "srv" } };
   return {
     entries: [entry],
     entryFor: (s: Scenario) => {
@@ -42,6 +42,12 @@ describe("prompt room", () => {
     // each tool's own share: its JSON (the stand-in codec counts characters) and the list's comma
     const [big, mid, t0] = /the largest: big ~(\d+), mid ~(\d+), t0 ~(\d+)/.exec(over)!.slice(1).map(Number);
     expect([big - mid, mid - t0]).toEqual([500, 301]); // ("t0" is a character shorter than "mid")
+    // the server's instructions take room too, and leaving them out is the first way named
+    const said = "y".repeat(300);
+    const withInstructions = promptRoomProblem(codec, 1500, serverSet(sized.entries[0].toolbox.openAiTools(), "node srv.js", said), tasks, "sys")!;
+    expect(withInstructions).toMatch(/\(the system prompt with the server's instructions and 13 tools, their descriptions and schemas: \d+; the shortest task: the rest\)/);
+    const [, dropped] = /leave out the server's instructions \(no --server-instructions: ~(\d+) tokens\), offer fewer tools/.exec(withInstructions)!;
+    expect(Number(dropped)).toBe(said.length + '\n\nInstructions from the "srv" server:\n'.length);
     // one tool alone: nothing to leave out
     expect(promptRoomProblem(codec, 200, serverSet([tool("big", "x".repeat(900))], "node srv.js"), tasks, "sys")).toMatch(/leaving no room to write \(32 tokens at least\): every rollout would end with nothing written; train a model with a longer context \(--model\)$/);
     const fits = serverSet([tool("add", "Adds two numbers.")], "fixture:calculator");

@@ -137,6 +137,8 @@ export function register(program: Command): void {
           const filterText = (t: ToolFilter | undefined) => [t?.include?.length ? `--tools ${t.include.join(",")}` : "", t?.exclude?.length ? `--exclude-tools ${t.exclude.join(",")}` : ""].filter(Boolean).join(" ");
           if (trained && filterText(trained.tools) !== filterText(connectOptions.tools))
             logLine(`warning: ${spec} was trained with ${filterText(trained.tools) || "every tool of its servers"}; here ${filterText(connectOptions.tools) || "every tool"} is offered, so its prompt shows other tools than it learned with`);
+          if (trained && !!trained.server_instructions !== !!connectOptions.serverInstructions)
+            logLine(`warning: ${spec} was trained ${trained.server_instructions ? "with" : "without"} its servers' instructions in the system prompt (--server-instructions); here it is played ${connectOptions.serverInstructions ? "with" : "without"} them`);
           if (trained?.elicitation && trained.elicitation !== connectOptions.elicitation)
             logLine(`warning: ${spec} was trained with --elicitation ${trained.elicitation}; here ${connectOptions.elicitation ? `forms are answered by ${connectOptions.elicitation}` : "the capability is not declared, so tools that ask the user for input may be missing or fail"}`);
           if (trained?.sampling && !connectOptions.sampling) logLine(`warning: ${spec} was trained with a sampling model (--sampling-model); without one here, tools that ask the client's model for a completion may be missing`);

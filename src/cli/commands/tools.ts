@@ -20,6 +20,9 @@ export function register(program: Command): void {
           : toolTable(toolbox.tools, process.stdout.columns || 100);
         process.stdout.write(out + "\n");
         for (const note of toolbox.toolNotes) process.stderr.write(`note: ${note}\n`);
+        const given = toolbox.givenInstructions;
+        if (given && flags.serverInstructions) process.stderr.write(`the server's instructions (after the system prompt, --server-instructions):\n${given}\n`);
+        else if (given) process.stderr.write(`note: the server gives instructions for its tools (${given.length} characters): --server-instructions prints them here, and shows them to a model in training\n`);
       } finally {
         await toolbox.close();
       }

@@ -155,6 +155,7 @@ function flagFields(f: TrainFlags): Array<[field: string, flag: string, raw: unk
     ["server_template_dir", "--template-dir", f.templateDir],
     ["server_tools", "--tools", toolFilterFlags(f)?.include],
     ["server_exclude_tools", "--exclude-tools", toolFilterFlags(f)?.exclude],
+    ["server_instructions", "--server-instructions", f.serverInstructions],
     ["server_sandbox", "--sandbox", f.sandbox],
     ["server_sandbox_network", "--sandbox-network", f.sandboxNetwork],
     ["server_resource_tools", "--resource-tools", f.resourceTools],
