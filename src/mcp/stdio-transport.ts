@@ -44,6 +44,9 @@ export class StdioTransport implements Transport {
   private log?: WriteStream;
   private buffer: Buffer = Buffer.alloc(0);
   private stderrTail = "";
+  /** the last lines on stdout that were not JSON-RPC: a server that logs to stdout says why it
+   *  stopped there (mcp-server-mysql's "Access denied"), not on stderr */
+  private stdoutJunkTail: string[] = [];
   /** stderr not yet written to the log: it is written by whole lines, each scrubbed */
   private stderrPending = "";
   /** values the log and error messages must not show: secret-named env values, command-line secrets */
@@ -63,12 +66,16 @@ export class StdioTransport implements Transport {
    *  the text goes to the model, which has no use for a path on this machine) */
   describeFailure(withLogPath = true): string {
     // the last lines that say something: skip stack frames, blank lines and Node's version
-    const said = this.stderrTail.split("\n").map((l) => l.trim()).filter((l) => l && !/^(at |Node\.js v|\^+$)/.test(l));
+    const meaningful = (lines: string[]) => lines.map((l) => l.trim()).filter((l) => l && !/^(at |Node\.js v|\^+$)/.test(l));
+    const fromStderr = meaningful(this.stderrTail.split("\n"));
+    // nothing on stderr: what it printed on stdout instead (a server that logs there)
+    const said = fromStderr.length > 0 ? fromStderr : meaningful(this.stdoutJunkTail);
+    const stream = fromStderr.length > 0 || said.length === 0 ? "stderr" : "stdout";
     // an exception's own line says most ("Error: Cannot find module …", Python's last
     // "ModuleNotFoundError: …"); Node prints its properties after it ("requireStack: [] | }")
     const errorLine = said.findLast((l) => /^(?:[\w.]*(?:Error|Exception)\b|error\b|fatal\b)/i.test(l));
     const tail = (errorLine ?? said.slice(-2).join(" | ")).slice(0, 400);
-    const parts = [this.exitInfo, tail ? `stderr: ${this.scrub(tail)}` : "", withLogPath ? `log: ${this.params.logPath}` : ""];
+    const parts = [this.exitInfo, tail ? `${stream}: ${this.scrub(tail)}` : "", withLogPath ? `log: ${this.params.logPath}` : ""];
     return parts.filter(Boolean).join("; ");
   }
 
@@ -168,6 +175,7 @@ export class StdioTransport implements Transport {
     } catch {
       this.junkLines++;
       this.log?.write(`[stdout, not JSON-RPC] ${this.scrub(line.slice(0, 500))}\n`);
+      this.stdoutJunkTail = [...this.stdoutJunkTail, line.trim().slice(0, 500)].slice(-20);
       return;
     }
     this.onmessage?.(message);
@@ -180,8 +188,9 @@ export class StdioTransport implements Transport {
         reject(new Error(`Not connected (${this.exitInfo || "server not running"})`));
         return;
       }
-      if (stdin.write(JSON.stringify(message) + "\n")) resolve();
-      else stdin.once("drain", resolve);
+      // settled by the write's own callback: a server that exits as the message goes out closes
+      // the pipe, and "drain" would never come (the CLI then ended silently with Node's exit 13)
+      stdin.write(JSON.stringify(message) + "\n", (error) => (error ? reject(new Error(`Not connected (${this.exitInfo || error.message})`)) : resolve()));
     });
   }
 

@@ -156,7 +156,9 @@ export class McpToolbox implements Toolbox {
         untrackTempDir(workDir);
       }
       if (e instanceof TrainMcpError) throw e;
-      throw new TrainMcpError("ServerUnreachable", `cannot list tools of ${launch.label}: ${(e as Error).message}`, true, { cause: e });
+      // a server that exits after initialize (a database it cannot reach): its exit and last words
+      const why = conn && launch.kind === "stdio" ? conn.describeFailure() : "";
+      throw new TrainMcpError("ServerUnreachable", `cannot list tools of ${launch.label}: ${(e as Error).message}${why ? ` (${why})` : ""}`, true, { cause: e });
     }
   }
 

@@ -70,6 +70,15 @@ describe.concurrent("train-mcp CLI", () => {
     expect(none.stderr).not.toContain("instructions");
   });
 
+  it("a server that exits just after initialize is a one-line exit 2 with its exit and last words, never a silent exit (Node's 13: a send waited for a drain that never came)", async () => {
+    for (const delay of ["0", "50"]) {
+      const r = await cliWith({}, "tools", "--server", stdioTarget("die-after-init", "--say-on-stdout", "Error: Access denied for user app"), "-e", `DELAY=${delay}`);
+      expect(r.code, `DELAY=${delay}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(/^train-mcp: cannot (start MCP server|list tools of) .*server exited with code 1; stdout: Error: Access denied for user app; log: /);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    }
+  });
+
   it("tools --json prints name, description and inputSchema of every tool", async () => {
     const r = await cli("tools", "--server", everything, "--json");
     expect(r.code).toBe(0);
