@@ -211,6 +211,13 @@ export class McpToolbox implements Toolbox {
   async call(name: string, args: unknown, options: CallOptions = {}): Promise<ToolResult> {
     this.counters.calls++;
     const result = await this.callOnce(name, args, options);
+    // a result that breaks the tool's own outputSchema is the server's fault, told to the user
+    // (`call`, the generator), not to the model: it sees the result as sent
+    const tool = this.shared.byName.get(name);
+    if (tool?.outputSchema && !result.isError && !result.fault && !this.shared.resourceTools.has(name)) {
+      const problem = this.shared.validator.checkOutput(name, tool.outputSchema, result.structuredContent);
+      if (problem) result.outputProblem = `${name}: ${problem}`;
+    }
     if (result.isError) this.counters.errors++;
     if (result.fault === "invalid_arguments") this.counters.invalidArguments++;
     if (result.fault === "timeout") this.counters.timeouts++;

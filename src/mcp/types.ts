@@ -44,6 +44,8 @@ export const ToolResultSchema = z.object({
     .enum(["invalid_arguments", "unknown_tool", "timeout", "aborted", "connection", "protocol"])
     .optional(),
   truncated: z.boolean().default(false),
+  /** the server broke its own outputSchema in this result (the model still sees the result) */
+  outputProblem: z.string().optional(),
 });
 export type ToolResult = z.infer<typeof ToolResultSchema>;
 

@@ -67,8 +67,19 @@ export class ArgumentValidator {
     return { ok: true, args: value as Record<string, unknown> };
   }
 
-  private validatorFor(tool: string, schema: JsonSchema): ValidateFunction | null {
-    if (this.compiled.has(tool)) return this.compiled.get(tool) ?? null;
+  /**
+   * What is wrong with a tool's structured result against its `outputSchema` (MCP: servers MUST
+   * conform, clients SHOULD check), or undefined when it conforms or the schema cannot compile.
+   */
+  checkOutput(tool: string, schema: JsonSchema, structured: unknown): string | undefined {
+    if (structured === undefined) return "it declares an outputSchema but sent no structuredContent";
+    const validate = this.validatorFor(`${tool}\u0000output`, schema);
+    return validate && !validate(structured) ? `its structuredContent does not match its outputSchema: ${formatErrors(validate.errors ?? [])}` : undefined;
+  }
+
+  /** `key`: the tool's name, or the name and "\u0000output" for its outputSchema */
+  private validatorFor(key: string, schema: JsonSchema): ValidateFunction | null {
+    if (this.compiled.has(key)) return this.compiled.get(key) ?? null;
     let fn: ValidateFunction | null = null;
     const dialect = dialectOf(schema);
     // $schema/$id would make ajv look up or register meta-schemas and ids shared across tools
@@ -80,7 +91,7 @@ export class ArgumentValidator {
     } catch {
       fn = null; // uncompilable schema (draft-04 quirks, broken $ref): leave validation to the server
     }
-    this.compiled.set(tool, fn);
+    this.compiled.set(key, fn);
     return fn;
   }
 }

@@ -79,6 +79,18 @@ describe.concurrent("train-mcp CLI", () => {
     }
   });
 
+  it("call notes a result that breaks the tool's own outputSchema, and still prints it", async () => {
+    const broken = stdioTarget("everything", "--broken-output");
+    const weather = await cli("call", "--server", broken, "weather", '{"city": "Oslo"}');
+    expect(weather.code).toBe(0);
+    expect(weather.stdout).toContain('"temp":"21.5"');
+    expect(weather.stderr).toBe("note: weather: its structuredContent does not match its outputSchema: /temp: must be number\n");
+    const stats = await cli("call", "--server", broken, "stats");
+    expect(stats.stderr).toBe("note: stats: it declares an outputSchema but sent no structuredContent\n");
+    const fine = await cli("call", "--server", stdioTarget("everything"), "weather", '{"city": "Oslo"}');
+    expect(fine.stderr).toBe("");
+  });
+
   it("tools --json prints name, description and inputSchema of every tool", async () => {
     const r = await cli("tools", "--server", everything, "--json");
     expect(r.code).toBe(0);

@@ -231,11 +231,12 @@ function makeServer(): Server {
       case "fail":
         return text("something went wrong: the warehouse is closed", true);
       case "weather": {
-        const data = { city: String(a.city), temp: 21.5, unit: "C" };
+        // --broken-output: a server that breaks its own outputSchema (temp as a string)
+        const data = { city: String(a.city), temp: argv.includes("--broken-output") ? "21.5" : 21.5, unit: "C" };
         return { content: [{ type: "text", text: JSON.stringify(data) }], structuredContent: data };
       }
       case "stats":
-        return { content: [{ type: "text", text: "the mean is about four" }], structuredContent: { mean: 4.2 } };
+        return { content: [{ type: "text", text: "the mean is about four" }], ...(argv.includes("--broken-output") ? {} : { structuredContent: { mean: 4.2 } }) };
       case "counter_inc":
         return text(String(++counter));
       case "counter_get":

@@ -33,6 +33,7 @@ export function register(program: Command): void {
         } else {
           process.stdout.write(result.text.endsWith("\n") ? result.text : result.text + "\n");
         }
+        if (result.outputProblem) process.stderr.write(`note: ${result.outputProblem}\n`);
         if (result.isError) process.exitCode = 1;
       } finally {
         await toolbox.close();
