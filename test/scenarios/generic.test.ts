@@ -12,7 +12,8 @@ import { Rng } from "../../src/scenarios/verified/rng.js";
 import { synthesizeArgs } from "../../src/scenarios/verified/schema-values.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
 import { constantAnswerNote, errorLineOf } from "../../src/scenarios/verified/generate.js";
-import { answerFields, asksAboutNothing, clockLike, isReadOnlyTool, pickAnswerField, singularLabel } from "../../src/scenarios/verified/generic.js";
+import { answerFields, asksAboutNothing, clockLike, isReadOnlyTool, pickAnswerField } from "../../src/scenarios/verified/generic.js";
+import { describeArgs, singularLabel } from "../../src/scenarios/verified/argument-words.js";
 
 const result = (data: unknown): ToolResult => ({ isError: false, text: JSON.stringify(data), content: [] }) as unknown as ToolResult;
 
@@ -280,6 +281,23 @@ describe("generic recipes", () => {
     expect(pickAnswerField(result({ entities: [{ name: "Ada", entityType: "person" }] }), { names: ["Ada"] })).toEqual({ label: "entity type", value: "person" });
     // a bare list's first item is the first entry, not a "first name"
     expect(pickAnswerField(result([{ name: "Ada Lovelace", city: "London" }, { name: "Grace Hopper" }]), {})).toEqual({ label: "first entry's name", value: "Ada Lovelace" });
+  });
+
+  it("says a call's lists and records in words, not JSON, and keeps JSON for what is nested deeper", () => {
+    expect(describeArgs({})).toBe("no inputs");
+    expect(describeArgs({ query: "velvet", limit: 5, exact: true })).toBe('query "velvet", limit 5, exact true');
+    expect(describeArgs({ entityNames: ["velvet", "harbor", "orbit"] })).toBe('entity names "velvet", "harbor" and "orbit"');
+    // one record of a list reads in the singular, headed by its name
+    expect(describeArgs({ entities: [{ name: "harbor", entityType: "orbit", observations: ["delta", "maple"] }] })).toBe('entity "harbor" (entity type "orbit", observations "delta" and "maple")');
+    // records without a name are their fields; items with commas are told apart by semicolons
+    expect(describeArgs({ relations: [{ from: "delta", to: "alpha", relationType: "works with" }, { from: "river", to: "harbor", relationType: "owns" }] })).toBe(
+      '2 relations: from "delta", to "alpha", relation type "works with"; and from "river", to "harbor", relation type "owns"',
+    );
+    expect(describeArgs({ ids: [{ id: 3 }, { id: 4 }] })).toBe("2 ids: 3 and 4");
+    expect(describeArgs({ customer: { name: "Ada", email: "ada@example.org" }, tags: [] })).toBe('customer with name "Ada", email "ada@example.org", no tags');
+    expect(describeArgs({ deletions: [{ entityName: "velvet", observations: [] }] })).toBe('deletion entity name "velvet", no observations');
+    // deeper than a record's list of words: exact JSON
+    expect(describeArgs({ filter: { where: { age: { gt: 3 } } } })).toBe('filter {"where":{"age":{"gt":3}}}');
   });
 
   it("names a field by a noun, quoting a key that is a preposition or a participle", () => {

@@ -12,6 +12,7 @@
  *   value and still shows another one (deletions.ts).
  * Fixture recipes (./fixtures/) phrase the same kinds of task naturally for the bundled servers.
  */
+import { describeArgs, human, singular, singularLabel } from "./argument-words.js";
 import { hostname } from "node:os";
 import { isResourceTool } from "../../mcp/resource-tools.js";
 import { mentionsWorkCopy } from "../../mcp/toolbox.js";
@@ -85,10 +86,6 @@ export function goalOf(tool: ToolSpec): string {
   return tool.name.replace(/[_-]+/g, " ");
 }
 
-function human(key: string): string {
-  return key.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").toLowerCase();
-}
-
 // a unit at the end of a key: "elevation_m" is "elevation (m)", not "elevation m"
 const UNIT_SUFFIX = /[_-](m|km|cm|mm|kg|g|lb|s|ms|sec|min|h|kb|mb|gb|usd|eur|gbp|pct)$/i;
 
@@ -96,11 +93,6 @@ const UNIT_SUFFIX = /[_-](m|km|cm|mm|kg|g|lb|s|ms|sec|min|h|kb|mb|gb|usd|eur|gbp
 function fieldName(key: string): string {
   const unit = UNIT_SUFFIX.exec(key);
   return unit && unit.index > 0 ? `${human(key.slice(0, unit.index))} (${unit[1].toLowerCase()})` : human(key);
-}
-
-export function describeArgs(args: Record<string, unknown>): string {
-  const parts = Object.entries(args).map(([k, v]) => `${human(k)} ${typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v)}`);
-  return parts.length === 0 ? "no inputs" : parts.join(", ");
 }
 
 const PREFERRED = ["result", "answer", "value", "total", "amount", "count", "name", "title", "status", "id", "output", "stdout"];
@@ -314,20 +306,6 @@ function fieldLabel(container: string, key: string, written = key): string {
   const noun = singular(container.split(" ").pop() ?? "");
   if (noun && key.startsWith(`${noun} `)) return `${singularLabel(container)} ${key.slice(noun.length + 1)}`;
   return `${container} ${key}`;
-}
-
-export function singularLabel(label: string): string {
-  const words = label.split(" ");
-  const last = words.pop() ?? "";
-  return [...words, singular(last)].join(" ");
-}
-
-/** English plural to singular, for the common endings ("entities" → "entity", "boxes" → "box"). */
-function singular(word: string): string {
-  if (/[^aeiou]ies$/i.test(word)) return word.slice(0, -3) + "y";
-  if (/(ss|sh|ch|x|z)es$/i.test(word)) return word.slice(0, -2);
-  if (/ss$|us$|is$/i.test(word)) return word; // "address", "status", "analysis"
-  return word.endsWith("s") ? word.slice(0, -1) : word;
 }
 
 function expectFor(value: string | number, caseSensitive = false): AnswerCheck {
