@@ -215,6 +215,7 @@ export function register(program: Command): void {
               stateful: flags.stateful,
               allowWrites: fixture !== undefined || flags.allowWrites === true,
               writesAdvice: writesAdviceFor(target, options.templateDir),
+              isolation: { templateDir: options.templateDir !== undefined, sandbox: options.sandbox !== undefined },
               onProgress: bar.update,
               onNote: (line) => process.stderr.write(`note: ${line}\n`),
               values,

@@ -39,6 +39,8 @@ import { applicableFixtureRecipes } from "./registry.js";
 import { freshInState, makeStartingState } from "./starting-state.js";
 import { fileRecipes } from "./files.js";
 import { browserNeeds, browserRecipes } from "./browser.js";
+import { detectShell, shellAdvice, shellFolderProblem, shellNeeds, shellRecipes } from "./shell.js";
+import { runsCommands } from "./shell-tool.js";
 import { resourceRecipes } from "./resources.js";
 import { sqlRecipes } from "./sql.js";
 import { Rng } from "./rng.js";
@@ -90,6 +92,9 @@ export interface VerifiedOptions {
    *  offered like the values the server's own results show, for what no result reveals (a page
    *  to fetch, a repository path, a project key) */
   values?: Readonly<Record<string, readonly string[]>>;
+  /** how each server instance is kept apart (--template-dir, --sandbox), for the note a shell
+   *  server gets on what it lacks (shell.ts); undefined: said as if neither were given */
+  isolation?: { templateDir: boolean; sandbox: boolean };
   /** called after each batch of attempts: scenarios built so far, asked for, attempts made (a
    *  slow or unhelpful server shows as attempts without scenarios) */
   onProgress?: (done: number, total: number, tried: number) => void;
@@ -163,6 +168,20 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     const browserProblem = browserNeeds(toolbox.tools, usable, givenPool(options.values));
     if (browserProblem) throw new TrainMcpError("ConfigInvalid", `${browserProblem}; ${otherSources}`);
     let recipes = selectRecipes(usable, options.fixtureRecipes ?? true);
+    // a shell tool is a writer by its shape (shell-tool.ts): without --allow-writes, say what it
+    // would give, and refuse at once where nothing else would (a harvest has nothing to call)
+    const shellProblem = shellNeeds(toolbox.tools, usable);
+    if (shellProblem && recipes.length === 0) throw new TrainMcpError("ConfigInvalid", `${shellProblem}; ${otherSources}`);
+    if (shellProblem) note(shellProblem);
+    const shell = recipes.some((r) => r.id.startsWith("shell.")) ? detectShell(usable) : undefined;
+    const advice = shell && shellAdvice(shell, options.isolation);
+    if (advice) note(advice);
+    const emptyFolder = shell && (await shellFolderProblem(pristine, shell));
+    if (emptyFolder && recipes.every((r) => r.id.startsWith("shell."))) throw new TrainMcpError("ConfigInvalid", `${emptyFolder}; ${otherSources}`);
+    if (emptyFolder) {
+      recipes = recipes.filter((r) => !r.id.startsWith("shell."));
+      note(emptyFolder);
+    }
     // Only generic recipes draw on harvested values; fixture recipes look things up themselves.
     // The SQL recipes' tool gets their SELECTs only: a made-up query string only fails.
     const takesSql = new Set(recipes.filter((r) => r.id.startsWith("generic.sql.")).map((r) => r.primary ?? r.tools[0]));
@@ -171,7 +190,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       ? await harvestOn(pristine)
       : { pool: givenPool(options.values), unstable: new Set<string>(), slow: new Map<string, number>(), useful: 0 };
     // an empty server (every read answered with nothing): tasks start from a few entries made first
-    const state = stateful && harvested.useful === 0 && recipes.some((r) => r.id.startsWith("generic.")) ? await makeStartingState(toolbox, usable, harvested.pool, seed) : undefined;
+    const state = stateful && harvested.useful === 0 && recipes.some((r) => r.id.startsWith("generic.")) ? await makeStartingState(toolbox, usable.filter((t) => !runsCommands(t)), harvested.pool, seed) : undefined;
     if (state) {
       await pristine.close();
       pristine = state.box;
@@ -417,11 +436,14 @@ function selectRecipes(tools: readonly ToolSpec[], useFixtures: boolean): Recipe
   const browser = browserRecipes(tools);
   if (browser.length > 0) return browser;
   const covered = new Set(specific.map((r) => r.primary ?? r.tools[0]));
-  const shaped = [...resourceRecipes(tools), ...fileRecipes(tools), ...sqlRecipes(tools)];
+  // a tool that runs command lines gets the read-only commands shell.ts composes, and no other
+  // recipe's: a synthesized string run as a command is anything at all (shell-tool.ts)
+  const others = tools.filter((t) => !runsCommands(t));
+  const shaped = [...shellRecipes(tools), ...resourceRecipes(others), ...fileRecipes(others), ...sqlRecipes(others)];
   // a tool that takes a path or a query gets tasks from the recipes that know how to fill them
   // in: a single call with synthesized arguments (a made-up path, a made-up SQL) only fails
   const knownShape = new Set(shaped.map((r) => r.primary ?? r.tools[0]));
-  const generic = genericRecipes(tools).filter((r) => !(r.id.startsWith("generic.single.") && knownShape.has(r.tools[0])));
+  const generic = genericRecipes(others).filter((r) => !(r.id.startsWith("generic.single.") && knownShape.has(r.tools[0])));
   return [...specific, ...[...generic, ...shaped].filter((r) => !covered.has(r.primary ?? r.tools[0]))];
 }
 

@@ -25,6 +25,7 @@ import { besideIdsGone, fileListings, goneAndKept, idValues, isDeletingTool, sho
 import { answerSentence, containsCheck, envelopeData, isUseful, lowerFirst, numericCheck, reportsFailure, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 import { documentFacts } from "./document-answer.js";
+import { runsCommands } from "./shell-tool.js";
 
 const MUTATING =
   /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close)(?=$|_|-|\b)/i;
@@ -40,12 +41,15 @@ const OPERATION_ARG = /^(operation|action|op|command|cmd|method)$/i;
  * decide when present (`readOnlyHint: true` reads; `readOnlyHint: false` or `destructiveHint:
  * true` changes state); otherwise a state-changing verb in the name does, or, for a tool that
  * does several things (`manage_container {operation: "create" | "update" | "delete"}`), in one
- * of the values its operation argument takes. A bare name (a scenario's reference call) is
- * judged by its name alone.
+ * of the values its operation argument takes. A tool that runs the command lines it is given
+ * (shell-tool.ts) changes state whatever it says: `rm` is a command too. A bare name (a
+ * scenario's reference call) is judged by its name alone.
  */
-export function isReadOnlyTool(tool: string | (Pick<ToolSpec, "name" | "annotations"> & { inputSchema?: ToolSpec["inputSchema"] })): boolean {
+export function isReadOnlyTool(tool: string | (Pick<ToolSpec, "name" | "annotations"> & { inputSchema?: ToolSpec["inputSchema"]; description?: string })): boolean {
   const name = typeof tool === "string" ? tool : tool.name;
   const hints = typeof tool === "string" ? undefined : tool.annotations;
+  // before its annotations: a shell tool marked readOnlyHint runs `rm` all the same
+  if (typeof tool !== "string" && runsCommands(tool)) return false;
   if (hints?.readOnlyHint === true) return true;
   if (hints?.readOnlyHint === false || hints?.destructiveHint === true) return false;
   // `add` alone is arithmetic (the reference "everything" server's adds two numbers): adding a
