@@ -3,8 +3,10 @@
  * in training are untrusted, and so is what a third-party server does with them (a shell
  * server runs whatever the model writes). Inside:
  * - the whole file system is read-only (`--ro-bind / /`), with a fresh /dev, /proc and an empty
- *   /tmp; the one writable folder is the server's working copy of `--template-dir`, so a
- *   rollout's writes land in a copy that is deleted after it, never in the user's files;
+ *   /tmp of its own (but for the folders under /tmp that the server's command line and working
+ *   directory name: a server installed or cloned there still starts, read-only); the one
+ *   writable folder is the server's working copy of `--template-dir`, so a rollout's writes
+ *   land in a copy that is deleted after it, never in the user's files;
  * - new user, PID, IPC, UTS, cgroup and network namespaces (`--unshare-all`): no network but a
  *   loopback of its own (unless `--sandbox-network`), and no process outside can be signalled;
  * - `--die-with-parent` and `--new-session`: the server cannot outlive train-mcp, nor reach its
@@ -44,11 +46,13 @@ export function findBwrap(pathVar = process.env.PATH ?? ""): string {
  * which is the sandbox's own); `cwd`: where the server starts.
  */
 export function sandboxCommand(bwrap: string, command: string, args: readonly string[], o: SandboxOptions & { cwd: string; workDir?: string }): { command: string; args: string[] } {
+  const kept = tmpFoldersNamed([command, ...args, ...(o.workDir ? [] : [o.cwd])]);
   const bwrapArgs = [
     "--ro-bind", "/", "/",
     "--dev", "/dev",
     "--proc", "/proc",
     "--tmpfs", "/tmp",
+    ...kept.flatMap((dir) => ["--ro-bind", dir, dir]),
     // after /tmp's tmpfs: the working copy usually lives under /tmp itself
     ...(o.workDir ? ["--bind", o.workDir, o.workDir] : []),
     "--unshare-all",
@@ -61,6 +65,27 @@ export function sandboxCommand(bwrap: string, command: string, args: readonly st
     ...args,
   ];
   return { command: bwrap, args: bwrapArgs };
+}
+
+/**
+ * The folders right under /tmp that these words name as absolute paths (`/tmp/clone/x.js`,
+ * `--root=/tmp/data/a`): the sandbox's empty /tmp would hide them, and with them the server's
+ * own script and node_modules. Only folders that exist; /tmp itself never.
+ */
+export function tmpFoldersNamed(words: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const word of words) {
+    const value = word.startsWith("-") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : word;
+    const m = /^\/tmp\/([^/]+)/.exec(path.normalize(value));
+    if (!m) continue;
+    const dir = `/tmp/${m[1]}`;
+    try {
+      if (fs.statSync(dir).isDirectory()) found.add(dir);
+    } catch {
+      /* not there */
+    }
+  }
+  return [...found];
 }
 
 /** What a sandboxed server's start-up failure usually means, added to its one-line error. */

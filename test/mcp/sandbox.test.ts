@@ -11,9 +11,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type McpToolbox } from "../../src/mcp/connect.js";
-import { findBwrap, sandboxHint } from "../../src/mcp/sandbox.js";
+import { findBwrap, sandboxHint, tmpFoldersNamed } from "../../src/mcp/sandbox.js";
 import { cli } from "../train/helpers.js";
-import { stdioTarget } from "../servers/launch.js";
+import { copyFileSync } from "node:fs";
+import { serverCommand, stdioTarget } from "../servers/launch.js";
 
 const SHELL = stdioTarget("shell");
 // outside /tmp: the sandbox lays an empty /tmp of its own over the host's
@@ -88,6 +89,24 @@ describe("--sandbox", () => {
     expect(await withShell({}, (tb) => run(tb, signal))).toContain("stdout: alive");
     expect(pid).toBeGreaterThan(0);
     expect(() => process.kill(pid!, 0)).toThrow(/ESRCH/);
+  });
+
+  it("starts a server that lives under /tmp (a clone there, as CI's may be), read-only, though the sandbox's /tmp is its own", async () => {
+    const home = mkdtempSync(join(tmpdir(), "sandbox-server-"));
+    try {
+      const script = join(home, "shell.mjs");
+      copyFileSync(serverCommand("shell").args.at(-1)!, script);
+      const tb = await connect(`stdio:'${process.execPath}' '${script}'`, { templateDir: template, sandbox: {}, timeoutMs: 20_000 });
+      try {
+        expect(await run(tb, `ls ${home} && touch ${join(home, "x")}`)).toMatch(/^exit [1-9]\nstdout: shell\.mjs\nstderr: .*Read-only file system/);
+        expect(await run(tb, "ls /tmp | wc -l")).toMatch(/stdout: 2\n/); // the server's own folder and its working copy
+      } finally {
+        await tb.close();
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+    expect(tmpFoldersNamed(["node", "/tmp", "/tmp/../etc/x", `--root=${template}/a`, "/tmp/no-such-folder-here/x.js"])).toEqual([template]);
   });
 
   it("refuses an HTTP server and a machine without bwrap, saying what to do", async () => {
