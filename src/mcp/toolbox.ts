@@ -212,7 +212,7 @@ export class McpToolbox implements Toolbox {
     this.counters.calls++;
     const result = await this.callOnce(name, args, options);
     // a result that breaks the tool's own outputSchema is the server's fault, told to the user
-    // (`call`, the generator), not to the model: it sees the result as sent
+    // (`call` notes it), not to the model: it sees the result as sent
     const tool = this.shared.byName.get(name);
     if (tool?.outputSchema && !result.isError && !result.fault && !this.shared.resourceTools.has(name)) {
       const problem = this.shared.validator.checkOutput(name, tool.outputSchema, result.structuredContent);
