@@ -12,12 +12,21 @@ import { Rng } from "../../src/scenarios/verified/rng.js";
 import { synthesizeArgs } from "../../src/scenarios/verified/schema-values.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
 import { constantAnswerNote, errorLineOf } from "../../src/scenarios/verified/generate.js";
-import { answerFields, asksAboutNothing, clockLike, isReadOnlyTool, pickAnswerField } from "../../src/scenarios/verified/generic.js";
+import { answerFields, asksAboutNothing, clockLike, goalOf, isReadOnlyTool, pickAnswerField } from "../../src/scenarios/verified/generic.js";
 import { describeArgs, singularLabel } from "../../src/scenarios/verified/argument-words.js";
 
 const result = (data: unknown): ToolResult => ({ isError: false, text: JSON.stringify(data), content: [] }) as unknown as ToolResult;
 
 describe("generic recipes", () => {
+  it("takes a task's goal from the description's first sentence, without what the tool may optionally also do", () => {
+    const tool = (description: string) => ({ name: "git_log", description, inputSchema: { type: "object" } }) as ToolSpec;
+    expect(goalOf(tool("View commit history with optional filtering by author, date range, file path, or commit message pattern. Returns commits."))).toBe("view commit history");
+    expect(goalOf(tool("Search notes (optionally by tag) and return the matches."))).toBe("search notes and return the matches");
+    expect(goalOf(tool("List files in a folder, optionally recursing into subfolders"))).toBe("list files in a folder");
+    expect(goalOf(tool("Show the working tree status including staged, unstaged, and untracked files."))).toBe("show the working tree status including staged, unstaged, and untracked files");
+    expect(goalOf(tool("Evaluate one arithmetic expression (e.g. '2 + 3') and return the number."))).toBe("evaluate one arithmetic expression and return the number");
+  });
+
   it("reads a tool's annotations before its name", () => {
     expect(isReadOnlyTool("list_todos")).toBe(true);
     expect(isReadOnlyTool("add_todo")).toBe(false);

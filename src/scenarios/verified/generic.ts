@@ -85,7 +85,14 @@ export function goalOf(tool: ToolSpec): string {
     .replace(/\s*\((?:e\.g\.|i\.e\.|for example)[^)]*\)/gi, "")
     .replace(/,?\s*(?:e\.g\.|for example)(?:[^.]|\.(?!\s|$))*(?:\.(?=\s|$)|$)/gi, ".")
     .trim();
-  const first = text.split(/(?<=[.!?])\s+|\n/)[0]?.replace(/[.!?:]+$/, "").trim();
+  // what the tool may also do is no part of the task: "view commit history with optional
+  // filtering by author, date range, …" asks to view the commit history
+  const first = text
+    .split(/(?<=[.!?])\s+|\n/)[0]
+    ?.replace(/[.!?:]+$/, "")
+    .replace(/\s*\((?:optional|optionally)\b[^)]*\)/gi, "")
+    .replace(/,?\s+(?:with optional|optionally)\b.*$/i, "")
+    .trim();
   if (first) return lowerFirst(first);
   return tool.name.replace(/[_-]+/g, " ");
 }
