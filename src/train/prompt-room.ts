@@ -17,6 +17,23 @@ import { redactTargetCredentials } from "../mcp/target.js";
 /** the fewest tokens a first turn needs: a tool call's opening and a name, or a short answer */
 export const MIN_ROOM = 32;
 
+export interface PromptCost {
+  /** the system turn with every tool */
+  total: number;
+  /** the system turn with no tool */
+  bare: number;
+  /** what leaving each tool out saves, by name, in the server's order */
+  perTool: Map<string, number>;
+}
+
+/** Tokens of a rollout's system turn (system prompt and tools, as the chat template renders
+ *  them), and each tool's share: what `--exclude-tools` would save. */
+export function promptCost(codec: ChatCodec, system: string, tools: readonly OpenAiTool[]): PromptCost {
+  const systemTokens = (withTools: OpenAiTool[]) => codec.encode(codec.renderChat([{ role: "system", content: system }], { tools: withTools, addGenerationPrompt: false })).length;
+  const total = systemTokens([...tools]);
+  return { total, bare: systemTokens([]), perTool: new Map(tools.map((t) => [t.function.name, total - systemTokens(tools.filter((o) => o !== t))])) };
+}
+
 /** The problem, or undefined when the shortest task of each server fits with MIN_ROOM to spare. */
 export function promptRoomProblem(codec: ChatCodec, context: number, servers: ServerSet, scenarios: readonly Scenario[], systemPrompt: string | undefined): string | undefined {
   for (const entry of servers.entries) {
@@ -41,12 +58,10 @@ export function promptRoomProblem(codec: ChatCodec, context: number, servers: Se
     );
     const tokens = codec.encode(text).length;
     if (tokens + MIN_ROOM > context) {
-      const systemTokens = (withTools: OpenAiTool[]) => codec.encode(codec.renderChat([{ role: "system", content: system }], { tools: withTools, addGenerationPrompt: false })).length;
-      const systemAndTools = systemTokens(tools);
-      // what each tool adds on its own, largest first: the ones worth leaving out
-      const bare = systemTokens([]);
-      const largest = tools
-        .map((t) => ({ name: t.function.name, tokens: systemTokens([t]) - bare }))
+      const { total: systemAndTools, bare, perTool } = promptCost(codec, system, tools);
+      // what leaving each tool out saves, largest first: the ones worth leaving out
+      const largest = [...perTool]
+        .map(([name, tokens]) => ({ name, tokens }))
         .sort((a, b) => b.tokens - a.tokens)
         .slice(0, 3);
       // the server's instructions (--server-instructions) take room too: how much

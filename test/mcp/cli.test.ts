@@ -91,6 +91,29 @@ describe.concurrent("train-mcp CLI", () => {
     expect(fine.stderr).toBe("");
   });
 
+  it("tools --tokens counts each tool's share of a model's prompt and says whether they fit its context", async () => {
+    const r = await cli("tools", "--server", "fixture:calculator", "--tokens");
+    expect(r.code, r.stderr).toBe(0);
+    const rows = r.stdout.trim().split("\n");
+    expect(rows[0]).toMatch(/^TOOL\s+REQUIRED ARGS\s+TOKENS\s+DESCRIPTION$/);
+    const counts = rows.slice(1).map((row) => Number(/^\S+\s+.*?\s(\d+)\s{2}\S/.exec(row)![1]));
+    expect(counts).toHaveLength(4);
+    for (const c of counts) expect(c).toBeGreaterThan(20);
+    const [, total, context, forTools] = /the system turn with these 4 tools takes (\d+) tokens of the built-in model's (\d+)-token context \((\d+) for the tools\); the task and the model's turns need the rest/.exec(r.stderr)!;
+    expect(Number(context)).toBe(2048);
+    // what leaving each out saves, together: the tools' share less the tool block's own frame
+    const sum = counts.reduce((a, b) => a + b, 0);
+    expect(sum).toBeLessThanOrEqual(Number(forTools));
+    expect(Number(forTools) - sum).toBeLessThan(40);
+    expect(Number(total)).toBeGreaterThan(Number(forTools));
+    const json = await cli("tools", "--server", "fixture:calculator", "--tokens", "--json");
+    expect((JSON.parse(json.stdout) as Array<{ tokens: number }>).map((t) => t.tokens)).toEqual(counts);
+    // a --model that is not a model folder stops before any server starts
+    const bad = await cli("tools", "--server", "fixture:calculator", "--tokens", "--model", "/nonexistent/model");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^train-mcp: --model \/nonexistent\/model: no such folder/);
+  });
+
   it("tools --json prints name, description and inputSchema of every tool", async () => {
     const r = await cli("tools", "--server", everything, "--json");
     expect(r.code).toBe(0);
