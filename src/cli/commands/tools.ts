@@ -36,7 +36,7 @@ export function register(program: Command): void {
         if (cost && counter) {
           const model = flags.model === "default" ? "the built-in model's" : `${flags.model}'s`;
           const over = cost.total + MIN_ROOM - counter.context;
-          const verdict = over > 0 ? `: it does not fit, leave ${over} tokens of tools out (--tools, --exclude-tools) or use a model with a longer context` : "; the task and the model's turns need the rest";
+          const verdict = over > 0 ? `: it does not fit, leave more than ${over} tokens of tools out (--tools, --exclude-tools; the task needs room too) or use a model with a longer context` : "; the task and the model's turns need the rest";
           process.stderr.write(`the system turn with these ${toolbox.tools.length} tools takes ${cost.total} tokens of ${model} ${counter.context}-token context (${cost.total - cost.bare} for the tools)${verdict}\n`);
         }
         for (const note of toolbox.toolNotes) process.stderr.write(`note: ${note}\n`);
