@@ -15,7 +15,7 @@ import { TrainMcpError } from "../errors.js";
 import type { ReportData } from "./page-data.js";
 
 /** The page script, in the order the files depend on each other (one shared scope). */
-const CLIENT_FILES = ["dom.js", "chart-plan.js", "charts.js", "summary.js", "viewer.js", "detail.js", "main.js"];
+const CLIENT_FILES = ["dom.js", "chart-plan.js", "charts.js", "summary.js", "tool-use.js", "viewer.js", "detail.js", "main.js"];
 
 const clientDir = join(dirname(fileURLToPath(import.meta.url)), "client");
 

@@ -17,6 +17,7 @@
  */
 import { z } from "zod";
 import { TrajectorySchema } from "../rollout/trajectory.js";
+import { ToolUseSchema } from "../rollout/tool-use.js";
 
 /** File names inside a run directory. */
 export const RUN_FILES = {
@@ -62,6 +63,7 @@ export const EvalLineSchema = z.looseObject({
   pass_at_k: z.number().min(0).max(1).optional(),
   k: z.number().int().min(1).optional(),
   per_tag: z.record(z.string(), z.number()).optional().describe("success rate per scenario tag"),
+  tool_use: ToolUseSchema.optional().describe("how the evaluation's rollouts used each tool (src/rollout/tool-use.ts)"),
   time: z.string().optional(),
 });
 export type EvalLine = z.infer<typeof EvalLineSchema>;

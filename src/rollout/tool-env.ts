@@ -122,6 +122,7 @@ export class ToolEnv extends MultiTurnEnv<ToolEpisode> {
         ms: Math.round(performance.now() - t0),
       };
       if (result.fault) record.error = result.fault;
+      if (result.outputProblem) record.outputProblem = result.outputProblem;
       ep.toolCalls.push(record);
       ep.messages.push({ role: "tool", content: formatToolMessage(result), tool_call_id: callIds[i], name: call.name });
     }

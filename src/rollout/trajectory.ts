@@ -31,6 +31,7 @@ export const ToolCallRecordSchema = z.object({
   result: z.string().describe("normalized text the model saw"),
   isError: z.boolean(),
   error: z.string().optional().describe("fault kind or parse problem, when there was one"),
+  outputProblem: z.string().optional().describe("how the result broke the tool's outputSchema (the model saw it as sent)"),
   ms: z.number(),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;

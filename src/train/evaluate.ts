@@ -9,6 +9,7 @@ import { TrainMcpError } from "../errors.js";
 import type { RewardComponent } from "../rewards/types.js";
 import type { Policy } from "../rollout/policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
+import { toolUse, type ToolUse } from "../rollout/tool-use.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { sleep } from "../sleep.js";
 import { playAndScore } from "./play.js";
@@ -48,6 +49,8 @@ export interface EvalResult {
   pass_at_k?: number;
   k?: number;
   per_tag: Record<string, number>;
+  /** how the rollouts used the tools (absent for an evaluation not played again) */
+  tool_use?: ToolUse;
   trajectories: Trajectory[];
   /** rollouts that lost their server and were played again (the caller keeps them, phase "outage") */
   replaced?: Trajectory[];
@@ -113,6 +116,7 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
     mean_reward: mean(all.map((t) => t.reward)),
     mean_turns: mean(all.map((t) => t.turns)),
     per_tag: Object.fromEntries([...tagHits].map(([k, v]) => [k, mean(v)])),
+    tool_use: toolUse(all),
     trajectories: all,
     ...(replaced.length > 0 ? { replaced } : {}),
   };

@@ -24,6 +24,7 @@ import { MetricKey } from "../rl/metrics.js";
 import { LocalPolicy } from "../rollout/local-policy.js";
 import type { Policy } from "../rollout/policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
+import { toolUseTotals, type ToolUseTotals } from "../rollout/tool-use.js";
 import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
 import { redactSecretValues } from "../mcp/command-credentials.js";
@@ -82,6 +83,8 @@ export interface TrainSummary {
   heldout_base?: number;
   /** success before and after RL per scenario template (tag "template:..."), with its count */
   heldout_by_template?: Record<string, { n: number; before: number; after: number }>;
+  /** how the held-out rollouts used the tools before and after RL, in totals (eval.jsonl has them per tool) */
+  heldout_tool_use?: { before?: ToolUseTotals; after?: ToolUseTotals };
   steps: number;
   sft_steps: number;
   wall_s: number;
@@ -417,7 +420,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const lost = r.trajectories.filter(metServerOutage);
       if (lost.length > 0)
         log(`warning: eval ${label}: ${lost.length} of ${r.trajectories.length} rollouts lost the server mid-rollout${r.replaced ? " on every try" : ""} (counted as failures), the first with: ${faultText(lost[0].toolCalls.find((c) => c.error === "connection")!.result)}`);
-      const rec: EvalRecord = { step, label, split: scenarios.every((x) => x.split === "test") ? "test" : "test+train", n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, per_tag: r.per_tag, time: new Date().toISOString() };
+      const rec: EvalRecord = { step, label, split: scenarios.every((x) => x.split === "test") ? "test" : "test+train", n: r.n, success_rate: r.success_rate, mean_reward: r.mean_reward, mean_turns: r.mean_turns, per_tag: r.per_tag, ...(r.tool_use ? { tool_use: r.tool_use } : {}), time: new Date().toISOString() };
       if (r.pass_at_k !== undefined) Object.assign(rec, { pass_at_k: r.pass_at_k, k: r.k });
       runDir.append("eval.jsonl", [rec]);
       runDir.appendTrajectories(r.trajectories, { step, phase: "eval", label });
@@ -748,7 +751,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       const rec: EvalRecord = { ...beforeLine, label: "after", time: new Date().toISOString() };
       runDir.append("eval.jsonl", [rec]);
       evals.push(rec);
-      after = { n: rec.n, success_rate: rec.success_rate, mean_reward: rec.mean_reward, mean_turns: rec.mean_turns, per_tag: rec.per_tag ?? {}, trajectories: [] };
+      after = { n: rec.n, success_rate: rec.success_rate, mean_reward: rec.mean_reward, mean_turns: rec.mean_turns, per_tag: rec.per_tag ?? {}, ...(rec.tool_use ? { tool_use: rec.tool_use } : {}), trajectories: [] };
     } else if (!interrupted && heldout.length > 0) {
       try {
         after = await runEval("after", state.step);
@@ -766,6 +769,9 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
       heldout_n: heldout.length,
       ...(base !== undefined ? { heldout_base: round(base) } : {}),
       ...(after && beforeRecord ? { heldout_by_template: byTemplate(heldout, beforeRecord.per_tag ?? {}, after.per_tag) } : {}),
+      ...(beforeRecord?.tool_use || after?.tool_use
+        ? { heldout_tool_use: { ...(beforeRecord?.tool_use ? { before: toolUseTotals(beforeRecord.tool_use) } : {}), ...(after?.tool_use ? { after: toolUseTotals(after.tool_use) } : {}) } }
+        : {}),
       steps: state.step,
       sft_steps: sftSteps,
       // a resumed run counts the time its earlier processes took up to the checkpoint it continued from

@@ -15,7 +15,7 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildReport } from "../../src/report/build-report.js";
-import { INJECTED, INJECTED_SCENARIO, makeRun, SFT_STEPS, UNPARSED_RAW, UNPARSED_SCENARIO, type FakeRun } from "./make-run.js";
+import { INJECTED, INJECTED_SCENARIO, makeRun, OUTPUT_PROBLEM_SCENARIO, SFT_STEPS, UNPARSED_RAW, UNPARSED_SCENARIO, type FakeRun } from "./make-run.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -171,6 +171,33 @@ describe("the report page in Chromium", () => {
     expect(text).toContain("90.0%");
     expect(text).toContain("+60.0 pts");
     expect(await page.textContent("#notes")).toMatch(/metrics\.jsonl:31: last line is incomplete/);
+  });
+
+  it("shows how the held-out rollouts used each tool before and after RL", async () => {
+    const of = (label: string) => run.trajectories.filter((t) => t.label === label);
+    const calling = (label: string) => of(label).filter((t) => t.toolCalls.some((c) => c.name === "add"));
+    const failed = (label: string) => of(label).flatMap((t) => t.toolCalls).filter((c) => c.name === "add" && c.isError).length;
+    const row = page.locator('#tool-use tr[data-tool="add"]');
+    const cells = await row.locator("td").allTextContents();
+    // rollouts calling it, calls, failed calls, passed of those, mean time: a before and an after column each
+    expect(cells).toHaveLength(10);
+    expect(cells[0]).toMatch(new RegExp(`^${calling("before").length} of 10 \\(`));
+    expect(cells[1]).toMatch(new RegExp(`^${calling("after").length} of 10 \\(`));
+    expect(cells[4]).toBe(String(failed("before")));
+    expect(cells[5]).toBe(String(failed("after")));
+    expect(cells[7]).toMatch(new RegExp(`^${calling("after").filter((t) => t.success).length} of ${calling("after").length} `));
+    expect(failed("before") + failed("after")).toBeGreaterThan(0);
+    expect(await row.locator("th").textContent()).toContain("invalid arguments");
+    expect(await row.locator("th").textContent()).toContain("results breaking its outputSchema: 0 → 1");
+    const without = (label: string) => of(label).filter((t) => t.toolCalls.length === 0).length;
+    expect(await page.locator('.tool-totals tr[data-row="without-tool"] td').allTextContents()).toEqual([`${without("before")} of 10 (${without("before") * 10}%)`, `${without("after")} of 10 (${without("after") * 10}%)`]);
+    expect(await page.locator('nav.toc a[href="#tools"]').count()).toBe(1);
+    // the rollout itself marks the call
+    await page.fill("#f-scenario", OUTPUT_PROBLEM_SCENARIO);
+    await page.click(".traj-row >> nth=0");
+    expect(await page.locator("#traj-detail .tool-call .tc-head").textContent()).toContain("breaks its outputSchema");
+    expect(await page.locator("#traj-detail .tc-output-problem").textContent()).toBe('add: structuredContent does not match the outputSchema: must have required property "sum"');
+    await clearFilters();
   });
 
   it("filters by scenario id, reward, step and success", async () => {

@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EvalLine, MetricsLine, TrajectoryLine } from "../../src/report/run-files.js";
 import { mulberry32 } from "../../src/policy/weights.js";
+import { toolUse } from "../../src/rollout/tool-use.js";
 
 export const SECRETS = ["sk-test-LEAKED0123456789abcdef", "LEAKEDBEARER123456", "hf_LEAKEDabcdefghijklmnopqrstu", "plain-secret-value-42", "sk-proj-ECHOEDBYTOOL0123456789xyz"];
 export const INJECTED = '</script><script>window.__pwned = 1</script><b id="injected">bold</b><img src="x" onerror="window.__pwned = 2">';
@@ -18,6 +19,8 @@ export const INJECTED_SCENARIO = "shop-injection-7";
 export const TRAIN_STEPS = 30;
 export const SFT_STEPS = 4;
 export const UNPARSED_SCENARIO = "calc-unparsed";
+/** the held-out scenario whose tool result broke the tool's outputSchema (after RL) */
+export const OUTPUT_PROBLEM_SCENARIO = "calc-schema-broken";
 /** what the model wrote in the turn whose tool call did not parse */
 export const UNPARSED_RAW = '<tool_call>{"name": "add", "arguments": {"a": 1, }</tool_call>';
 
@@ -122,7 +125,6 @@ export function makeRun(dir: string, seed = 7): FakeRun {
     { step: 15, label: "periodic", split: "test", n: 10, success_rate: 0.6, mean_reward: 0.55, mean_turns: 2.9 },
     { step: TRAIN_STEPS, label: "after", split: "test", n: 10, success_rate: 0.9, mean_reward: 0.82, mean_turns: 2.1, pass_at_k: 1, k: 4, per_tag: { arithmetic: 1, multi_step: 0.8 } },
   ];
-  writeFileSync(join(dir, "eval.jsonl"), evals.map((e) => JSON.stringify(e)).join("\n") + "\n");
 
   const trajectories: TrajectoryLine[] = [];
   let serial = 0;
@@ -205,6 +207,17 @@ export function makeRun(dir: string, seed = 7): FakeRun {
   unparsed.toolCalls.unshift({ name: "", args: null, result: "tool_call 1: invalid JSON at position 30: unexpected }", isError: true, error: "parse:invalid_json", ms: 0 });
   unparsed.messages.splice(2, 0, { role: "assistant", content: "", raw_content: UNPARSED_RAW }, { role: "tool", content: "Error: tool_call 1: invalid JSON at position 30: unexpected }" });
   Object.assign(unparsed, { success: false, finalAnswer: "42", finish: "answer", reward: 1 / 3 });
+
+  // A held-out result that broke its tool's outputSchema; then each before/after line gets the
+  // tool use of its rollouts, as src/train/evaluate.ts records it
+  const afterCall = trajectories.find((t) => t.label === "after" && t.toolCalls.length === 1 && !t.toolCalls[0].isError) as TrajectoryLine;
+  afterCall.toolCalls[0].outputProblem = 'add: structuredContent does not match the outputSchema: must have required property "sum"';
+  afterCall.scenarioId = OUTPUT_PROBLEM_SCENARIO;
+  const refused = trajectories.find((t) => t.label === "before" && t.toolCalls.length === 1 && !t.toolCalls[0].isError) as TrajectoryLine;
+  Object.assign(refused.toolCalls[0], { isError: true, error: "invalid_arguments", result: 'Error: argument "a" must be a number' });
+  Object.assign(refused, { success: false, finalAnswer: "" });
+  for (const e of evals) if (e.label === "before" || e.label === "after") e.tool_use = toolUse(trajectories.filter((t) => t.label === e.label));
+  writeFileSync(join(dir, "eval.jsonl"), evals.map((e) => JSON.stringify(e)).join("\n") + "\n");
 
   const lines = trajectories.map((t) => JSON.stringify(t));
   lines.splice(50, 0, JSON.stringify({ id: "broken", scenarioId: 5 })); // schema-invalid line 51

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { connect } from "../../src/mcp/connect.js";
 import type { Toolbox } from "../../src/mcp/types.js";
 import { replayMutates, replayScenario } from "../../src/scenarios/replay.js";
@@ -220,6 +220,22 @@ describe("verified generator on the fixtures", () => {
       expect(notes).toContainEqual(expect.stringMatching(/^not using slow \(one call took \d+\.\d s\): a tool this slow would stall every rollout that calls it$/));
       for (const s of r?.scenarios ?? []) expect(s.reference?.calls.map((c) => c.name)).not.toContain("slow");
     } finally {
+      await ev.close();
+    }
+  }, 120_000);
+
+  it("notes each tool whose results break its own outputSchema, and keeps ajv's warnings about a server's own formats off the terminal", async () => {
+    const ev = await connect(stdioTarget("everything", "--broken-output"));
+    const notes: string[] = [];
+    const printed = [vi.spyOn(console, "warn"), vi.spyOn(console, "log"), vi.spyOn(console, "error")];
+    try {
+      await generateVerified(ev, { n: 4, seed: 1, slowToolMs: 300, allowWrites: false, acceptFewer: true, onNote: (l) => notes.push(l) }).catch(() => undefined);
+      expect(notes).toContainEqual(expect.stringMatching(/^weather: its structuredContent does not match its outputSchema: \/temp: must be number \(\d+ results? while generating; rollouts show the model what the server sent\)$/));
+      expect(notes).toContainEqual(expect.stringMatching(/^stats: it declares an outputSchema but sent no structuredContent \(\d+ results? while generating; /));
+      // the order tool's note field has format "x-house-style", which ajv does not know
+      for (const spy of printed) expect(spy.mock.calls.map((c) => String(c[0]))).not.toContainEqual(expect.stringContaining("unknown format"));
+    } finally {
+      for (const spy of printed) spy.mockRestore();
       await ev.close();
     }
   }, 120_000);

@@ -46,6 +46,14 @@ describe("train-mcp eval", () => {
       expect(String(t.template)).toMatch(/^template:calculator\./);
       expect(TrajectorySchema.safeParse(t).success).toBe(true);
     }
+    // each row says how that model's rollouts used the tools, as its rollouts show
+    for (const row of rows) {
+      const use = row.tool_use as { rollouts: number; without_tool: number; tools: Record<string, { calls: number }> };
+      const own = rollouts.filter((t) => t.model === row.model).map((t) => (t.toolCalls as Array<{ error?: string }>).filter((c) => !c.error?.startsWith("parse:")));
+      expect(use.rollouts).toBe(10);
+      expect(use.without_tool).toBe(own.filter((calls) => calls.length === 0).length);
+      expect(Object.values(use.tools).reduce((n, x) => n + x.calls, 0)).toBe(own.flat().length);
+    }
   });
 
   it("with k > 1, gives success, reward and turns as means over all k samples of each scenario, not over one of them", async () => {
@@ -138,8 +146,14 @@ describe("train-mcp eval", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`warning: ${lost.ck}: its run ${lost.run} lists scenario files that are gone (${lostFile})`);
     expect(r.stderr).not.toContain("different settings");
-    const [header, ...lines] = r.stdout.trim().split("\n").map((l) => l.trim().split(/\s+/));
+    const [scores, toolUse] = r.stdout.trim().split("\n\n");
+    const [header, ...lines] = scores.split("\n").map((l) => l.trim().split(/\s+/));
     expect(lines).toHaveLength(2);
+    // then how each model used the tools, a column each
+    const useLines = toolUse.split("\n");
+    expect(useLines[0]).toBe("tool use:");
+    expect(useLines[1]).toMatch(new RegExp(`^tool +${kept.ck} +${lost.ck}$`));
+    expect(useLines[2]).toMatch(/^\(no tool call\) +\d of 1 rollouts +\d of 1 rollouts$/);
     for (const cells of lines) {
       expect(cells[header.indexOf("n")]).toBe("1");
       for (const k of ["success_rate", "mean_reward", "mean_turns"]) expect(cells[header.indexOf(k)], k).toMatch(/^\d+\.\d{3}$/);

@@ -63,6 +63,17 @@ describe("the training loop on a tiny model and the real calculator server", () 
     const trajectories = readJsonl(path.join(out, "trajectories.jsonl"));
     expect(trajectories.filter((t) => t.phase === "grpo")).toHaveLength(2 * 2 * 2);
     expect(trajectories.filter((t) => t.phase === "eval")).toHaveLength(12);
+    // each evaluation says how its rollouts used the tools, from those very rollouts
+    for (const e of evals) {
+      const played = trajectories.filter((t) => t.phase === "eval" && t.label === e.label) as Array<{ toolCalls: Array<{ name: string; error?: string }> }>;
+      const use = e.tool_use as { rollouts: number; without_tool: number; tools: Record<string, { calls: number }> };
+      expect(use.rollouts).toBe(6);
+      expect(use.without_tool).toBe(played.filter((t) => t.toolCalls.every((c) => c.error?.startsWith("parse:"))).length);
+      const calls = played.flatMap((t) => t.toolCalls).filter((c) => !c.error?.startsWith("parse:"));
+      expect(Object.values(use.tools).reduce((n, x) => n + x.calls, 0)).toBe(calls.length);
+    }
+    expect(summary.heldout_tool_use?.before?.rollouts).toBe(6);
+    expect(summary.heldout_tool_use?.after?.without_tool).toBe((evals[1].tool_use as { without_tool: number }).without_tool);
     for (const t of trajectories.filter((t) => t.phase === "grpo")) {
       expect((t.tokenIds as number[]).length).toBe((t.assistantMask as number[]).length);
       expect(typeof t.reward).toBe("number");

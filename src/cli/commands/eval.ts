@@ -13,6 +13,8 @@ import { addConnectOptions, connectArgs, type TargetFlags } from "../target-opti
 import type { ToolFilter } from "../../mcp/tool-filter.js";
 import { redactedTrajectoryLine } from "../../train/run-dir.js";
 import type { Scenario } from "../../scenarios/schema.js";
+import type { ToolUse } from "../../rollout/tool-use.js";
+import { toolUseTable } from "../tool-use-table.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -75,10 +77,12 @@ export function register(program: Command): void {
       const { templateTag } = await import("../../scenarios/schema.js");
       const connectOptions = connectArgs({ ...f, server: f.server[0] }).options;
       const rows: Array<Record<string, unknown>> = [];
+      // how each scored model's rollouts used the tools, printed under the table
+      const uses: Array<{ model: string; use: ToolUse }> = [];
       // Ctrl-C prints the models scored so far and says what was not, before the process ends by
       // it (the servers with it)
       const release = quitOnSignal((sig) => {
-        if (!f.json) printTable(rows);
+        if (!f.json) printTable(rows, uses);
         return evalInterruptText(sig, { ...f, scored: rows.length, models: f.model.length });
       });
       const servers = await ServerSet.connect(f.server, "auto", connectOptions, logLine).catch((e: unknown) => {
@@ -164,8 +168,9 @@ export function register(program: Command): void {
             // mean rewards of rows scored with different settings do not compare: say which
             const row = { model: spec, n: r.n, success_rate: round(r.success_rate), mean_reward: round(r.mean_reward), reward_settings: trained?.rewards ? "run" : "default", mean_turns: round(r.mean_turns), ...(r.pass_at_k !== undefined ? { [`pass@${r.k}`]: round(r.pass_at_k) } : {}) };
             rows.push(row);
+            if (r.tool_use) uses.push({ model: spec, use: r.tool_use });
             settingsOf.push(trained?.rewards ? JSON.stringify(trained.rewards) : defaultSettings);
-            if (f.json) process.stdout.write(JSON.stringify({ ...row, per_tag: Object.fromEntries(Object.entries(r.per_tag).map(([t, v]) => [t, round(v)])) }) + "\n");
+            if (f.json) process.stdout.write(JSON.stringify({ ...row, per_tag: Object.fromEntries(Object.entries(r.per_tag).map(([t, v]) => [t, round(v)])), ...(r.tool_use ? { tool_use: r.tool_use } : {}) }) + "\n");
             if (trajectoryFile !== undefined)
               for (const t of r.trajectories) writeSync(trajectoryFile, redactedTrajectoryLine({ model: spec, template: templateOf.get(t.scenarioId), ...t }, heldSecrets) + "\n");
           } finally {
@@ -175,7 +180,7 @@ export function register(program: Command): void {
         if (trajectoryFile !== undefined) closeSync(trajectoryFile);
         if (new Set(settingsOf).size > 1)
           logLine(`warning: the models' rewards were scored with different settings (reward_settings: each run's own, or the defaults): compare their success_rate, not their mean_reward`);
-        if (!f.json) printTable(rows);
+        if (!f.json) printTable(rows, uses);
       } finally {
         release();
         await servers.close();
@@ -183,14 +188,15 @@ export function register(program: Command): void {
     });
 }
 
-/** eval's table: one format per column (n is a count, the other numbers are rates and means: 1 is 1.000). */
-function printTable(rows: ReadonlyArray<Record<string, unknown>>): void {
+/** eval's table: one format per column (n is a count, the other numbers are rates and means: 1 is 1.000); then each model's tool use. */
+function printTable(rows: ReadonlyArray<Record<string, unknown>>, uses: ReadonlyArray<{ model: string; use: ToolUse }>): void {
   if (rows.length === 0) return;
   const keys = Object.keys(rows[0]);
   const fmt = (k: string, v: unknown) => (typeof v === "number" && k !== "n" ? v.toFixed(3) : String(v));
   const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => fmt(k, r[k]).length)));
   process.stdout.write(keys.map((k, i) => k.padEnd(width[i])).join("  ") + "\n");
   for (const r of rows) process.stdout.write(keys.map((k, i) => fmt(k, r[k]).padEnd(width[i])).join("  ") + "\n");
+  process.stdout.write(toolUseTable(uses));
 }
 
 /**

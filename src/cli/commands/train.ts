@@ -427,7 +427,17 @@ export function summaryText(s: TrainSummary): string {
   const text =
     `\nheld-out success (${count(s.heldout_n, "scenario")}): before RL ${pct(s.heldout_before)} → after RL ${pct(s.heldout_after)}` +
     `  (${count(s.steps, "GRPO step")}${s.sft_steps ? `, ${count(s.sft_steps, "warm-start step")}` : ""}, ${s.wall_s} s)\n`;
-  return text + templateTable(s.heldout_by_template ?? {}) + `report: ${s.report ?? "(not built)"}\nrun directory: ${s.run_dir}\n`;
+  return text + templateTable(s.heldout_by_template ?? {}) + toolUseLine(s.heldout_tool_use) + `report: ${s.report ?? "(not built)"}\nrun directory: ${s.run_dir}\n`;
+}
+
+/** How the held-out rollouts' tool use moved ("" without both measurements): a model that learns to call the tool shows it here first. */
+export function toolUseLine(u: TrainSummary["heldout_tool_use"]): string {
+  const b = u?.before;
+  const a = u?.after;
+  if (!b || !a) return "";
+  const share = (n: number, of: number) => `${Math.round((100 * n) / Math.max(1, of))}%`;
+  const malformed = b.malformed_calls + a.malformed_calls > 0 ? `, ${b.malformed_calls} → ${a.malformed_calls} malformed` : "";
+  return `tool use (held-out rollouts): answered without a tool ${share(b.without_tool, b.rollouts)} → ${share(a.without_tool, a.rollouts)}; tool calls ${b.calls} → ${a.calls}, failed ${b.failed} → ${a.failed}${malformed}\n`;
 }
 
 /** --quiet's whole output on success: the result and where it is, on one line. */

@@ -91,7 +91,9 @@ function renderToolCall(c, raw) {
       el("code", { class: "tc-name" }, c.name),
       c.isError ? badge("error", "bad") : badge("ok", "ok"),
       el("span", { class: "muted" }, fmtNum(c.ms, 0) + " ms"),
-      c.error ? el("span", { class: "bad" }, c.error) : null),
+      c.error ? el("span", { class: "bad" }, c.error) : null,
+      c.outputProblem ? badge("breaks its outputSchema", "warn") : null),
+    c.outputProblem ? el("div", { class: "tc-output-problem muted small" }, c.outputProblem) : null,
     el("div", { class: "tc-part" }, el("div", { class: "tc-label" }, "arguments"), el("pre", { class: "code tc-args" }, prettyJson(c.args))),
     el("div", { class: "tc-part" }, el("div", { class: "tc-label" }, "result"), el("pre", { class: "code tc-result" }, c.result)));
 }

@@ -21,7 +21,7 @@ function main() {
   renderHeader(app, data, picked);
   renderNotes(app, data.notes);
 
-  var nav = el("nav", { class: "toc" }, [["#heldout", "Held-out evaluation"], ["#curves", "Training curves"], ["#trajectories", "Trajectories"], ["#config", "Config"]].map(function (x) { return el("a", { href: x[0] }, x[1]); }));
+  var nav = el("nav", { class: "toc" }, [["#heldout", "Held-out evaluation"], ["#tools", "Tool use"], ["#curves", "Training curves"], ["#trajectories", "Trajectories"], ["#config", "Config"]].map(function (x) { return el("a", { href: x[0] }, x[1]); }));
   app.appendChild(nav);
 
   var ev = section("heldout", "Held-out evaluation");
@@ -32,6 +32,10 @@ function main() {
   var heldout = data.evals.filter(function (e) { return (!e.split || e.split === "test") && !isBaseCopy(e, data.evals); });
   renderEvalChart(ev.body, heldout, evalName, charts);
   renderEvalList(ev.body, data.evals, evalName);
+
+  var tu = section("tools", "Tool use");
+  app.appendChild(tu.node);
+  renderToolUse(tu.body, picked);
 
   var cv = section("curves", "Training curves");
   app.appendChild(cv.node);

@@ -149,7 +149,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   const tools = new Map(usable.map((t) => [t.name, t]));
   const otherSources = options.otherSources ?? OTHER_SOURCES;
   // what the server answered when a call failed: when nothing can be built, its own words say why
-  const calls = { made: 0, failed: 0, errors: new Map<string, number>(), lostInARow: 0, passedUntouched: 0 };
+  const calls: CallTally = { made: 0, failed: 0, errors: new Map<string, number>(), lostInARow: 0, passedUntouched: 0, outputProblems: new Map() };
 
   // A pristine instance for read-only work on a stateful server: it never sees a mutating call.
   let pristine = stateful ? await toolbox.isolated() : toolbox;
@@ -185,7 +185,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     // Only generic recipes draw on harvested values; fixture recipes look things up themselves.
     // The SQL recipes' tool gets their SELECTs only: a made-up query string only fails.
     const takesSql = new Set(recipes.filter((r) => r.id.startsWith("generic.sql.")).map((r) => r.primary ?? r.tools[0]));
-    const harvestOn = (box: Toolbox) => harvest(box, usable.filter((t) => !takesSql.has(t.name)), seed, options.signal, options.slowToolMs ?? SLOW_TOOL_MS, givenPool(options.values));
+    const harvestOn = (box: Toolbox) => harvest(box, usable.filter((t) => !takesSql.has(t.name)), seed, options.signal, options.slowToolMs ?? SLOW_TOOL_MS, givenPool(options.values), calls.outputProblems);
     let harvested = recipes.some((r) => r.id.startsWith("generic."))
       ? await harvestOn(pristine)
       : { pool: givenPool(options.values), unstable: new Set<string>(), slow: new Map<string, number>(), useful: 0 };
@@ -354,6 +354,9 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     if (constant) note(constant);
     const lopsided = lopsidedNote(perRecipe, recipes, exhausted, committed.length, options.fewer);
     if (lopsided) note(lopsided);
+    // a server's author wants to know; the tasks stand, built on what the model will see
+    for (const [name, p] of calls.outputProblems)
+      note(`${p.first.startsWith(`${name}: `) ? p.first : `${name}: ${p.first}`} (${p.n} result${p.n === 1 ? "" : "s"} while generating; rollouts show the model what the server sent)`);
     return { scenarios, perRecipe, failedAttempts, notes };
   } finally {
     if (pristine !== toolbox) await pristine.close();
@@ -527,6 +530,7 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
     env.calls.errors.set(line, (env.calls.errors.get(line) ?? 0) + 1);
   };
   /** whether the call lost the connection, counted among those in a row */
+  const tallyOutput = (name: string, r: ToolResult) => tallyOutputProblem(env.calls.outputProblems, name, r);
   const countLost = (r: ToolResult): boolean => {
     const lost = r.fault === "connection";
     env.calls.lostInARow = lost ? env.calls.lostInARow + 1 : 0;
@@ -542,6 +546,7 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
       const r = await box.call(name, args);
       env.calls.made++;
       countLost(r);
+      tallyOutput(name, r);
       if (r.isError || reportsFailure(r)) failed(name, r.text);
       if (containsHeldSecret(r.text, secrets)) sawSecret = true;
       pool.harvest(name, r, args);
@@ -549,6 +554,7 @@ async function buildOne(recipe: Recipe, env: BuildEnv): Promise<BuiltDraft | und
     },
     async probe(name, args) {
       const r = await box.call(name, args);
+      tallyOutput(name, r);
       // a probe's error answer may be expected (a dialect test); a lost connection never is, and
       // the server's last words say why (a refused database login)
       if (countLost(r)) {
@@ -610,6 +616,13 @@ export function errorLineOf(text: string): string {
   return said.replace(/^#{1,6}\s*/, "").replace(/\s+/g, " ").slice(0, 160);
 }
 
+/** Counts a result that broke its tool's outputSchema, keeping the first problem's words. */
+function tallyOutputProblem(tally: CallTally["outputProblems"], name: string, r: ToolResult): void {
+  if (!r.outputProblem) return;
+  const seen = tally.get(name);
+  tally.set(name, { n: (seen?.n ?? 0) + 1, first: seen?.first ?? r.outputProblem });
+}
+
 interface CallTally {
   made: number;
   failed: number;
@@ -617,6 +630,8 @@ interface CallTally {
   lostInARow: number;
   /** changes whose checks passed on an instance nothing was changed on, left out */
   passedUntouched: number;
+  /** per tool, results that broke its own outputSchema: how many, and the first problem */
+  outputProblems: Map<string, { n: number; first: string }>;
 }
 
 /** Changes whose checks pass where nothing was changed, with none kept, before the instances are taken to share their data. */
@@ -664,6 +679,7 @@ async function harvest(
   signal: AbortSignal | undefined,
   slowMs: number,
   pool: ValuePool,
+  outputProblems: CallTally["outputProblems"],
 ): Promise<{ pool: ValuePool; unstable: Set<string>; slow: Map<string, number>; useful: number }> {
   const slow = new Map<string, number>();
   const called = new Set<string>();
@@ -710,6 +726,7 @@ async function harvest(
             if (again && !again.isError && withoutClock(again.text) !== withoutClock(r.text)) unstable.add(tool.name);
           }
         }
+        tallyOutputProblem(outputProblems, tool.name, r);
         if (!r.isError && isUseful(r)) useful++;
         pool.harvest(tool.name, r, args);
       }

@@ -19,7 +19,8 @@ type Schema = Record<string, unknown>;
 
 // ajv-formats ships CommonJS; under NodeNext its default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ strict: false, allErrors: false, validateFormats: true }));
+// logger off: a server's own format ("x-house-style") is its business, not a line on the user's terminal
+const ajv = addFormats(new Ajv({ strict: false, allErrors: false, validateFormats: true, logger: false }));
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** True when `value` satisfies `schema` (compiled once per schema object). */
