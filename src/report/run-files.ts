@@ -41,7 +41,7 @@ export const PhaseSchema = z.string().describe('"sft" (supervised warm start) | 
  * One metrics.jsonl line. Every other key is a namespaced number (or null where the value was
  * NaN/undefined: JSON has no NaN). Known keys: reward/total, reward/<component>,
  * reward/success_rate, loss/policy, loss/kl, loss/sft, kl/mean, entropy, clip/low, clip/high,
- * clip/region, ratio/mean, grad_norm, groups/zero_variance, groups/kept, tokens/completion,
+ * clip/region, ratio/mean, grad_norm, rollout/tool_calls, rollout/without_tool, groups/zero_variance, groups/kept, tokens/completion,
  * time/rollout, time/reward, time/update, time/step.
  */
 export const MetricsLineSchema = z.looseObject({

@@ -24,7 +24,7 @@ import { MetricKey } from "../rl/metrics.js";
 import { LocalPolicy } from "../rollout/local-policy.js";
 import type { Policy } from "../rollout/policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
-import { toolUseTotals, type ToolUseTotals } from "../rollout/tool-use.js";
+import { toolUse, toolUseTotals, type ToolUseTotals } from "../rollout/tool-use.js";
 import { templateTag, type Scenario } from "../scenarios/schema.js";
 import { latestCheckpoint, pruneCheckpoints, readCheckpointState, restoreWeights, saveTrainingCheckpoint, type TrainerState } from "./checkpoint.js";
 import { redactSecretValues } from "../mcp/command-credentials.js";
@@ -691,6 +691,8 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         "rollout/turns": round(trajectories.reduce((s, t) => s + t.turns, 0) / Math.max(1, trajectories.length), 3),
         "rollout/tool_calls": toolCalls.length,
         "rollout/tool_errors": toolCalls.filter((c) => c.isError).length,
+        // rollouts that answered without calling any tool: what RL unlearns when the tools pay
+        "rollout/without_tool": toolUse(trajectories).without_tool,
         "rollout/failed": trajectories.filter((t) => t.finish === "error").length,
         "rollout/untokenized": untokenized.length,
         "rollout/server_lost": lostServer.length,

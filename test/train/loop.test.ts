@@ -73,6 +73,10 @@ describe("the training loop on a tiny model and the real calculator server", () 
       expect(Object.values(use.tools).reduce((n, x) => n + x.calls, 0)).toBe(calls.length);
     }
     expect(summary.heldout_tool_use?.before?.rollouts).toBe(6);
+    for (const m of grpo) {
+      const own = trajectories.filter((t) => t.phase === "grpo" && t.step === m.step) as Array<{ toolCalls: Array<{ error?: string }> }>;
+      expect(m["rollout/without_tool"]).toBe(own.filter((t) => t.toolCalls.every((c) => c.error?.startsWith("parse:"))).length);
+    }
     expect(summary.heldout_tool_use?.after?.without_tool).toBe((evals[1].tool_use as { without_tool: number }).without_tool);
     for (const t of trajectories.filter((t) => t.phase === "grpo")) {
       expect((t.tokenIds as number[]).length).toBe((t.assistantMask as number[]).length);
