@@ -10,7 +10,8 @@ import { join } from "node:path";
 export const PROJECT: Record<string, string> = {
   "README.md": "# Harbor Tools\n\nSmall helpers for the harbor office.\nRun the scripts with node.\nEvery ferry needs a pilot.\n",
   "package.json": '{\n  "name": "harbor-tools",\n  "version": "1.4.0",\n  "private": true\n}\n',
-  "notes/todo.txt": "buy rope\nfix the gate\ncall the pilot\npaint the hull\nbuy more rope\n",
+  // "ropes" and "pilots" hold "rope" and "pilot": `grep -c` counts them, a person counting the word may not
+  "notes/todo.txt": "buy rope\nfix the gate\ncall the pilot\npaint the hull\nbuy more rope\nstore the ropes\npay the pilots\n",
   // no newline at its end: `wc -l` says 1, a person counts 2
   "notes/tides.txt": "High water at dawn\nLow water at noon",
   "docs/guide.md": "Ferries leave at dawn.\nThe pier closes in storms.\nTickets are sold on board.\n",

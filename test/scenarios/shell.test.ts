@@ -6,7 +6,8 @@
  * that no task names the copy's temp path, and what is said without --allow-writes or --sandbox.
  * shell-real.test.ts runs the recipes on @agent-infra/mcp-server-commands.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { connect, type McpToolbox } from "../../src/mcp/connect.js";
 import type { ToolSpec } from "../../src/mcp/types.js";
@@ -97,6 +98,12 @@ describe("shell recipes on test/servers/shell.ts with --template-dir", () => {
       const truth = truthOf(project, last);
       expect(truth, last).toBeDefined();
       for (const e of s.expected ?? []) expect(checkAnswer(e as never, truth!).pass, `${s.task} (${last}) expects ${JSON.stringify(e)}; the files say ${truth}`).toBe(true);
+      // a line count of a word holds however the word is searched for: whole words, any case
+      const grep = /^grep -c (\w+) (\S+)$/.exec(last);
+      if (grep) {
+        const lines = readFileSync(join(project, grep[2]), "utf8").split("\n");
+        expect(String(lines.filter((l) => new RegExp(`\\b${grep[1]}\\b`, "i").test(l)).length), s.task).toBe(truth);
+      }
       // a find-read task's first call finds the file its second one reads
       if (calls.length === 2) expect(String(calls[1].arguments.command)).toContain(truthOf(project, String(calls[0].arguments.command))!);
     }
@@ -105,6 +112,24 @@ describe("shell recipes on test/servers/shell.ts with --template-dir", () => {
     // never about a hidden file, nor the line count of a file whose last line has no newline
     expect(scenarios.some((s) => /\.git\b/.test(s.task))).toBe(false);
     expect(scenarios.some((s) => s.task.includes("tides.txt") && /lines/.test(s.task) && !/line \d/.test(s.task))).toBe(false);
+  });
+
+  it("asks a word's line count only where whole words count the same (\"rope\" is not asked where \"ropes\" and \"ropeway\" are lines too)", async () => {
+    const dir = tempDir("shell-words");
+    writeFileSync(join(dir, "gear.txt"), "rope\nropes\nrope ladder\nropeway\nknot\nknots\nknotted line\n");
+    writeFileSync(join(dir, "crew.txt"), "Ingrid\nTomas\n");
+    try {
+      const tb = await connect(SHELL, { templateDir: dir, timeoutMs: 20_000 });
+      const r = await generateVerified(tb, { n: 30, seed: 3, allowWrites: true, acceptFewer: true, isolation: { templateDir: true, sandbox: false } }).finally(() => tb.close());
+      const counts = r.scenarios.map((s) => /^grep -c (\w+) (\S+)$/.exec(String(s.reference!.calls.at(-1)!.arguments.command))).filter((m) => m !== null);
+      expect(counts.length).toBeGreaterThan(0);
+      for (const [command, word, file] of counts) {
+        const lines = readFileSync(join(dir, file), "utf8").split("\n");
+        expect(String(lines.filter((l) => new RegExp(`\\b${word}\\b`, "i").test(l)).length), command).toBe(truthOf(dir, command));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("replays on an instance in another copy of the folder", async () => {

@@ -5,7 +5,8 @@
  *
  * - lines `wc -l < F`, bytes `wc -c < F`, first-line `head -n 1 F`, last-line `tail -n 1 F`,
  *   line-n `sed -n '12p' F`;
- * - grep-count `grep -c WORD F`: lines of a file holding a word of its own;
+ * - grep-count `grep -c WORD F`: lines of a file holding a word of its own (asked only where a
+ *   whole-word, case-blind count agrees);
  * - which-file `grep -rl WORD DIR`: the one file under a folder that holds a word;
  * - count-ext `find DIR -type f -name '*.EXT' | wc -l`, entries `ls DIR | wc -l`;
  * - find-read: a file named only by its base name (`find . -name NAME`), then its first line or
@@ -104,9 +105,10 @@ export const SHELL_QUESTIONS: readonly ShellQuestion[] = [
       const path = ctx.rng.pick(x.files);
       const word = await wordOf(ctx, x, path);
       if (!word) return undefined;
-      // the count a case-blind search gives too: "contain Harbor" is then not in doubt
-      const counts = await numbers(ctx, x, `grep -c ${word} ${path}; grep -ci ${word} ${path}`);
-      if (!counts || counts.length !== 2 || counts[0] !== counts[1] || counts[0] < 1 || rareOne(ctx, counts[0])) return undefined;
+      // the count a case-blind search and a whole-word search give too: "contain Harbor" is then
+      // not in doubt, nor "contain const" where "constant" would count for grep alone
+      const counts = await numbers(ctx, x, `grep -c ${word} ${path}; grep -ci ${word} ${path}; grep -cw ${word} ${path}`);
+      if (!counts || counts.length !== 3 || new Set(counts).size !== 1 || counts[0] < 1 || rareOne(ctx, counts[0])) return undefined;
       const n = counts[0];
       const task = ctx.phrase(['How many lines of {path} contain "{word}"?', 'In {path}, on how many lines does "{word}" appear?'], ['Count the lines in {path} that mention "{word}".'], { path, word });
       return ask(ctx, x, { command: `grep -c ${word} ${path}`, task, expected: [numericCheck(n)], answer: `${n} line${n === 1 ? "" : "s"} of ${path} contain${n === 1 ? "s" : ""} "${word}".`, difficulty: 2 });
