@@ -98,8 +98,22 @@ describe("generic recipes", () => {
     expect(pickAnswerField(text("Resource 1: created at 9:15:31 AM"), {})).toBeUndefined();
     expect(pickAnswerField(result({ created: "2026-12-02T09:15:31Z", name: "report" }), {})).toEqual({ label: "name", value: "report" });
     expect(pickAnswerField(text("Opens at 9:15"), {})).toEqual({ label: "result", value: "Opens at 9:15" });
+    expect(clockLike(new Date().toISOString())).toBe(true);
   });
-  it("fills a string argument whose name or description says what it holds (an IP, a CIDR, a date, a version, a colour, an expression), or with the description's example", () => {
+  it("asks for a date and time of another day the call did not give (a converted time), and for the one number left once a given date is taken out", () => {
+    const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
+    // time-mcp's convert_time and get_timestamp, as they answer
+    const converted = "Current time in Asia/Shanghai is 2024-03-23 12:30:00, and the time in Europe/London is 2024-03-23 04:30:00. The time difference is -8 hours.";
+    expect(pickAnswerField(text(converted), { sourceTimezone: "Asia/Shanghai", targetTimezone: "Europe/London", time: "2024-03-23 12:30:00" })).toEqual({ label: "result", value: "2024-03-23 04:30:00" });
+    expect(clockLike("2024-03-23 04:30:00")).toBe(false);
+    const stamp = "The timestamp of 2024-03-23 12:30:00.000 (parsed as UTC) is 1711197000000 ms.";
+    expect(pickAnswerField(text(stamp), { time: "2024-03-23 12:30:00.000" })).toEqual({ label: "result", value: 1711197000000 });
+    // the same asked about today: the answer is the clock's, not asked
+    const now = new Date();
+    const today = now.toISOString().slice(0, 10);
+    expect(pickAnswerField(text(`The time in Europe/London is ${today} 04:30:00.`), { time: `${today} 12:30:00` })).toBeUndefined();
+  });
+  it("fills a string argument whose name or description says what it holds (an IP, a CIDR, a date, a version, a colour, an expression, a time zone), or with the description's example", () => {
     const rng = new Rng("described");
     const schema = {
       type: "object",
@@ -110,10 +124,12 @@ describe("generic recipes", () => {
         version: { type: "string", description: "Semver version string" },
         color: { type: "string", description: "Color value: #hex or rgb(r,g,b)" },
         expression: { type: "string", description: "Math expression to evaluate" },
+        sourceTimezone: { type: "string", description: "The source timezone. IANA timezone name, e.g. Asia/Shanghai" },
         label: { type: "string" },
       },
-      required: ["ip", "cidr", "date", "version", "color", "expression", "label"],
+      required: ["ip", "cidr", "date", "version", "color", "expression", "sourceTimezone", "label"],
     };
+    const zones = new Set<string>();
     for (let i = 0; i < 10; i++) {
       const a = synthesizeArgs(schema, rng)!;
       expect(a.ip).toMatch(/^192\.168\.\d+\.\d+$/);
@@ -122,8 +138,12 @@ describe("generic recipes", () => {
       expect(a.version).toMatch(/^\d+\.\d+\.\d+$/);
       expect(a.color).toMatch(/^#[0-9a-f]{6}$/);
       expect(a.expression).toMatch(/^\d+ [-+*] \d+$/);
+      // a zone of the tz database, not a made-up word (convert_time then says "Invalid time zone")
+      expect(Intl.supportedValuesOf("timeZone")).toContain(a.sourceTimezone);
+      zones.add(String(a.sourceTimezone));
       expect(typeof a.label).toBe("string");
     }
+    expect(zones.size).toBeGreaterThan(3);
   });
   it("takes zod 4's safe-integer bounds for no bounds (an argument was -9007199254740000), and a date described as \"ISO 8601 format\" for a date", () => {
     const M = Number.MAX_SAFE_INTEGER;

@@ -37,4 +37,26 @@ describe("time-mcp (the npm package) through the CLI", () => {
     const check = await cli(["scenarios", "check", "--fresh", "--server", SERVER, out]);
     expect(check.code, check.stderr + check.stdout).toBe(0);
   });
+
+  it("converts between real time zones and asks for the converted time and the timestamp, not the digits of a sentence", async () => {
+    const out = join(dir, "time40.jsonl");
+    const g = await cli(["scenarios", "generate", "--server", SERVER, "--n", "40", "--seed", "1", "--out", out]);
+    expect(g.code, g.stderr).toBe(0);
+    // no longer one tool's tasks with the same answer over and over
+    expect(g.stderr).not.toContain("expect the same answer");
+    const scenarios = readScenarioFile(out);
+    const of = (tool: string) => scenarios.filter((s) => s.reference!.calls.some((c) => c.name === tool));
+    expect(of("convert_time").length).toBeGreaterThan(2);
+    expect(of("get_timestamp").length).toBeGreaterThan(2);
+    for (const s of of("convert_time")) {
+      const args = s.reference!.calls[0].arguments;
+      for (const zone of [args.sourceTimezone, args.targetTimezone]) expect(Intl.supportedValuesOf("timeZone")).toContain(zone);
+      // the time in the other zone, which the call did not give
+      const [e] = s.expected!;
+      expect(e.kind === "contains" && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(e.value) && e.value !== args.time, JSON.stringify(e)).toBe(true);
+    }
+    for (const s of of("get_timestamp")) expect(s.expected![0]).toMatchObject({ kind: "numeric", value: Date.parse(`${String(s.reference!.calls[0].arguments.time).replace(" ", "T")}Z`) });
+    const check = await cli(["scenarios", "check", "--fresh", "--server", SERVER, out]);
+    expect(check.code, check.stderr + check.stdout).toBe(0);
+  });
 });

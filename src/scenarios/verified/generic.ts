@@ -186,7 +186,15 @@ export function answerFields(result: ToolResult, args: Record<string, unknown> =
     // number is the answer, not the sentence with its wording and float noise
     // (a number inside a given name is no answer either: the 1 of "Successfully set key: product:1";
     // nor is the one number of a note's lines, "Budget: 45000", "the result" of reading it)
-    const unnamed = [...echoes].filter((e) => /[a-z]/i.test(e)).reduce((text, e) => text.split(e).join(" "), t);
+    // (nor are the numbers of a date given: "The timestamp of 2024-03-23 12:30:00.000 is 1711197000000 ms")
+    const unnamed = [...echoes]
+      .filter((e) => e.length > 0 && !/^-?\d+(?:\.\d+)?$/.test(e))
+      .sort((a, b) => b.length - a.length)
+      .reduce((text, e) => text.split(e).join(" "), t);
+    // one date and time the call did not give ("… and the time in Europe/London is 2024-03-23
+    // 04:30:00"): that is the answer, not its digits one by one
+    const stamps = unnamed.match(/\b\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?\b/g) ?? [];
+    if (stamps.length === 1 && t.length <= 200 && !t.includes("\n") && askable(stamps[0])) return [{ label: "result", value: stamps[0] }];
     const fresh = extractNumbers(unnamed).filter((x) => !echoes.has(String(x)));
     if (fresh.length === 1 && t.length <= 200 && !t.includes("\n") && /[a-z]/i.test(t) && askable(fresh[0])) return [{ label: "result", value: fresh[0] }];
     // a short text is the answer when it is one line of words: not a page of headings and empty
@@ -238,8 +246,10 @@ export function clockLike(value: string | number, now: Date = new Date()): boole
     // seconds or milliseconds since 1970, within a day of now
     return [value, value / 1000].some((s) => Math.abs(s - now.getTime() / 1000) < 86_400);
   }
-  if (/\b\d{1,2}:\d{2}:\d{2}\b/.test(value)) return true;
   if (datedByNow(value, now)) return true;
+  // a time of another day than today ("2024-03-23 04:30:00", a converted time) is a fact
+  value = withoutOtherDays(value, now);
+  if (/\b\d{1,2}:\d{2}:\d{2}\b/.test(value)) return true;
   const minutesNow: number[] = [];
   for (let d = -2; d <= 2; d++) {
     const t = new Date(now.getTime() + d * 60_000);
@@ -250,6 +260,13 @@ export function clockLike(value: string | number, now: Date = new Date()): boole
     if (minutesNow.includes(at) || minutesNow.includes((Number(h) % 12) * 60 + Number(m))) return true;
   }
   return false;
+}
+
+/** The text with its date-times of a day more than two days from `now` taken out. */
+function withoutOtherDays(value: string, now: Date): string {
+  return value.replace(/\b(\d{4})-(\d{2})-(\d{2})[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g, (all, y: string, m: string, d: string) =>
+    Math.abs(Date.UTC(Number(y), Number(m) - 1, Number(d)) - now.getTime()) > 2 * 86_400_000 ? " " : all,
+  );
 }
 
 /**

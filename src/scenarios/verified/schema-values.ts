@@ -347,6 +347,9 @@ function synthNumber(s: Schema, integer: boolean, rng: Rng, idLike = false): num
   return Number((min! + rng.next() * (max! - min!)).toFixed(2));
 }
 
+/** Cities of the tz database a person would name (a fixed list: Node's own list varies with its ICU). */
+const IANA_ZONES = ["Europe/London", "Europe/Paris", "Europe/Berlin", "Europe/Madrid", "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo", "Asia/Tokyo", "Asia/Shanghai", "Asia/Kolkata", "Asia/Dubai", "Asia/Singapore", "Australia/Sydney", "Africa/Cairo", "Africa/Johannesburg", "Pacific/Auckland"];
+
 const WORDS = ["alpha", "bravo", "delta", "echo", "harbor", "maple", "orbit", "river", "summit", "velvet"];
 
 /**
@@ -361,6 +364,8 @@ function describedString(name: string, description: string, rng: Rng): string | 
   // example below would stop at its space)
   const layout = dateLayout(description);
   if (layout) return formatDate(layout, rng);
+  // "The source timezone. IANA timezone name, e.g. Asia/Shanghai": a zone of the tz database
+  if (/\btime ?zones?\b|\btz\b|\biana\b/.test(hint) && !/format|offset/.test(hint)) return rng.pick(IANA_ZONES);
   const example = /\be\.g\.,?\s*["'`]?([^"'`\s,;]+[^"'`\s,;).])/i.exec(description)?.[1];
   if (example && rng.bool(0.5)) return example;
   const n = (lo: number, hi: number) => String(rng.int(lo, hi));
