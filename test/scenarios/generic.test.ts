@@ -100,7 +100,7 @@ describe("generic recipes", () => {
     expect(pickAnswerField(text("Opens at 9:15"), {})).toEqual({ label: "result", value: "Opens at 9:15" });
     expect(clockLike(new Date().toISOString())).toBe(true);
   });
-  it("asks for a date and time of another day the call did not give (a converted time), and for the one number left once a given date is taken out", () => {
+  it("asks for a date and time of another day the call did not give (a converted time), for the one number left once a given date is taken out, and for each number a sentence names", () => {
     const text = (t: string) => ({ isError: false, text: t, content: [{ type: "text", text: t }] }) as unknown as ToolResult;
     // time-mcp's convert_time and get_timestamp, as they answer
     const converted = "Current time in Asia/Shanghai is 2024-03-23 12:30:00, and the time in Europe/London is 2024-03-23 04:30:00. The time difference is -8 hours.";
@@ -108,6 +108,17 @@ describe("generic recipes", () => {
     expect(clockLike("2024-03-23 04:30:00")).toBe(false);
     const stamp = "The timestamp of 2024-03-23 12:30:00.000 (parsed as UTC) is 1711197000000 ms.";
     expect(pickAnswerField(text(stamp), { time: "2024-03-23 12:30:00.000" })).toEqual({ label: "result", value: 1711197000000 });
+    // several numbers, each named in its clause: one question per name (time-mcp's get_week_year)
+    expect(answerFields(text("The week of the year is 3, and the isoWeek of the year is 2."), { date: "2024-01-14" })).toEqual([
+      { label: "week of the year", value: 3 },
+      { label: "isoWeek of the year", value: 2 },
+    ]);
+    expect(answerFields(text("Temperature: 21.5 C; humidity: 40%"), { city: "Oslo" })).toEqual([
+      { label: "temperature", value: 21.5 },
+      { label: "humidity", value: 40 },
+    ]);
+    // a number without a name of its own leaves the sentence as it was
+    expect(pickAnswerField(text("Between 3 and 9 there are 5 primes."), {})).toEqual({ label: "result", value: "Between 3 and 9 there are 5 primes." });
     // the same asked about today: the answer is the clock's, not asked
     const now = new Date();
     const today = now.toISOString().slice(0, 10);

@@ -55,6 +55,12 @@ describe("time-mcp (the npm package) through the CLI", () => {
       const [e] = s.expected!;
       expect(e.kind === "contains" && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(e.value) && e.value !== args.time, JSON.stringify(e)).toBe(true);
     }
+    // "The week of the year is 3, and the isoWeek of the year is 2.": one of the two, by its name
+    expect(of("get_week_year").length).toBeGreaterThan(0);
+    for (const s of of("get_week_year")) {
+      expect(s.task).toMatch(/(week|isoWeek) of the year[?.]$/);
+      expect(s.expected![0]).toMatchObject({ kind: "numeric" });
+    }
     for (const s of of("get_timestamp")) expect(s.expected![0]).toMatchObject({ kind: "numeric", value: Date.parse(`${String(s.reference!.calls[0].arguments.time).replace(" ", "T")}Z`) });
     const check = await cli(["scenarios", "check", "--fresh", "--server", SERVER, out]);
     expect(check.code, check.stderr + check.stdout).toBe(0);

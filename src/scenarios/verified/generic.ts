@@ -196,6 +196,10 @@ export function answerFields(result: ToolResult, args: Record<string, unknown> =
     const stamps = unnamed.match(/\b\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?\b/g) ?? [];
     if (stamps.length === 1 && t.length <= 200 && !t.includes("\n") && askable(stamps[0])) return [{ label: "result", value: stamps[0] }];
     const fresh = extractNumbers(unnamed).filter((x) => !echoes.has(String(x)));
+    // several numbers, each named in its clause ("The week of the year is 3, and the isoWeek of
+    // the year is 2."): each is a question of its own, asked by its name
+    const named = fresh.length > 1 && t.length <= 200 && !t.includes("\n") ? namedNumbers(unnamed) : [];
+    if (named.length > 1 && named.length === fresh.length && named.every((f, i) => f.value === fresh[i] && askable(f.value)) && new Set(named.map((f) => f.label)).size === named.length) return named;
     if (fresh.length === 1 && t.length <= 200 && !t.includes("\n") && /[a-z]/i.test(t) && askable(fresh[0])) return [{ label: "result", value: fresh[0] }];
     // a short text is the answer when it is one line of words: not a page of headings and empty
     // blocks (@playwright/mcp's snapshot of about:blank, "### Page\n- Page URL: about:blank\n### Snapshot…",
@@ -203,6 +207,25 @@ export function answerFields(result: ToolResult, args: Record<string, unknown> =
     if (t.length > 0 && t.length <= 60 && !t.includes("\n") && !/^#{1,6}\s/.test(t) && !echoes.has(t) && askable(t)) return [withCase({ label: "result", value: t }, echoes)];
   }
   return [];
+}
+
+/**
+ * The numbers a sentence names, clause by clause: "The week of the year is 3, and the isoWeek of
+ * the year is 2." gives "week of the year" 3 and "isoWeek of the year" 2 ("the time difference is
+ * -8 hours": "time difference" -8; "humidity: 40%": "humidity" 40). A clause without a name and
+ * "is" (or ":", "=") before its number gives nothing.
+ */
+export function namedNumbers(text: string): AnswerField[] {
+  const out: AnswerField[] = [];
+  for (const clause of text.split(/[,;]\s*(?:and\s+)?|\.\s+|\s+and\s+/)) {
+    const m = /^\s*(?:the\s+)?([A-Za-z][A-Za-z' ]{1,40}?)(?:\s+(?:is|are|was|were|equals)\s+|\s*[:=]\s*)(-?\d+(?:\.\d+)?)(?![\d.]*\d)/i.exec(clause);
+    if (!m) continue;
+    const value = Number(m[2]);
+    // "Temperature" begins a sentence; "isoWeek" and "CPU" are spelt so
+    const label = m[1].trim().replace(/^[A-Z][a-z]+\b/, (w) => w.toLowerCase());
+    if (Number.isFinite(value)) out.push({ label, value });
+  }
+  return out;
 }
 
 const ENV_NAMES = new Set(["PATH", "HOME", "PWD", "SHELL", "USER", "LOGNAME", "LANG", "TERM", "TMPDIR", "HOSTNAME"]);
