@@ -35,8 +35,8 @@ describe("toolUseLine", () => {
   const before = { rollouts: 100, without_tool: 33, calls: 70, failed: 3, malformed_calls: 0 };
   const after = { rollouts: 100, without_tool: 1, calls: 104, failed: 2, malformed_calls: 0 };
   it("says how the held-out rollouts' tool use moved, malformed calls only when there were some", () => {
-    expect(toolUseLine({ before, after })).toBe("tool use (held-out rollouts): answered without a tool 33% → 1%; tool calls 70 → 104, failed 3 → 2\n");
-    expect(toolUseLine({ before: { ...before, malformed_calls: 4 }, after })).toContain("failed 3 → 2, 4 → 0 malformed\n");
+    expect(toolUseLine({ before, after })).toBe("tool use (held-out rollouts): answered without a tool 33% → 1%; tool calls 70 → 104 (failed 3 → 2)\n");
+    expect(toolUseLine({ before: { ...before, malformed_calls: 4 }, after })).toContain("(failed 3 → 2); tool calls that did not parse 4 → 0\n");
   });
   it("is empty without both measurements, and the summary carries it", () => {
     expect(toolUseLine(undefined)).toBe("");

@@ -436,8 +436,8 @@ export function toolUseLine(u: TrainSummary["heldout_tool_use"]): string {
   const a = u?.after;
   if (!b || !a) return "";
   const share = (n: number, of: number) => `${Math.round((100 * n) / Math.max(1, of))}%`;
-  const malformed = b.malformed_calls + a.malformed_calls > 0 ? `, ${b.malformed_calls} → ${a.malformed_calls} malformed` : "";
-  return `tool use (held-out rollouts): answered without a tool ${share(b.without_tool, b.rollouts)} → ${share(a.without_tool, a.rollouts)}; tool calls ${b.calls} → ${a.calls}, failed ${b.failed} → ${a.failed}${malformed}\n`;
+  const malformed = b.malformed_calls + a.malformed_calls > 0 ? `; tool calls that did not parse ${b.malformed_calls} → ${a.malformed_calls}` : "";
+  return `tool use (held-out rollouts): answered without a tool ${share(b.without_tool, b.rollouts)} → ${share(a.without_tool, a.rollouts)}; tool calls ${b.calls} → ${a.calls} (failed ${b.failed} → ${a.failed})${malformed}\n`;
 }
 
 /** --quiet's whole output on success: the result and where it is, on one line. */
