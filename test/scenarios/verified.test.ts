@@ -241,6 +241,18 @@ describe("verified generator on the fixtures", () => {
     }
   }, 120_000);
 
+  it("builds a few tasks of one tool that come to the same answer whatever their arguments, not a set of them (weather is 21.5 C in every city)", async () => {
+    const ev = await connect(stdioTarget("everything"), { tools: { include: ["weather"] } });
+    try {
+      const r = await generateVerified(ev, { n: 12, seed: 2, acceptFewer: true });
+      const answers = r.scenarios.map((s) => JSON.stringify(s.expected));
+      expect(r.scenarios.length).toBeGreaterThan(0);
+      for (const a of new Set(answers)) expect(answers.filter((x) => x === a).length, a).toBeLessThanOrEqual(3);
+    } finally {
+      await ev.close();
+    }
+  }, 120_000);
+
   it("drops a read-only task whose answer holds only on the instance it was built on (replayed on another instance)", async () => {
     // the harvest calls counter_inc (read-only by its name) twice to see it answer differently:
     // counter_get then says 2 on this instance, and 0 on any fresh one

@@ -224,6 +224,10 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
 
     const committed: Array<{ slot: number; built: BuiltDraft; split: Split }> = [];
     const seen = new Set<string>();
+    // a generic tool's tasks that all come to one answer whatever their arguments (git_changelog_analyze's
+    // commit count, whatever review types it is given) teach that answer: a few of each, no more
+    const sameAnswer = new Map<string, number>();
+    const sameAnswerCap = Math.max(SAME_ANSWER_MIN, Math.ceil(n * SAME_ANSWER_SHARE));
     const splitGuard = new SplitGuard();
     const failStreak = new Map<string, number>();
     const exhausted = new Set<string>();
@@ -269,9 +273,12 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       for (const r of results) {
         const key = r.built ? dedupeKey(r.built) : undefined;
         const candidate = r.built && key ? { split: r.split, heldOutTemplate: r.built.heldOutTemplate, expected: key.expected, calls: r.built.calls } : undefined;
-        if (r.built && key && candidate && !seen.has(key.calls) && !seen.has(key.task) && !splitGuard.clashes(candidate) && committed.length < n) {
+        const answerKey = r.built && key && r.recipe.id.startsWith("generic.") ? `${r.recipe.id}\u0000${key.expected}` : undefined;
+        const answerTaken = answerKey !== undefined && (sameAnswer.get(answerKey) ?? 0) >= sameAnswerCap;
+        if (r.built && key && candidate && !seen.has(key.calls) && !seen.has(key.task) && !answerTaken && !splitGuard.clashes(candidate) && committed.length < n) {
           seen.add(key.calls);
           seen.add(key.task);
+          if (answerKey) sameAnswer.set(answerKey, (sameAnswer.get(answerKey) ?? 0) + 1);
           splitGuard.add(candidate);
           failStreak.set(r.recipe.id, 0);
           committed.push({ slot: r.slot, built: r.built, split: r.split });
@@ -418,6 +425,10 @@ export function lopsidedNote(perRecipe: Readonly<Record<string, number>>, recipe
 
 /** consecutive failed attempts after which a recipe is set aside for the rest of the run */
 const EXHAUSTED_AFTER = 15;
+
+/** At most this many of a generic recipe's tasks expect one answer (or this share of the set, when larger). */
+const SAME_ANSWER_MIN = 3;
+const SAME_ANSWER_SHARE = 0.05;
 
 /**
  * Two scenarios are the same when their normalized task texts are equal, or when they make the
