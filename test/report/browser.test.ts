@@ -400,6 +400,8 @@ describe("the report of a one-step run without a held-out set", () => {
       expect(axes.length).toBeGreaterThan(0);
       for (const [min, max] of axes) expect(max - min).toBeGreaterThan(0);
       expect(await one.textContent("body")).toContain("Not measured: the run had no held-out scenarios");
+      expect(await one.textContent("#tools")).toContain("No tool use recorded: this run's held-out evaluations do not say");
+      expect(await one.locator("#tool-use").count()).toBe(0);
     } finally {
       await one.close();
     }

@@ -31,7 +31,7 @@ function renderToolUse(container, picked) {
   var before = picked.before && picked.before.tool_use;
   var after = picked.after && picked.after.tool_use;
   if (!before && !after) {
-    container.appendChild(el("p", { class: "empty" }, "No tool use recorded: the held-out evaluations of this run do not say how their rollouts used the tools (runs from before train-mcp recorded it, or no held-out set)."));
+    container.appendChild(el("p", { class: "empty" }, "No tool use recorded: this run's held-out evaluations do not say how their rollouts used the tools (a run made before train-mcp recorded it, or one without a held-out set)."));
     return;
   }
   var cols = [["before RL", before], ["after RL", after]].filter(function (c) { return c[1]; });
