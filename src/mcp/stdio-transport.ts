@@ -75,7 +75,10 @@ export class StdioTransport implements Transport {
     // "ModuleNotFoundError: …"); Node prints its properties after it ("requireStack: [] | }")
     const errorLine = said.findLast((l) => /^(?:[\w.]*(?:Error|Exception)\b|error\b|fatal\b)/i.test(l));
     const tail = (errorLine ?? said.slice(-2).join(" | ")).slice(0, 400);
-    const parts = [this.exitInfo, tail ? `${stream}: ${this.scrub(tail)}` : "", withLogPath ? `log: ${this.params.logPath}` : ""];
+    // a server that fails without a word (mcp-server-mysql refused by its database): tell the user
+    // (not the model, which reads the text without the log path) where to look
+    const silent = withLogPath && !tail && /^server exited with code [1-9]/.test(this.exitInfo) ? "it said nothing on stderr or stdout: run its command by hand to see why; a setting it reads from its environment goes with -e NAME=VALUE" : "";
+    const parts = [this.exitInfo, tail ? `${stream}: ${this.scrub(tail)}` : silent, withLogPath ? `log: ${this.params.logPath}` : ""];
     return parts.filter(Boolean).join("; ");
   }
 

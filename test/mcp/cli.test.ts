@@ -77,6 +77,10 @@ describe.concurrent("train-mcp CLI", () => {
       expect(r.stderr).toMatch(/^train-mcp: cannot (start MCP server|list tools of) .*server exited with code 1; stdout: Error: Access denied for user app; log: /);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
     }
+    // one that says nothing at all: where to look instead
+    const mute = await cliWith({}, "tools", "--server", stdioTarget("die-after-init"));
+    expect(mute.code, mute.stderr).toBe(2);
+    expect(mute.stderr).toMatch(/server exited with code 1; it said nothing on stderr or stdout: run its command by hand to see why; a setting it reads from its environment goes with -e NAME=VALUE; log: /);
   });
 
   it("call notes a result that breaks the tool's own outputSchema, and still prints it", async () => {
