@@ -44,7 +44,9 @@ function renderToolUse(container, picked) {
     el("tbody", null,
       el("tr", { dataset: { row: "without-tool" } }, el("th", null, "answered without a tool call"), cols.map(function (c) { return el("td", null, fmtShare(c[1].without_tool, c[1].rollouts)); })),
       el("tr", { dataset: { row: "malformed" } }, el("th", null, "tool-call markup that did not parse"), cols.map(function (c) { return el("td", null, String(c[1].malformed_calls)); }))));
-  container.appendChild(scrollBox(totals));
+  var totalsBox = scrollBox(totals);
+  totalsBox.className += " tool-totals-box";
+  container.appendChild(totalsBox);
 
   var names = toolNamesByUse([before, after]);
   if (names.length === 0) {
