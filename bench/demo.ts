@@ -26,7 +26,10 @@ interface Row {
   heldout_n: number;
   wall_s: number;
   run_dir: string;
+  /** how the held-out rollouts used the tools before and after RL (src/train/loop.ts) */
+  heldout_tool_use?: { before?: { rollouts: number; without_tool: number }; after?: { rollouts: number; without_tool: number } };
 }
+const noTool = (u: { rollouts: number; without_tool: number }) => `${((100 * u.without_tool) / Math.max(1, u.rollouts)).toFixed(0)}%`;
 const rows: Row[] = [];
 for (let i = 1; i <= runs; i++) {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "train-mcp-bench-demo-"));
@@ -46,7 +49,8 @@ for (let i = 1; i <= runs; i++) {
   rows.push(s);
   console.log(
     `run ${i}: held-out ${(s.heldout_before * 100).toFixed(1)}% -> ${(s.heldout_after * 100).toFixed(1)}% ` +
-      `(${((s.heldout_after - s.heldout_before) * 100).toFixed(1)} points, n=${s.heldout_n}), ${s.wall_s.toFixed(0)} s in the trainer, ${wall.toFixed(0)} s with start-up`,
+      `(${((s.heldout_after - s.heldout_before) * 100).toFixed(1)} points, n=${s.heldout_n}), ${s.wall_s.toFixed(0)} s in the trainer, ${wall.toFixed(0)} s with start-up` +
+      (s.heldout_tool_use?.before && s.heldout_tool_use.after ? `; answered without a tool ${noTool(s.heldout_tool_use.before)} -> ${noTool(s.heldout_tool_use.after)}` : ""),
   );
   if (!keep) fs.rmSync(out, { recursive: true, force: true });
 }
