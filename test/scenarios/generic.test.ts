@@ -108,6 +108,8 @@ describe("generic recipes", () => {
     expect(clockLike("2024-03-23 04:30:00")).toBe(false);
     const stamp = "The timestamp of 2024-03-23 12:30:00.000 (parsed as UTC) is 1711197000000 ms.";
     expect(pickAnswerField(text(stamp), { time: "2024-03-23 12:30:00.000" })).toEqual({ label: "result", value: 1711197000000 });
+    // a given path "." is no text to take out: the 20.5 stays whole
+    expect(pickAnswerField(text("The total size is 20.5 kB."), { path: "." })).toEqual({ label: "result", value: 20.5 });
     // several numbers, each named in its clause: one question per name (time-mcp's get_week_year)
     expect(answerFields(text("The week of the year is 3, and the isoWeek of the year is 2."), { date: "2024-01-14" })).toEqual([
       { label: "week of the year", value: 3 },

@@ -188,7 +188,8 @@ export function answerFields(result: ToolResult, args: Record<string, unknown> =
     // nor is the one number of a note's lines, "Budget: 45000", "the result" of reading it)
     // (nor are the numbers of a date given: "The timestamp of 2024-03-23 12:30:00.000 is 1711197000000 ms")
     const unnamed = [...echoes]
-      .filter((e) => e.length > 0 && !/^-?\d+(?:\.\d+)?$/.test(e))
+      // (words and dates, not a bare number, nor punctuation such as the path "." in "20.5")
+      .filter((e) => /[\p{L}\p{N}]/u.test(e) && !/^-?\d+(?:\.\d+)?$/.test(e))
       .sort((a, b) => b.length - a.length)
       .reduce((text, e) => text.split(e).join(" "), t);
     // one date and time the call did not give ("… and the time in Europe/London is 2024-03-23
