@@ -30,8 +30,11 @@ export type ToolUse = z.infer<typeof ToolUseSchema>;
 
 type Played = Pick<Trajectory, "toolCalls" | "success">;
 
-/** Calls that never reached a server (refused before sending) take no time worth averaging. */
-const NOT_SENT = new Set(["unknown_tool", "invalid_arguments", "aborted"]);
+/** A call that went to the server: not the model's malformed call (parse error), nor one refused
+ *  before sending (unknown tool, arguments against the schema, aborted). */
+export function wasSent(call: { error?: string }): boolean {
+  return !call.error || !(call.error.startsWith("parse:") || call.error === "unknown_tool" || call.error === "invalid_arguments" || call.error === "aborted");
+}
 
 export function toolUse(trajectories: readonly Played[]): ToolUse {
   const tools: Record<string, ToolStats> = {};
@@ -50,7 +53,8 @@ export function toolUse(trajectories: readonly Played[]): ToolUse {
       if (c.isError) s.failed++;
       if (c.error) s.faults[c.error] = (s.faults[c.error] ?? 0) + 1;
       if (c.outputProblem) s.output_problems++;
-      if (!c.error || !NOT_SENT.has(c.error)) {
+      // calls refused before sending take no time worth averaging
+      if (wasSent(c)) {
         const m = msSum.get(c.name) ?? { ms: 0, n: 0 };
         msSum.set(c.name, { ms: m.ms + c.ms, n: m.n + 1 });
       }

@@ -9,7 +9,9 @@ import { TrainMcpError } from "../errors.js";
 import type { RewardComponent } from "../rewards/types.js";
 import type { Policy } from "../rollout/policy.js";
 import type { Trajectory } from "../rollout/trajectory.js";
-import { toolUse, type ToolUse } from "../rollout/tool-use.js";
+import { toolUse, wasSent, type ToolUse } from "../rollout/tool-use.js";
+
+export { wasSent };
 import type { Scenario } from "../scenarios/schema.js";
 import { sleep } from "../sleep.js";
 import { playAndScore } from "./play.js";
@@ -127,11 +129,6 @@ export async function evaluate(scenarios: Scenario[], policy: Policy, servers: S
   return result;
 }
 
-/** A call that went to the server: not the model's malformed call (parse error), nor one refused
- *  before sending (unknown tool, arguments against the schema, aborted). */
-export function wasSent(call: { error?: string }): boolean {
-  return !call.error || !(call.error.startsWith("parse:") || call.error === "unknown_tool" || call.error === "invalid_arguments" || call.error === "aborted");
-}
 
 /** A call that failed for the server's sake, not the model's: the connection was lost or it timed out. */
 export function isServerFault(call: { error?: string }): boolean {
