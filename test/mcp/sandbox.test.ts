@@ -19,7 +19,8 @@ import { serverCommand, stdioTarget } from "../servers/launch.js";
 const SHELL = stdioTarget("shell");
 // outside /tmp: the sandbox lays an empty /tmp of its own over the host's
 const outside = resolve("node_modules/.cache/sandbox-test-" + process.pid);
-const template = mkdtempSync(join(tmpdir(), "sandbox-template-"));
+// the sandbox's rules are about /tmp itself, whatever TMPDIR says (the tests' is a folder of their own)
+const template = mkdtempSync("/tmp/sandbox-template-");
 let http: Server;
 let url = "";
 
@@ -92,7 +93,7 @@ describe("--sandbox", () => {
   });
 
   it("starts a server that lives under /tmp (a clone there, as CI's may be), read-only, though the sandbox's /tmp is its own", async () => {
-    const home = mkdtempSync(join(tmpdir(), "sandbox-server-"));
+    const home = mkdtempSync("/tmp/sandbox-server-");
     try {
       const script = join(home, "shell.mjs");
       copyFileSync(serverCommand("shell").args.at(-1)!, script);
