@@ -68,10 +68,12 @@ export function readJsonl(file: string): Array<Record<string, unknown>> {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-/** Runs bin/train-mcp.mjs with these arguments, outside vitest's environment. */
-export function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs bin/train-mcp.mjs with these arguments, outside vitest's environment; `envChanges` sets
+ *  variables (undefined removes one). */
+export function cli(args: string[], envChanges: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS"));
+    const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST") && k !== "NODE_OPTIONS" && !(k in envChanges));
+    const env = Object.fromEntries([...inherited, ...Object.entries(envChanges).filter(([, v]) => v !== undefined)]);
     const child = spawn(process.execPath, ["bin/train-mcp.mjs", ...args], { stdio: ["ignore", "pipe", "pipe"], env });
     let stdout = "";
     let stderr = "";

@@ -10,6 +10,7 @@
  * postinstall, which would download the CUDA provider libraries, is skipped on purpose (.npmrc),
  * so CUDA is present only where the user installed it.
  */
+import "./telemetry-off.js"; // before onnxruntime-node loads
 import * as os from "node:os";
 import * as ort from "onnxruntime-node";
 import { z } from "zod";
