@@ -1,6 +1,8 @@
 /**
- * @playwright/mcp (a devDependency) driving Debian's chromium, on pages a local HTTP server
- * serves. A fresh instance has no page open and offline the generator knows none, so it built
+ * @playwright/mcp and chrome-devtools-mcp (devDependencies) driving Debian's chromium, on pages
+ * a local HTTP server serves. chrome-devtools-mcp keeps several pages open and names the page in
+ * every call (new_page {url}, take_snapshot {pageId}, click {pageId, uid}): before, it was taken
+ * for no browser and got no task. A fresh instance has no page open and offline the generator knows none, so it built
  * nothing before browser.ts: now `--allow-writes --value url=…` gives tasks that open a page and
  * read it (title, headings, a link, a table cell, a paragraph) or follow one of its links first,
  * each answered from the page's own HTML and replayed on a fresh instance (`scenarios check
@@ -45,8 +47,23 @@ const PAGES: Record<string, string> = {
 let site: http.Server;
 let base = "";
 const dir = mkdtempSync(join(tmpdir(), "browser-real-"));
-// snapshots it saves go to the temp folder, not .playwright-mcp/ in the repository
-const SERVER = `node ${resolve("node_modules/@playwright/mcp/cli.js")} --executable-path ${CHROMIUM} --headless --isolated --no-sandbox --output-dir ${join(dir, "out")}`;
+const BROWSERS = [
+  {
+    name: "@playwright/mcp",
+    // snapshots it saves go to the temp folder, not .playwright-mcp/ in the repository
+    server: `node ${resolve("node_modules/@playwright/mcp/cli.js")} --executable-path ${CHROMIUM} --headless --isolated --no-sandbox --output-dir ${join(dir, "out")}`,
+    navigate: "browser_navigate",
+    reader: "browser_snapshot",
+    click: "browser_click",
+  },
+  {
+    name: "chrome-devtools-mcp",
+    server: `node ${resolve("node_modules/chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js")} --executablePath ${CHROMIUM} --headless --isolated --usageStatistics false --performanceCrux false --chromeArg=--no-sandbox`,
+    navigate: "new_page",
+    reader: "take_snapshot",
+    click: "click",
+  },
+];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: @playwright/mcp's test needs it (Debian: apt-get install -y chromium; or set CHROMIUM_PATH)`);
@@ -63,14 +80,17 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Whether a page's HTML holds a value: its text, title or a link's address ("14.5" as "14.50" too). */
+/** Whether a page's HTML holds a value: its text, title or a link's address, as written or
+ *  resolved against the page (chrome-devtools-mcp shows `/fares.html` as `http://…/fares.html`;
+ *  "14.5" as "14.50" too). */
 function holds(path: string, value: string): boolean {
-  return PAGES[path].includes(value) || (/^\d+\.\d$/.test(value) && PAGES[path].includes(`${value}0`));
+  const addresses = [...PAGES[path].matchAll(/href="([^"]+)"/g)].map((m) => new URL(m[1], `${base}${path}`).href);
+  return PAGES[path].includes(value) || addresses.includes(value) || (/^\d+\.\d$/.test(value) && PAGES[path].includes(`${value}0`));
 }
 
-describe("@playwright/mcp (the npm package) on local pages, through the CLI", () => {
+describe.each(BROWSERS)("$name (the npm package) on local pages, through the CLI", ({ server: SERVER, navigate, reader, click }) => {
   it("builds tasks on the pages given, answered from the page each opens or reaches by a link, and they replay with check --fresh", async () => {
-    const out = join(dir, "browser.jsonl");
+    const out = join(dir, `${navigate}.jsonl`);
     const g = await cli(["scenarios", "generate", "--server", SERVER, "--allow-writes", "--value", `url=${base}/ferry.html`, "--value", `url=${base}/fares.html`, "--n", "6", "--seed", "3", "--out", out]);
     expect(g.code, g.stderr).toBe(0);
     const scenarios = readScenarioFile(out);
@@ -78,11 +98,11 @@ describe("@playwright/mcp (the npm package) on local pages, through the CLI", ()
     const kinds = new Set<string>();
     for (const s of scenarios) {
       const calls = s.reference!.calls;
-      expect(calls[0].name, s.task).toBe("browser_navigate");
+      expect(calls[0].name, s.task).toBe(navigate);
       const start = new URL(String(calls[0].arguments.url)).pathname;
       expect(["/ferry.html", "/fares.html"]).toContain(start);
       expect(s.task).toContain(`${base}${start}`);
-      const clicked = calls.find((c) => c.name === "browser_click");
+      const clicked = calls.find((c) => c.name === click);
       // a link followed: the answer is on the page it leads to, and not on the one first opened
       const link = clicked ? /"([^"]+)"/.exec(s.task)![1] : undefined;
       const href = link ? new RegExp(`<a href="([^"]+)">${link}</a>`).exec(PAGES[start])![1] : undefined;
@@ -95,7 +115,7 @@ describe("@playwright/mcp (the npm package) on local pages, through the CLI", ()
         if (href) expect(holds(start, value!), `${s.task} → ${value}`).toBe(false);
       }
       // element refs are the server's, never an answer
-      expect(JSON.stringify(s.expected)).not.toMatch(/\bref=|\be\d+\b/);
+      expect(JSON.stringify(s.expected)).not.toMatch(/\bref=|\be\d+\b|\b\d+_\d+\b/);
     }
     expect([...kinds].sort()).toEqual(["follow", "read"]);
     const check = await cli(["scenarios", "check", "--fresh", "--server", SERVER, out]);
@@ -108,7 +128,7 @@ describe("@playwright/mcp (the npm package) on local pages, through the CLI", ()
     try {
       const t0 = Date.now();
       await expect(generateVerified(box, { n: 3, allowWrites: false, values: { url: [`${base}/ferry.html`] } })).rejects.toThrow(
-        /the server drives a browser \(browser_navigate opens a page, browser_snapshot reads it\), and browser_navigate changes the browser's state, which only `scenarios generate --allow-writes` calls \(train then takes the file it writes with --scenarios\);/,
+        new RegExp(`the server drives a browser \\(${navigate} opens a page, ${reader} reads it\\), and ${navigate} changes the browser's state, which only \`scenarios generate --allow-writes\` calls \\(train then takes the file it writes with --scenarios\\);`),
       );
       await expect(generateVerified(box, { n: 3, allowWrites: true })).rejects.toThrow(/and no page was given to open: give them with --value url=http:\/\/… \(repeatable/);
       expect(Date.now() - t0).toBeLessThan(15_000);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ToolSpec } from "../../src/mcp/types.js";
-import { detectBrowser, pageAsks } from "../../src/scenarios/verified/browser.js";
+import { detectBrowser, pageAsks, pageIdIn } from "../../src/scenarios/verified/browser.js";
 import { pageFacts } from "../../src/scenarios/verified/page-snapshot.js";
 
 const WRITES = { readOnlyHint: false, destructiveHint: true };
@@ -41,6 +41,39 @@ describe("a browser server, by its tools' shapes", () => {
     // a fetch tool answers with the page itself, and nothing shows "the page open"
     expect(detectBrowser([tool("fetch", "Fetches a URL from the internet and extracts its contents as markdown", { url: { type: "string" } }, ["url"])])).toBeUndefined();
     expect(detectBrowser(PLAYWRIGHT.filter((t) => t.name !== "browser_snapshot" && t.name !== "browser_find"))).toBeUndefined();
+  });
+});
+
+// chrome-devtools-mcp 1.11's (a few of its 32): every page tool names the page; take_snapshot
+// may save to a file, so it is not annotated read-only; take_heapsnapshot is no page reader
+const DEVTOOLS = [
+  tool("click", "Clicks on the provided element", { pageId: { type: "number" }, uid: { type: "string" }, dblClick: { type: "boolean" } }, ["pageId", "uid"], WRITES),
+  tool("list_pages", "Get a list of pages open in the browser.", {}, []),
+  tool("navigate_page", "Go to a URL, or back, forward, or reload.", { pageId: { type: "number" }, url: { type: "string" } }, ["pageId"], WRITES),
+  tool("new_page", "Open a new tab and load a URL. Use project URL if not specified otherwise.", { url: { type: "string" }, background: { type: "boolean" } }, ["url"], WRITES),
+  tool("take_heapsnapshot", "Capture a heap snapshot of the target page.", { pageId: { type: "number" }, filePath: { type: "string" } }, ["pageId", "filePath"], WRITES),
+  tool("take_snapshot", "Take a text snapshot of the target page based on the a11y tree.", { pageId: { type: "number" }, filePath: { type: "string" } }, ["pageId"], WRITES),
+  tool("wait_for", "Wait for the specified text to appear on the selected page.", { pageId: { type: "number" }, text: { type: "string" } }, ["pageId", "text"]),
+];
+
+describe("a browser that keeps several pages open (chrome-devtools-mcp)", () => {
+  it("opens with new_page, reads with take_snapshot by the page's id, clicks by page id and uid", () => {
+    const b = detectBrowser(DEVTOOLS)!;
+    expect(b.navigate).toMatchObject({ tool: { name: "new_page" }, arg: "url" });
+    expect(b.reader.name).toBe("take_snapshot");
+    expect(b.readerPage).toBe("pageId");
+    expect(b.click).toMatchObject({ tool: { name: "click" }, args: { pageId: "page", uid: "ref" } });
+    // a reader that needs more than the page (a file to save to) is none
+    expect(detectBrowser(DEVTOOLS.filter((t) => t.name !== "take_snapshot"))).toBeUndefined();
+  });
+
+  it("reads the page's id from the opening call's list of pages: the line with its URL, else the selected one", () => {
+    const reply = "## Pages\n1: about:blank\n2: Crumb Bakery (http://127.0.0.1:8080/index.html) [selected]";
+    expect(pageIdIn(reply, "http://127.0.0.1:8080/index.html")).toBe("2");
+    expect(pageIdIn("## Pages\n1: about:blank\n3: Crumb Bakery (http://127.0.0.1:8080/) [selected]", "http://127.0.0.1:8080/index.html")).toBe("3");
+    // the URL on two lines and nothing selected: no telling which
+    expect(pageIdIn("1: A (http://h/x)\n2: B (http://h/x)", "http://h/x")).toBeUndefined();
+    expect(pageIdIn("Navigated to http://h/x", "http://h/x")).toBeUndefined();
   });
 });
 

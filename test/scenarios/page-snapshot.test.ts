@@ -76,4 +76,30 @@ describe("a browser server's page snapshot", () => {
     expect(pageFacts(two).heading).toBeUndefined();
     expect(pageFacts("# Pricing\n\nSome text.\n\n## Plans\n\n## Support\n")).toEqual({ heading: "Pricing", sections: ["Plans", "Support"], links: [], cells: [] });
   });
+
+  it("reads chrome-devtools-mcp's snapshot: the root's name is the title, uids are refs, a link's url its address", () => {
+    const devtools = [
+      "## Latest page snapshot",
+      'uid=1_0 RootWebArea "Crumb Bakery" url="http://127.0.0.1:8080/index.html"',
+      '  uid=1_1 heading "Crumb Bakery" level="1"',
+      '  uid=1_2 "Fresh bread every morning since 1987."',
+      '  uid=1_3 heading "Prices" level="2"',
+      '  uid=1_10 link "Opening hours" url="http://127.0.0.1:8080/hours.html"',
+      '  uid=1_12 " "',
+      '  uid=1_13 link "About \\"us\\"" url="http://127.0.0.1:8080/about.html" focusable focused',
+    ].join("\n");
+    expect(pageFacts(devtools)).toEqual({
+      title: "Crumb Bakery",
+      heading: "Crumb Bakery",
+      sections: ["Prices"],
+      links: [
+        { text: "Opening hours", href: "http://127.0.0.1:8080/hours.html", ref: "1_10" },
+        { text: 'About "us"', href: "http://127.0.0.1:8080/about.html", ref: "1_13" },
+      ],
+      cells: [],
+    });
+    const [root] = parseSnapshot(devtools);
+    expect(root.children.map((c) => c.role)).toEqual(["heading", "text", "heading", "link", "text", "link"]);
+    expect(root.children[5].attrs).toEqual({ ref: "1_13", url: "http://127.0.0.1:8080/about.html", focusable: "true", focused: "true" });
+  });
 });

@@ -3,6 +3,9 @@
  * a page by its `url` (browser_navigate) and a read-only one that shows the page open, with no
  * argument needed (browser_snapshot's accessibility tree). A fresh instance has no page open, and
  * offline the generator knows none: the pages are the user's (`--value url=http://127.0.0.1:8080/a.html`).
+ * Servers that keep several pages open (chrome-devtools-mcp: new_page {url}, take_snapshot
+ * {pageId}, click {pageId, uid}) name the page in each call: its id is read from the opening
+ * call's reply (`2: Harbor Bakery (http://…) [selected]`), and is the same on a fresh instance.
  *
  * - read: open a page given, read it, and tell its title, main heading, section headings, where
  *   a link leads or which link leads somewhere, a table's cell by row and column or the row a
@@ -30,14 +33,18 @@ import { quotable } from "./document-answer.js";
 export interface BrowserServer {
   /** opens a page: its one required argument is the URL */
   navigate: { tool: ToolSpec; arg: string };
-  /** shows the page open, with no argument needed */
+  /** shows the page open, with no argument needed, or only the page's id (`page`) */
   reader: ToolSpec;
-  /** clicks an element by the ref a snapshot gives it: each required argument, a ref or a description */
-  click?: { tool: ToolSpec; args: Record<string, "ref" | "description"> };
+  /** the reader's one required argument, the id of the page to read (chrome-devtools-mcp's `pageId`) */
+  readerPage?: string;
+  /** clicks an element by the ref a snapshot gives it: each required argument, a ref, a description or the page's id */
+  click?: { tool: ToolSpec; args: Record<string, "ref" | "description" | "page"> };
 }
 
 const NAVIGATES = /navigat|\bgo ?to\b|\bgoto\b|\bopen\b|\bvisit\b|\bload\b/i;
 const READS_PAGE = /snapshot|accessibility|page (?:content|text|source)|\bget_?(?:page_?)?(?:text|content)\b|read_?page/i;
+/** an argument naming one of the pages open: `pageId`, `tab_id`, `page` */
+const PAGE_ARG = /^(?:page|tab)_?(?:id|index|idx)?$/i;
 
 /** The navigate, read and click tools of a browser server, or undefined when it is none. */
 export function detectBrowser(tools: readonly ToolSpec[]): BrowserServer | undefined {
@@ -47,24 +54,32 @@ export function detectBrowser(tools: readonly ToolSpec[]): BrowserServer | undef
     return required.length === 1 && /^(url|uri|href)$/i.test(arg) && propType(t, arg) === "string" && NAVIGATES.test(`${words(t.name)} ${t.description ?? ""}`) ? [{ tool: t, arg }] : [];
   })[0];
   // not a screenshot, a console or a network log: the page's text
-  // by its name first: browser_find's description mentions "the accessibility snapshot" too
-  const readers = tools.filter((t) => isReadOnlyTool(t) && requiredOf(t).length === 0 && !/screenshot|image|console|network|pdf|find|search/i.test(t.name));
+  // by its name first: browser_find's description mentions "the accessibility snapshot" too;
+  // a snapshot tool that may also save to a file (chrome-devtools-mcp's take_snapshot: not
+  // annotated read-only) is one too: opening a page already needs --allow-writes
+  const pageOnly = (t: ToolSpec) => {
+    const required = requiredOf(t);
+    return required.length === 0 || (required.length === 1 && PAGE_ARG.test(required[0]) && ["number", "integer", "string"].includes(String(propType(t, required[0]))));
+  };
+  const readers = tools.filter((t) => (isReadOnlyTool(t) || /snapshot/i.test(t.name)) && pageOnly(t) && !/screenshot|image|console|network|pdf|find|search|heap/i.test(t.name));
   const reader = readers.find((t) => READS_PAGE.test(words(t.name))) ?? readers.find((t) => READS_PAGE.test(t.description ?? ""));
   if (!navigate || !reader) return undefined;
+  const readerPage = requiredOf(reader)[0];
   const click = tools
     .filter((t) => /click/i.test(t.name) && !/double|right/i.test(t.name))
     .map((t) => {
-      const args: Record<string, "ref" | "description"> = {};
+      const args: Record<string, "ref" | "description" | "page"> = {};
       for (const a of requiredOf(t)) {
-        if (propType(t, a) !== "string") return undefined;
-        if (/^(ref|target|selector|element_?ref)$/i.test(a)) args[a] = "ref";
+        if (readerPage !== undefined && a === readerPage) args[a] = "page";
+        else if (propType(t, a) !== "string") return undefined;
+        else if (/^(ref|uid|target|selector|element_?ref)$/i.test(a)) args[a] = "ref";
         else if (/element|description/i.test(a)) args[a] = "description";
         else return undefined;
       }
       return Object.values(args).includes("ref") ? { tool: t, args } : undefined;
     })
     .find((c) => c !== undefined);
-  return { navigate, reader, ...(click ? { click } : {}) };
+  return { navigate, reader, ...(readerPage !== undefined ? { readerPage } : {}), ...(click ? { click } : {}) };
 }
 
 /** The browser recipes a tool list allows: none unless detectBrowser finds a navigate and a read tool. */
@@ -93,7 +108,7 @@ export function browserNeeds(tools: readonly ToolSpec[], usable: readonly ToolSp
   const how = `--value ${server.navigate.arg}=http://… (repeatable; pages whose text does not change, a local HTTP server's are best)`;
   const what = `the server drives a browser (${nav} opens a page, ${server.reader.name} reads it)`;
   // train has no --allow-writes: it takes the file scenarios generate writes
-  if (!usable.some((t) => t.name === nav))
+  if (!usable.some((t) => t.name === nav) || !usable.some((t) => t.name === server.reader.name))
     return `${what}, and ${nav} changes the browser's state, which only \`scenarios generate --allow-writes\` calls (train then takes the file it writes with --scenarios)${noPages ? `; give it the pages to open with ${how}` : ""}`;
   return noPages ? `${what}, and no page was given to open: give them with ${how}` : undefined;
 }
@@ -121,29 +136,54 @@ const FOLLOW_TRAIN = ['Open {url} in the browser, follow the link "{link}", and 
 const FOLLOW_TEST = ['Starting at {url}, click "{link}" and, on the page you land on, give me {what}.'];
 
 /** Opens one of the pages given and reads it, the read a probe (no part of the solution) or a
- *  call; undefined when no page was given or either call fails. */
-async function openGiven(ctx: RecipeContext, server: BrowserServer, read: "probe" | "call"): Promise<{ url: string; opened: ToolResult; shown: ToolResult } | undefined> {
+ *  call; undefined when no page was given, either call fails, or the reader needs the page's id
+ *  and the opening call's reply does not give it. `readArgs`: the reader's arguments for this page. */
+async function openGiven(
+  ctx: RecipeContext,
+  server: BrowserServer,
+  read: "probe" | "call",
+): Promise<{ url: string; opened: ToolResult; shown: ToolResult; readArgs: Record<string, string | number>; pageId?: string | number } | undefined> {
   const urls = pageUrls(ctx.pool);
   if (urls.length === 0) return undefined;
   const url = ctx.rng.pick(urls);
   const opened = await ctx.call(server.navigate.tool.name, { [server.navigate.arg]: url });
   if (opened.isError) return undefined;
-  const shown = read === "probe" ? await ctx.probe(server.reader.name, {}) : await ctx.call(server.reader.name, {});
-  return shown.isError ? undefined : { url, opened, shown };
+  let pageId: string | number | undefined;
+  if (server.readerPage !== undefined) {
+    const id = pageIdIn(opened.text, url);
+    if (id === undefined) return undefined;
+    pageId = ["number", "integer"].includes(String(propType(server.reader, server.readerPage))) ? Number(id) : id;
+  }
+  const readArgs: Record<string, string | number> = server.readerPage !== undefined && pageId !== undefined ? { [server.readerPage]: pageId } : {};
+  const shown = read === "probe" ? await ctx.probe(server.reader.name, readArgs) : await ctx.call(server.reader.name, readArgs);
+  return shown.isError ? undefined : { url, opened, shown, readArgs, ...(pageId !== undefined ? { pageId } : {}) };
+}
+
+/**
+ * The id of the page just opened, from the opening call's list of pages: the line that names
+ * its URL (`2: Harbor Bakery (http://127.0.0.1:8080/) [selected]`), else the one marked selected.
+ */
+export function pageIdIn(reply: string, url: string): string | undefined {
+  const lines = reply.split("\n");
+  const idOf = (line: string | undefined) => (line === undefined ? undefined : /^\s*(?:[-*]\s*)?(?:page\s*)?#?(\d+)\s*[:.)]/i.exec(line)?.[1]);
+  const naming = lines.filter((l) => l.includes(url) && idOf(l) !== undefined);
+  if (naming.length === 1) return idOf(naming[0]);
+  const selected = lines.filter((l) => /\[selected\]|\(selected\)|\bcurrent\b/i.test(l) && idOf(l) !== undefined);
+  return selected.length === 1 ? idOf(selected[0]) : undefined;
 }
 
 async function buildRead(ctx: RecipeContext, server: BrowserServer): Promise<Draft | undefined> {
   const page = await openGiven(ctx, server, "probe");
   if (!page) return undefined;
-  const { url, opened, shown } = page;
+  const { url, opened, shown, readArgs } = page;
   const facts = pageFacts(shown.text);
   facts.title ??= pageFacts(opened.text).title;
   const asks = pageAsks(facts, url).filter((a) => fair(a, [url]));
   if (asks.length === 0) return undefined;
   const a = ctx.rng.pick(asks);
-  // the title is in the navigation's reply (@playwright/mcp's "- Page Title: …"): nothing more to call
+  // the title is in the navigation's reply (@playwright/mcp's "- Page Title: …", chrome-devtools-mcp's list of pages): nothing more to call
   if (!(a.title && states(a, opened))) {
-    const read = await ctx.call(server.reader.name, {});
+    const read = await ctx.call(server.reader.name, readArgs);
     if (!states(a, read)) return undefined;
   }
   return { task: ctx.phrase(READ_TRAIN, READ_TEST, { url, what: a.what }), difficulty: a.difficulty, expected: a.expected, answer: a.answer };
@@ -153,11 +193,12 @@ async function buildFollow(ctx: RecipeContext, server: BrowserServer): Promise<D
   const click = server.click!;
   const page = await openGiven(ctx, server, "call");
   if (!page) return undefined;
-  const { url, opened, shown } = page;
+  const { url, opened, shown, readArgs, pageId } = page;
   const links = followable(pageFacts(shown.text).links, url);
   if (links.length === 0) return undefined;
   const link = ctx.rng.pick(links);
-  const args = Object.fromEntries(Object.entries(click.args).map(([a, kind]) => [a, kind === "ref" ? link.ref! : `link "${link.text}"`]));
+  if (Object.values(click.args).includes("page") && pageId === undefined) return undefined;
+  const args = Object.fromEntries(Object.entries(click.args).map(([a, kind]) => [a, kind === "ref" ? link.ref! : kind === "page" ? pageId! : `link "${link.text}"`]));
   const clicked = await ctx.call(click.tool.name, args);
   if (clicked.isError) return undefined;
   const reachedUrl = /^\s*-?\s*Page URL:[ \t]*(\S+)/m.exec(clicked.text)?.[1];
@@ -170,7 +211,7 @@ async function buildFollow(ctx: RecipeContext, server: BrowserServer): Promise<D
   // the title the click's reply gives (nothing more to call), some of the time, where it is fair
   const titled = reached.title ? pageAsks({ title: reached.title, sections: [], links: [], cells: [] }, reachedUrl ?? to).filter((a) => fair(a, before) && states(a, clicked)) : [];
   if (titled.length > 0 && ctx.rng.bool(0.3)) return phrase(titled[0]);
-  const read = await ctx.call(server.reader.name, {});
+  const read = await ctx.call(server.reader.name, readArgs);
   if (read.isError) return undefined;
   const facts = pageFacts(read.text);
   facts.title ??= reached.title;

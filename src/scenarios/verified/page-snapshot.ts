@@ -1,12 +1,15 @@
 /**
  * Reading a web page as a browser server shows it: an accessibility snapshot (@playwright/mcp's
- * `browser_snapshot`, a YAML-like tree: `- heading "Harbor Bakery" [level=1] [ref=e2]`) or, for
- * servers that return the page as Markdown, its `#` headings. What a person asks of a page is
+ * `browser_snapshot`, a YAML-like tree: `- heading "Harbor Bakery" [level=1] [ref=e2]`;
+ * chrome-devtools-mcp's `take_snapshot`, one node a line: `uid=1_1 heading "Harbor Bakery"
+ * level="1"`, the page itself a `RootWebArea` named by its title) or, for servers that return
+ * the page as Markdown, its `#` headings. What a person asks of a page is
  * read out of it: the title, the main heading, the section headings, the links and where they
  * go, a table's cells by row and column, the first paragraph.
  *
- * Element refs (`[ref=e5]`, `[ref=f1e5]` after a second navigation) are numbered by the server in
- * the order it meets elements, so they are kept only to click with, never asked about.
+ * Element refs (`[ref=e5]`, `[ref=f1e5]` after a second navigation; `uid=1_10`, the snapshot's
+ * number then the element's) are numbered by the server in the order it meets elements, so they
+ * are kept (as the `ref` attribute) only to click with, never asked about.
  */
 
 export interface SnapshotNode {
@@ -50,18 +53,17 @@ export interface PageFacts {
 
 // `- role "name" [attr=v] [attr]: value`; a name is a JSON string (its quotes escaped)
 const LINE = /^(\s*)- ((?:\/)?[\w-]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[[^\]]*\])*)(?::(?: (.*))?)?$/;
+// chrome-devtools-mcp: `uid=1_10 link "Opening hours" url="…"`, `uid=1_2 "text"` (no role: text), `attr` alone a flag
+const UID_LINE = /^(\s*)uid=(\S+)(?: ([A-Za-z][\w-]*))?(?: "((?:[^"\\]|\\.)*)")?((?: [\w-]+(?:="(?:[^"\\]|\\.)*")?)*)\s*$/;
 
 /** The tree in a snapshot's text (inside a ```yaml block or not); lines that are not nodes are skipped. */
 export function parseSnapshot(text: string): SnapshotNode[] {
   const roots: SnapshotNode[] = [];
   const stack: Array<{ indent: number; node: SnapshotNode }> = [];
   for (const line of yamlBlock(text).split("\n")) {
-    const m = LINE.exec(line);
-    if (!m) continue;
-    const attrs: Record<string, string> = {};
-    for (const [, k, v] of (m[4] ?? "").matchAll(/\[([\w-]+)(?:=([^\]]*))?\]/g)) attrs[k] = v ?? "true";
-    const node: SnapshotNode = { role: m[2], name: m[3] !== undefined ? unquote(`"${m[3]}"`) : "", value: unquote((m[5] ?? "").trim()), attrs, children: [] };
-    const indent = m[1].length;
+    const parsed = yamlNode(line) ?? uidNode(line);
+    if (!parsed) continue;
+    const { node, indent } = parsed;
     while (stack.length > 0 && stack[stack.length - 1].indent >= indent) stack.pop();
     (stack.length > 0 ? stack[stack.length - 1].node.children : roots).push(node);
     stack.push({ indent, node });
@@ -69,10 +71,29 @@ export function parseSnapshot(text: string): SnapshotNode[] {
   return roots;
 }
 
-/** What a snapshot (or a Markdown page) shows, and the page's title from a `Page Title:` line. */
+/** `- role "name" [attr=v]: value` (@playwright/mcp) */
+function yamlNode(line: string): { node: SnapshotNode; indent: number } | undefined {
+  const m = LINE.exec(line);
+  if (!m) return undefined;
+  const attrs: Record<string, string> = {};
+  for (const [, k, v] of (m[4] ?? "").matchAll(/\[([\w-]+)(?:=([^\]]*))?\]/g)) attrs[k] = v ?? "true";
+  return { node: { role: m[2], name: m[3] !== undefined ? unquote(`"${m[3]}"`) : "", value: unquote((m[5] ?? "").trim()), attrs, children: [] }, indent: m[1].length };
+}
+
+/** `uid=1_1 heading "name" level="1"` (chrome-devtools-mcp): the uid becomes the `ref` attribute */
+function uidNode(line: string): { node: SnapshotNode; indent: number } | undefined {
+  const m = UID_LINE.exec(line);
+  if (!m) return undefined;
+  const attrs: Record<string, string> = { ref: m[2] };
+  for (const [, k, v] of (m[5] ?? "").matchAll(/ ([\w-]+)(?:="((?:[^"\\]|\\.)*)")?/g)) if (k !== "ref") attrs[k] = v !== undefined ? unquote(`"${v}"`) : "true";
+  return { node: { role: m[3] ?? "text", name: m[4] !== undefined ? unquote(`"${m[4]}"`) : "", value: "", attrs, children: [] }, indent: m[1].length };
+}
+
+/** What a snapshot (or a Markdown page) shows, and the page's title from a `Page Title:` line
+ *  (or the name of the snapshot's `RootWebArea`). */
 export function pageFacts(text: string): PageFacts {
-  const title = /^\s*-?\s*Page Title:[ \t]*(\S.*?)\s*$/m.exec(text)?.[1];
   const nodes = flatten(parseSnapshot(text));
+  const title = /^\s*-?\s*Page Title:[ \t]*(\S.*?)\s*$/m.exec(text)?.[1] ?? (nodes.find((n) => n.role === "RootWebArea")?.name.trim() || undefined);
   const facts: PageFacts = { ...(title ? { title } : {}), sections: [], links: [], cells: [] };
   if (nodes.length === 0) {
     // a page as Markdown: "# Heading", "## Section"
@@ -86,7 +107,7 @@ export function pageFacts(text: string): PageFacts {
   if (h1.length === 1) facts.heading = h1[0];
   facts.sections = headings("2");
   for (const n of nodes.filter((x) => x.role === "link")) {
-    const href = n.children.find((c) => c.role === "/url")?.value;
+    const href = n.children.find((c) => c.role === "/url")?.value ?? n.attrs.url;
     const text = textOf(n);
     if (href && text) facts.links.push({ text, href, ...(n.attrs.ref ? { ref: n.attrs.ref } : {}) });
   }
