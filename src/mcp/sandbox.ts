@@ -52,6 +52,8 @@ export function sandboxCommand(bwrap: string, command: string, args: readonly st
     "--dev", "/dev",
     "--proc", "/proc",
     "--tmpfs", "/tmp",
+    // the only temp folder it can write: a TMPDIR elsewhere is read-only (or missing) inside
+    "--setenv", "TMPDIR", "/tmp",
     ...kept.flatMap((dir) => ["--ro-bind", dir, dir]),
     // after /tmp's tmpfs: the working copy usually lives under /tmp itself
     ...(o.workDir ? ["--bind", o.workDir, o.workDir] : []),

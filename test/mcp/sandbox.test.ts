@@ -101,6 +101,8 @@ describe("--sandbox", () => {
       try {
         expect(await run(tb, `ls ${home} && touch ${join(home, "x")}`)).toMatch(/^exit [1-9]\nstdout: shell\.mjs\nstderr: .*Read-only file system/);
         expect(await run(tb, "ls /tmp | wc -l")).toMatch(/stdout: 2\n/); // the server's own folder and its working copy
+        // the sandbox's own /tmp is its temp folder, whatever TMPDIR says outside (the tests' is a folder of their own)
+        expect(await run(tb, `echo "$TMPDIR" && touch "$TMPDIR/x"`)).toMatch(/^exit 0\nstdout: \/tmp\n/);
       } finally {
         await tb.close();
       }
