@@ -42,7 +42,31 @@ const PAGES: Record<string, string> = {
 </body></html>`,
   "/crew.html": `<!doctype html><html><head><meta charset="utf-8"><title>Crew</title></head><body>
 <h1>Captain Ingrid Haldor</h1><p>Thirty years at sea.</p></body></html>`,
+  "/loaves.html": `<!doctype html><html><head><meta charset="utf-8"><title>Find a loaf</title></head><body>
+<h1>Our loaves</h1>
+<p>Popular: Spelt, Barley</p>
+<form action="/loaf" method="get"><label for="q">Loaf name</label> <input id="q" name="q" type="search"> <button type="submit">Find</button></form>
+</body></html>`,
 };
+
+/** The page the loaves form answers with (`/loaf?q=…`): one per loaf, and one for a name it does not know. */
+const LOAVES: Record<string, { day: string; small: string; large: string }> = { Spelt: { day: "Tuesdays", small: "3.20", large: "5.90" }, Barley: { day: "Fridays", small: "2.80", large: "4.70" } };
+function loafPage(q: string): string {
+  const loaf = LOAVES[q];
+  if (!loaf) return `<!doctype html><html><head><meta charset="utf-8"><title>Not found</title></head><body><h1>No loaf called ${q}</h1></body></html>`;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${q} loaf</title></head><body>
+<h1>${q}</h1>
+<p>Baked on ${loaf.day} with stone-ground flour.</p>
+<h2>Sizes</h2>
+<table><tr><th>Size</th><th>Price</th></tr><tr><td>Small</td><td>${loaf.small}</td></tr><tr><td>Large</td><td>${loaf.large}</td></tr></table>
+</body></html>`;
+}
+
+/** A page's HTML by its path and query, as the site serves it. */
+function pageAt(pathAndQuery: string): string | undefined {
+  const u = new URL(pathAndQuery, "http://site.invalid");
+  return u.pathname === "/loaf" ? loafPage(u.searchParams.get("q") ?? "") : PAGES[u.pathname];
+}
 
 let site: http.Server;
 let base = "";
@@ -55,6 +79,9 @@ const BROWSERS = [
     navigate: "browser_navigate",
     reader: "browser_snapshot",
     click: "browser_click",
+    type: { tool: "browser_type", text: "text" },
+    // the tools that need --allow-writes to get a task
+    writers: "browser_navigate changes",
   },
   {
     name: "chrome-devtools-mcp",
@@ -62,13 +89,16 @@ const BROWSERS = [
     navigate: "new_page",
     reader: "take_snapshot",
     click: "click",
+    type: { tool: "fill", text: "value" },
+    // take_snapshot may save to a file: not annotated read-only
+    writers: "new_page and take_snapshot change",
   },
 ];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: @playwright/mcp's test needs it (Debian: apt-get install -y chromium; or set CHROMIUM_PATH)`);
   site = http.createServer((req, res) => {
-    const page = PAGES[req.url ?? ""];
+    const page = pageAt(req.url ?? "/");
     res.writeHead(page ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
     res.end(page ?? "not found");
   });
@@ -84,11 +114,12 @@ afterAll(async () => {
  *  resolved against the page (chrome-devtools-mcp shows `/fares.html` as `http://…/fares.html`;
  *  "14.5" as "14.50" too). */
 function holds(path: string, value: string): boolean {
-  const addresses = [...PAGES[path].matchAll(/href="([^"]+)"/g)].map((m) => new URL(m[1], `${base}${path}`).href);
-  return PAGES[path].includes(value) || addresses.includes(value) || (/^\d+\.\d$/.test(value) && PAGES[path].includes(`${value}0`));
+  const html = pageAt(path)!;
+  const addresses = [...html.matchAll(/href="([^"]+)"/g)].map((m) => new URL(m[1], `${base}${path}`).href);
+  return html.includes(value) || addresses.includes(value) || (/^\d+\.\d$/.test(value) && html.includes(`${value}0`));
 }
 
-describe.each(BROWSERS)("$name (the npm package) on local pages, through the CLI", ({ server: SERVER, navigate, reader, click }) => {
+describe.each(BROWSERS)("$name (the npm package) on local pages, through the CLI", ({ server: SERVER, navigate, reader, click, type, writers }) => {
   it("builds tasks on the pages given, answered from the page each opens or reaches by a link, and they replay with check --fresh", async () => {
     const out = join(dir, `${navigate}.jsonl`);
     const g = await cli(["scenarios", "generate", "--server", SERVER, "--allow-writes", "--value", `url=${base}/ferry.html`, "--value", `url=${base}/fares.html`, "--n", "6", "--seed", "3", "--out", out]);
@@ -123,12 +154,37 @@ describe.each(BROWSERS)("$name (the npm package) on local pages, through the CLI
     expect(check.stdout).toContain("6 scenarios: 6 ok");
   }, 120_000);
 
+  it("types a word the page shows into its one box, submits it, and asks about the page that answers", async () => {
+    const out = join(dir, `${navigate}-search.jsonl`);
+    const g = await cli(["scenarios", "generate", "--server", SERVER, "--allow-writes", "--value", `url=${base}/loaves.html`, "--n", "4", "--seed", "2", "--out", out]);
+    expect(g.code, g.stderr).toBe(0);
+    const scenarios = readScenarioFile(out);
+    expect(scenarios).toHaveLength(4);
+    const searched = scenarios.filter((s) => s.reference!.calls.some((c) => c.name === type.tool));
+    expect(searched.length).toBeGreaterThanOrEqual(2);
+    for (const s of searched) {
+      const word = String(s.reference!.calls.find((c) => c.name === type.tool)!.arguments[type.text]);
+      // a word of the page's own ("Popular: Spelt, Barley"), not its heading or the box's label
+      expect(Object.keys(LOAVES)).toContain(word);
+      expect(s.task).toContain(`"${word}"`);
+      expect(s.task).toContain('"Loaf name"');
+      for (const e of s.expected!) {
+        const value = e.kind === "numeric" ? String(e.value) : e.kind === "contains" ? e.value : "";
+        expect(holds(`/loaf?q=${word}`, value), `${s.task} → ${value}`).toBe(true);
+        expect(holds("/loaves.html", value), `${s.task} → ${value}`).toBe(false);
+      }
+    }
+    const check = await cli(["scenarios", "check", "--fresh", "--server", SERVER, out]);
+    expect(check.code, check.stderr + check.stdout).toBe(0);
+    expect(check.stdout).toContain("4 scenarios: 4 ok");
+  }, 180_000);
+
   it("without --allow-writes, or without a page to open, it says what it needs before calling a tool", async () => {
     const box = await connect(`stdio:${SERVER}`);
     try {
       const t0 = Date.now();
       await expect(generateVerified(box, { n: 3, allowWrites: false, values: { url: [`${base}/ferry.html`] } })).rejects.toThrow(
-        new RegExp(`the server drives a browser \\(${navigate} opens a page, ${reader} reads it\\), and ${navigate} changes the browser's state, which only \`scenarios generate --allow-writes\` calls \\(train then takes the file it writes with --scenarios\\);`),
+        new RegExp(`the server drives a browser \\(${navigate} opens a page, ${reader} reads it\\), and ${writers} the browser's state, which only \`scenarios generate --allow-writes\` calls \\(train then takes the file it writes with --scenarios\\);`),
       );
       await expect(generateVerified(box, { n: 3, allowWrites: true })).rejects.toThrow(/and no page was given to open: give them with --value url=http:\/\/… \(repeatable/);
       expect(Date.now() - t0).toBeLessThan(15_000);

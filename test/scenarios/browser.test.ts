@@ -10,7 +10,7 @@ import { pageFacts } from "../../src/scenarios/verified/page-snapshot.js";
 
 const WRITES = { readOnlyHint: false, destructiveHint: true };
 const READS = { readOnlyHint: true, destructiveHint: false };
-const tool = (name: string, description: string, properties: Record<string, unknown>, required: string[], annotations = READS): ToolSpec => ({
+const tool = (name: string, description: string, properties: Record<string, unknown>, required: string[], annotations: ToolSpec["annotations"] = READS): ToolSpec => ({
   name,
   description,
   inputSchema: { type: "object", properties, required },
@@ -25,6 +25,9 @@ const PLAYWRIGHT = [
   tool("browser_snapshot", "Capture accessibility snapshot of the current page, this is better than screenshot", { depth: { type: "number" } }, []),
   tool("browser_click", "Perform click on a web page", { element: { type: "string" }, target: { type: "string" } }, ["target"], WRITES),
   tool("browser_wait_for", "Wait for text to appear or disappear or a specified time to pass", { time: { type: "number" } }, []),
+  tool("browser_fill_form", "Fill multiple form fields", { fields: { type: "array" } }, ["fields"], WRITES),
+  tool("browser_type", "Type text into editable element", { element: { type: "string" }, target: { type: "string" }, text: { type: "string" }, submit: { type: "boolean" } }, ["target", "text"], WRITES),
+  tool("browser_press_key", "Press a key on the keyboard", { key: { type: "string" } }, ["key"], WRITES),
 ];
 
 describe("a browser server, by its tools' shapes", () => {
@@ -33,6 +36,9 @@ describe("a browser server, by its tools' shapes", () => {
     expect(b.navigate).toMatchObject({ tool: { name: "browser_navigate" }, arg: "url" });
     expect(b.reader.name).toBe("browser_snapshot");
     expect(b.click).toMatchObject({ tool: { name: "browser_click" }, args: { target: "ref" } });
+    // types into a box by its ref, and submits with the same call: no key press needed
+    expect(b.type).toMatchObject({ tool: { name: "browser_type" }, args: { target: "ref", text: "text" }, submit: "submit" });
+    expect(b.pressKey).toBeUndefined();
   });
 
   it("an older click that wants a description and a ref gets both; a fetch server is no browser", () => {
@@ -46,14 +52,19 @@ describe("a browser server, by its tools' shapes", () => {
 
 // chrome-devtools-mcp 1.11's (a few of its 32): every page tool names the page; take_snapshot
 // may save to a file, so it is not annotated read-only; take_heapsnapshot is no page reader
+const NOT_READ_ONLY = { readOnlyHint: false };
 const DEVTOOLS = [
   tool("click", "Clicks on the provided element", { pageId: { type: "number" }, uid: { type: "string" }, dblClick: { type: "boolean" } }, ["pageId", "uid"], WRITES),
   tool("list_pages", "Get a list of pages open in the browser.", {}, []),
   tool("navigate_page", "Go to a URL, or back, forward, or reload.", { pageId: { type: "number" }, url: { type: "string" } }, ["pageId"], WRITES),
   tool("new_page", "Open a new tab and load a URL. Use project URL if not specified otherwise.", { url: { type: "string" }, background: { type: "boolean" } }, ["url"], WRITES),
   tool("take_heapsnapshot", "Capture a heap snapshot of the target page.", { pageId: { type: "number" }, filePath: { type: "string" } }, ["pageId", "filePath"], WRITES),
-  tool("take_snapshot", "Take a text snapshot of the target page based on the a11y tree.", { pageId: { type: "number" }, filePath: { type: "string" } }, ["pageId"], WRITES),
+  tool("take_snapshot", "Take a text snapshot of the target page based on the a11y tree.", { pageId: { type: "number" }, filePath: { type: "string" } }, ["pageId"], NOT_READ_ONLY),
   tool("wait_for", "Wait for the specified text to appear on the selected page.", { pageId: { type: "number" }, text: { type: "string" } }, ["pageId", "text"]),
+  tool("fill_form", "Fill out multiple form elements at once", { pageId: { type: "number" }, elements: { type: "array" } }, ["pageId", "elements"], WRITES),
+  tool("type_text", "Type text using keyboard into a previously focused input", { pageId: { type: "number" }, text: { type: "string" } }, ["pageId", "text"], WRITES),
+  tool("fill", "Type text into an input, text area or select an option from a <select> element.", { pageId: { type: "number" }, uid: { type: "string" }, value: { type: "string" } }, ["pageId", "uid", "value"], WRITES),
+  tool("press_key", "Press a key or key combination.", { pageId: { type: "number" }, key: { type: "string" } }, ["pageId", "key"], WRITES),
 ];
 
 describe("a browser that keeps several pages open (chrome-devtools-mcp)", () => {
@@ -63,8 +74,18 @@ describe("a browser that keeps several pages open (chrome-devtools-mcp)", () => 
     expect(b.reader.name).toBe("take_snapshot");
     expect(b.readerPage).toBe("pageId");
     expect(b.click).toMatchObject({ tool: { name: "click" }, args: { pageId: "page", uid: "ref" } });
+    // fill (not fill_form, not type_text, which has no target) types; Enter submits
+    expect(b.type).toEqual({ tool: expect.objectContaining({ name: "fill" }), args: { pageId: "page", uid: "ref", value: "text" } });
+    expect(b.pressKey).toMatchObject({ tool: { name: "press_key" }, args: { pageId: "page", key: "key" } });
+    // a box it can type into but no way to submit: no typing tasks
+    expect(detectBrowser(DEVTOOLS.filter((t) => t.name !== "press_key"))!.type).toBeUndefined();
     // a reader that needs more than the page (a file to save to) is none
     expect(detectBrowser(DEVTOOLS.filter((t) => t.name !== "take_snapshot"))).toBeUndefined();
+    // a read-only reader comes first, and a snapshot tool marked destructive is never one
+    const deleting = tool("delete_snapshot", "Deletes the saved snapshot of the page.", {}, [], WRITES);
+    expect(detectBrowser([deleting, ...PLAYWRIGHT])!.reader.name).toBe("browser_snapshot");
+    expect(detectBrowser([deleting, ...DEVTOOLS])!.reader.name).toBe("take_snapshot");
+    expect(detectBrowser([...DEVTOOLS.filter((t) => t.name !== "take_snapshot"), deleting])).toBeUndefined();
   });
 
   it("reads the page's id from the opening call's list of pages: the line with its URL, else the selected one", () => {
@@ -74,6 +95,8 @@ describe("a browser that keeps several pages open (chrome-devtools-mcp)", () => 
     // the URL on two lines and nothing selected: no telling which
     expect(pageIdIn("1: A (http://h/x)\n2: B (http://h/x)", "http://h/x")).toBeUndefined();
     expect(pageIdIn("Navigated to http://h/x", "http://h/x")).toBeUndefined();
+    // a title that says "current" is no mark of the page open
+    expect(pageIdIn("1: Current prices (http://h/p)\n2: B (http://h/y) [selected]", "http://h/x")).toBe("2");
   });
 });
 

@@ -86,7 +86,9 @@ describe("a browser server's page snapshot", () => {
       '  uid=1_3 heading "Prices" level="2"',
       '  uid=1_10 link "Opening hours" url="http://127.0.0.1:8080/hours.html"',
       '  uid=1_12 " "',
-      '  uid=1_13 link "About \\"us\\"" url="http://127.0.0.1:8080/about.html" focusable focused',
+      // names and values as they are, quotes unescaped; a selected element's note after them
+      '  uid=1_13 link "About "us"" url="http://127.0.0.1:8080/about.html" focusable focused [selected in the DevTools Elements panel]',
+      '  uid=1_14 link "C:\\new" url="http://127.0.0.1:8080/c.html"',
     ].join("\n");
     expect(pageFacts(devtools)).toEqual({
       title: "Crumb Bakery",
@@ -95,11 +97,12 @@ describe("a browser server's page snapshot", () => {
       links: [
         { text: "Opening hours", href: "http://127.0.0.1:8080/hours.html", ref: "1_10" },
         { text: 'About "us"', href: "http://127.0.0.1:8080/about.html", ref: "1_13" },
+        { text: "C:\\new", href: "http://127.0.0.1:8080/c.html", ref: "1_14" },
       ],
       cells: [],
     });
     const [root] = parseSnapshot(devtools);
-    expect(root.children.map((c) => c.role)).toEqual(["heading", "text", "heading", "link", "text", "link"]);
+    expect(root.children.map((c) => c.role)).toEqual(["heading", "text", "heading", "link", "text", "link", "link"]);
     expect(root.children[5].attrs).toEqual({ ref: "1_13", url: "http://127.0.0.1:8080/about.html", focusable: "true", focused: "true" });
   });
 });

@@ -14,8 +14,12 @@
  *   snapshot gives it: refs are numbered in the order the server meets elements, so the same
  *   calls on a fresh instance give the same ref), and tell one of those things about the page it
  *   leads to, where the page first opened does not show that answer already.
+ * - search: open a page with one text box (a search field, a form's one input), type a word the
+ *   site itself uses into it and submit (browser_type's `submit`, or a fill then Enter), and tell
+ *   one of those things about the page that answers, where neither the page first opened nor the
+ *   task gives it away.
  *
- * The server's other tools act on the page open (type, hover, evaluate, wait for text): single
+ * The server's other tools act on the page open (hover, evaluate, wait for text): single
  * calls with made-up arguments on a fresh instance only fail, read about:blank, or wait (a
  * browser_wait_for takes 30 s), so they get no task (generate.ts's selectRecipes). Every task
  * opens its page first, so tasks are built and replayed each on its own instance (`mutates`:
@@ -26,7 +30,7 @@ import { checkAnswer } from "../check.js";
 import type { AnswerCheck } from "../schema.js";
 import { clockLike, isReadOnlyTool } from "./generic.js";
 import type { ValuePool } from "./harvest.js";
-import { pageFacts, type PageFacts, type PageLink } from "./page-snapshot.js";
+import { flattenSnapshot, pageFacts, type PageFacts, type PageLink, type SnapshotNode } from "./page-snapshot.js";
 import { containsCheck, numericCheck, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { quotable } from "./document-answer.js";
 
@@ -39,6 +43,10 @@ export interface BrowserServer {
   readerPage?: string;
   /** clicks an element by the ref a snapshot gives it: each required argument, a ref, a description or the page's id */
   click?: { tool: ToolSpec; args: Record<string, "ref" | "description" | "page"> };
+  /** types into a text box by its ref; `submit`: its boolean argument that presses Enter after */
+  type?: { tool: ToolSpec; args: Record<string, "ref" | "description" | "page" | "text">; submit?: string };
+  /** presses a key (Enter, to submit what `type` left in a box that it cannot submit itself) */
+  pressKey?: { tool: ToolSpec; args: Record<string, "page" | "key"> };
 }
 
 const NAVIGATES = /navigat|\bgo ?to\b|\bgoto\b|\bopen\b|\bvisit\b|\bload\b/i;
@@ -54,15 +62,19 @@ export function detectBrowser(tools: readonly ToolSpec[]): BrowserServer | undef
     return required.length === 1 && /^(url|uri|href)$/i.test(arg) && propType(t, arg) === "string" && NAVIGATES.test(`${words(t.name)} ${t.description ?? ""}`) ? [{ tool: t, arg }] : [];
   })[0];
   // not a screenshot, a console or a network log: the page's text
-  // by its name first: browser_find's description mentions "the accessibility snapshot" too;
-  // a snapshot tool that may also save to a file (chrome-devtools-mcp's take_snapshot: not
-  // annotated read-only) is one too: opening a page already needs --allow-writes
+  // by its name first: browser_find's description mentions "the accessibility snapshot" too
   const pageOnly = (t: ToolSpec) => {
     const required = requiredOf(t);
     return required.length === 0 || (required.length === 1 && PAGE_ARG.test(required[0]) && ["number", "integer", "string"].includes(String(propType(t, required[0]))));
   };
-  const readers = tools.filter((t) => (isReadOnlyTool(t) || /snapshot/i.test(t.name)) && pageOnly(t) && !/screenshot|image|console|network|pdf|find|search|heap/i.test(t.name));
-  const reader = readers.find((t) => READS_PAGE.test(words(t.name))) ?? readers.find((t) => READS_PAGE.test(t.description ?? ""));
+  const candidates = tools.filter((t) => pageOnly(t) && !/screenshot|image|console|network|pdf|find|search|heap/i.test(t.name));
+  const pick = (list: ToolSpec[]) => list.find((t) => READS_PAGE.test(words(t.name))) ?? list.find((t) => READS_PAGE.test(t.description ?? ""));
+  // a read-only reader first; else a snapshot tool that may also save to a file (chrome-devtools-mcp's
+  // take_snapshot is not annotated read-only), never one marked destructive: opening a page
+  // already needs --allow-writes
+  const reader =
+    pick(candidates.filter(isReadOnlyTool)) ??
+    candidates.find((t) => t.annotations?.destructiveHint !== true && /^(?:browser_)?(?:take|get|capture)?_?(?:page_?)?snapshot$/i.test(t.name));
   if (!navigate || !reader) return undefined;
   const readerPage = requiredOf(reader)[0];
   const click = tools
@@ -79,7 +91,49 @@ export function detectBrowser(tools: readonly ToolSpec[]): BrowserServer | undef
       return Object.values(args).includes("ref") ? { tool: t, args } : undefined;
     })
     .find((c) => c !== undefined);
-  return { navigate, reader, ...(readerPage !== undefined ? { readerPage } : {}), ...(click ? { click } : {}) };
+  const kind = (t: ToolSpec, a: string): "ref" | "description" | "page" | undefined => {
+    if (readerPage !== undefined && a === readerPage) return "page";
+    if (propType(t, a) !== "string") return undefined;
+    if (/^(ref|uid|target|selector|element_?ref)$/i.test(a)) return "ref";
+    if (/element|description/i.test(a)) return "description";
+    return undefined;
+  };
+  // browser_type {target, text, submit?}, chrome-devtools-mcp's fill {pageId, uid, value}: not a
+  // whole form's fill, nor typing into whatever has the focus (type_text has no target)
+  const type = tools
+    .filter((t) => /type|fill/i.test(t.name) && !/form|file|select|drag/i.test(t.name))
+    .map((t) => {
+      const args: Record<string, "ref" | "description" | "page" | "text"> = {};
+      for (const a of requiredOf(t)) {
+        const k = /^(text|value)$/i.test(a) && propType(t, a) === "string" ? "text" : kind(t, a);
+        if (!k) return undefined;
+        args[a] = k;
+      }
+      const vals = Object.values(args);
+      if (!vals.includes("ref") || vals.filter((v) => v === "text").length !== 1) return undefined;
+      const submit = Object.keys((t.inputSchema.properties ?? {}) as object).find((a) => /^submit$/i.test(a) && propType(t, a) === "boolean");
+      return { tool: t, args, ...(submit ? { submit } : {}) };
+    })
+    .find((x) => x !== undefined);
+  const pressKey = tools
+    .filter((t) => /press_?key|key_?press/i.test(t.name))
+    .map((t) => {
+      const args: Record<string, "page" | "key"> = {};
+      for (const a of requiredOf(t)) {
+        if (readerPage !== undefined && a === readerPage) args[a] = "page";
+        else if (/^key$/i.test(a) && propType(t, a) === "string") args[a] = "key";
+        else return undefined;
+      }
+      return Object.values(args).includes("key") ? { tool: t, args } : undefined;
+    })
+    .find((x) => x !== undefined);
+  return {
+    navigate,
+    reader,
+    ...(readerPage !== undefined ? { readerPage } : {}),
+    ...(click ? { click } : {}),
+    ...(type && (type.submit || pressKey) ? { type, ...(type.submit ? {} : { pressKey }) } : {}),
+  };
 }
 
 /** The browser recipes a tool list allows: none unless detectBrowser finds a navigate and a read tool. */
@@ -91,6 +145,18 @@ export function browserRecipes(tools: readonly ToolSpec[]): Recipe[] {
     { id: "browser.read", tools: [nav, server.reader.name], primary: nav, weight: 1, mutates: true, build: (ctx) => buildRead(ctx, server) },
     ...(server.click
       ? [{ id: "browser.follow", tools: [nav, server.reader.name, server.click.tool.name], primary: server.click.tool.name, weight: 1, mutates: true, build: (ctx: RecipeContext) => buildFollow(ctx, server) }]
+      : []),
+    ...(server.type
+      ? [
+          {
+            id: "browser.search",
+            tools: [nav, server.reader.name, server.type.tool.name, ...(server.pressKey ? [server.pressKey.tool.name] : [])],
+            primary: server.type.tool.name,
+            weight: 1,
+            mutates: true,
+            build: (ctx: RecipeContext) => buildSearch(ctx, server),
+          },
+        ]
       : []),
   ];
 }
@@ -108,8 +174,9 @@ export function browserNeeds(tools: readonly ToolSpec[], usable: readonly ToolSp
   const how = `--value ${server.navigate.arg}=http://… (repeatable; pages whose text does not change, a local HTTP server's are best)`;
   const what = `the server drives a browser (${nav} opens a page, ${server.reader.name} reads it)`;
   // train has no --allow-writes: it takes the file scenarios generate writes
-  if (!usable.some((t) => t.name === nav) || !usable.some((t) => t.name === server.reader.name))
-    return `${what}, and ${nav} changes the browser's state, which only \`scenarios generate --allow-writes\` calls (train then takes the file it writes with --scenarios)${noPages ? `; give it the pages to open with ${how}` : ""}`;
+  const unusable = [nav, server.reader.name].filter((name) => !usable.some((t) => t.name === name));
+  if (unusable.length > 0)
+    return `${what}, and ${unusable.join(" and ")} ${unusable.length === 1 ? "changes" : "change"} the browser's state, which only \`scenarios generate --allow-writes\` calls (train then takes the file it writes with --scenarios)${noPages ? `; give it the pages to open with ${how}` : ""}`;
   return noPages ? `${what}, and no page was given to open: give them with ${how}` : undefined;
 }
 
@@ -134,6 +201,8 @@ const READ_TRAIN = ["Open {url} in the browser and tell me {what}.", "Go to the 
 const READ_TEST = ["Visit {url}: I need {what}."];
 const FOLLOW_TRAIN = ['Open {url} in the browser, follow the link "{link}", and on the page it leads to, tell me {what}.', 'Go to {url} and click the "{link}" link. On the page that opens, find {what}.'];
 const FOLLOW_TEST = ['Starting at {url}, click "{link}" and, on the page you land on, give me {what}.'];
+const SEARCH_TRAIN = ['Open {url}, type "{text}" into the "{box}" box and submit it. On the page that answers, tell me {what}.', 'Go to {url}, enter "{text}" in the "{box}" field and press Enter; then report {what} on the page you get.'];
+const SEARCH_TEST = ['At {url}, submit "{text}" through the "{box}" box and give me {what} from the page that comes back.'];
 
 /** Opens one of the pages given and reads it, the read a probe (no part of the solution) or a
  *  call; undefined when no page was given, either call fails, or the reader needs the page's id
@@ -168,7 +237,7 @@ export function pageIdIn(reply: string, url: string): string | undefined {
   const idOf = (line: string | undefined) => (line === undefined ? undefined : /^\s*(?:[-*]\s*)?(?:page\s*)?#?(\d+)\s*[:.)]/i.exec(line)?.[1]);
   const naming = lines.filter((l) => l.includes(url) && idOf(l) !== undefined);
   if (naming.length === 1) return idOf(naming[0]);
-  const selected = lines.filter((l) => /\[selected\]|\(selected\)|\bcurrent\b/i.test(l) && idOf(l) !== undefined);
+  const selected = lines.filter((l) => /\[selected\]|\(selected\)/i.test(l) && idOf(l) !== undefined);
   return selected.length === 1 ? idOf(selected[0]) : undefined;
 }
 
@@ -217,6 +286,61 @@ async function buildFollow(ctx: RecipeContext, server: BrowserServer): Promise<D
   facts.title ??= reached.title;
   const asks = pageAsks(facts, reachedUrl ?? to).filter((a) => fair(a, before) && states(a, read));
   return asks.length > 0 ? phrase(ctx.rng.pick(asks)) : undefined;
+}
+
+/** The roles of a box one types a word into */
+const TEXT_BOX = new Set(["textbox", "searchbox", "combobox"]);
+
+async function buildSearch(ctx: RecipeContext, server: BrowserServer): Promise<Draft | undefined> {
+  const type = server.type!;
+  const page = await openGiven(ctx, server, "call");
+  if (!page) return undefined;
+  const { url, opened, shown, readArgs, pageId } = page;
+  const nodes = flattenSnapshot(shown.text);
+  // one box on the page, named, to type into: with two, which one the task means is a guess
+  const boxes = nodes.filter((n) => TEXT_BOX.has(n.role) && n.attrs.ref !== undefined);
+  if (boxes.length !== 1 || !usable(boxes[0].name)) return undefined;
+  const box = boxes[0];
+  const words = searchWords(ctx.pool, nodes, box);
+  if (words.length === 0) return undefined;
+  const text = ctx.rng.pick(words);
+  if ([...Object.values(type.args), ...Object.values(server.pressKey?.args ?? {})].includes("page") && pageId === undefined) return undefined;
+  const fill = (kind: string) => (kind === "ref" ? box.attrs.ref : kind === "page" ? pageId : kind === "text" ? text : `${box.role} "${box.name}"`);
+  const typed = await ctx.call(type.tool.name, { ...Object.fromEntries(Object.entries(type.args).map(([a, k]) => [a, fill(k)])), ...(type.submit ? { [type.submit]: true } : {}) });
+  if (typed.isError) return undefined;
+  if (!type.submit) {
+    const keyArgs = Object.fromEntries(Object.entries(server.pressKey!.args).map(([a, k]) => [a, k === "key" ? "Enter" : pageId]));
+    const pressed = await ctx.call(server.pressKey!.tool.name, keyArgs);
+    if (pressed.isError) return undefined;
+  }
+  const read = await ctx.call(server.reader.name, readArgs);
+  if (read.isError) return undefined;
+  const facts = pageFacts(read.text);
+  const reached = /url="([^"]+)"/.exec(read.text)?.[1] ?? /^\s*-?\s*Page URL:[ \t]*(\S+)/m.exec(read.text)?.[1] ?? url;
+  // the page first opened (and the word typed) is no proof the form was submitted
+  const before = [`${opened.text}\n${shown.text}`, url, text, box.name];
+  const asks = pageAsks(facts, reached).filter((a) => fair(a, before) && states(a, read));
+  if (asks.length === 0) return undefined;
+  const a = ctx.rng.pick(asks);
+  return { task: ctx.phrase(SEARCH_TRAIN, SEARCH_TEST, { url, text, box: box.name, what: a.what }), difficulty: a.difficulty + 1, expected: a.expected, answer: a.answer };
+}
+
+/**
+ * Words to type into a page's box: values given for an argument named like it (`--value q=rye`,
+ * `query`, `search`), else words the page itself shows besides its title and main heading, the
+ * box's label and its buttons: table cells, link texts, section headings, short lines of text
+ * ("Popular: Rye, Spelt" gives both), as a site's own search finds its own words.
+ */
+function searchWords(pool: ValuePool, nodes: readonly SnapshotNode[], box: SnapshotNode): string[] {
+  const given = ["q", "query", "search", "text", box.name.toLowerCase()].flatMap((k) => pool.lookup(k)).filter((v): v is string => typeof v === "string" && v.trim() !== "" && !/^(https?|file):/i.test(v));
+  if (given.length > 0) return [...new Set(given)];
+  const skip = new Set([box.name, ...nodes.filter((n) => n.role === "button" || n.role === "RootWebArea" || (n.role === "heading" && n.attrs.level === "1")).map((n) => n.name.trim())]);
+  const texts = nodes
+    .filter((n) => ["cell", "gridcell", "link", "heading", "text", "listitem", "paragraph"].includes(n.role))
+    .map((n) => (n.name || n.value).trim())
+    .filter((t) => !skip.has(t));
+  const words = texts.flatMap((t) => [t, ...t.replace(/^[^:]{1,30}:\s*/, "").split(/\s*[,;]\s*/)]);
+  return [...new Set(words.filter((w) => /^[\p{L}][\p{L}' -]{2,24}$/u.test(w) && !skip.has(w)))];
 }
 
 /** Links to another page of the same site (offline, nothing else opens), each text and address once on the page, with a ref to click. */

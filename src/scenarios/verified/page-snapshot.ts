@@ -53,8 +53,10 @@ export interface PageFacts {
 
 // `- role "name" [attr=v] [attr]: value`; a name is a JSON string (its quotes escaped)
 const LINE = /^(\s*)- ((?:\/)?[\w-]+)(?: "((?:[^"\\]|\\.)*)")?((?: \[[^\]]*\])*)(?::(?: (.*))?)?$/;
-// chrome-devtools-mcp: `uid=1_10 link "Opening hours" url="…"`, `uid=1_2 "text"` (no role: text), `attr` alone a flag
-const UID_LINE = /^(\s*)uid=(\S+)(?: ([A-Za-z][\w-]*))?(?: "((?:[^"\\]|\\.)*)")?((?: [\w-]+(?:="(?:[^"\\]|\\.)*")?)*)\s*$/;
+// chrome-devtools-mcp: `uid=1_10 link "Opening hours" url="…"`, `uid=1_2 "text"` (no role: text), `attr`
+// alone a flag; names and values are written as they are, quotes unescaped (`link "Say "hi""`),
+// so the name is whatever leaves a well-formed list of attributes after it
+const UID_LINE = /^(\s*)uid=(\S+)(?: ([A-Za-z][\w-]*))?(?: "(.*?)")?((?: [A-Za-z][\w-]*(?:="[^"]*")?)*)(?: \[selected in the DevTools Elements panel\])?\s*$/;
 
 /** The tree in a snapshot's text (inside a ```yaml block or not); lines that are not nodes are skipped. */
 export function parseSnapshot(text: string): SnapshotNode[] {
@@ -85,8 +87,8 @@ function uidNode(line: string): { node: SnapshotNode; indent: number } | undefin
   const m = UID_LINE.exec(line);
   if (!m) return undefined;
   const attrs: Record<string, string> = { ref: m[2] };
-  for (const [, k, v] of (m[5] ?? "").matchAll(/ ([\w-]+)(?:="((?:[^"\\]|\\.)*)")?/g)) if (k !== "ref") attrs[k] = v !== undefined ? unquote(`"${v}"`) : "true";
-  return { node: { role: m[3] ?? "text", name: m[4] !== undefined ? unquote(`"${m[4]}"`) : "", value: "", attrs, children: [] }, indent: m[1].length };
+  for (const [, k, v] of (m[5] ?? "").matchAll(/ ([A-Za-z][\w-]*)(?:="([^"]*)")?/g)) if (k !== "ref") attrs[k] = v ?? "true";
+  return { node: { role: m[3] ?? "text", name: m[4] ?? "", value: "", attrs, children: [] }, indent: m[1].length };
 }
 
 /** What a snapshot (or a Markdown page) shows, and the page's title from a `Page Title:` line
@@ -144,6 +146,11 @@ function textOf(n: SnapshotNode): string {
     .filter(Boolean)
     .join(" ")
     .trim();
+}
+
+/** Every node of a snapshot's text, in page order. */
+export function flattenSnapshot(text: string): SnapshotNode[] {
+  return flatten(parseSnapshot(text));
 }
 
 function flatten(nodes: readonly SnapshotNode[]): SnapshotNode[] {
