@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ToolSpec } from "../../src/mcp/types.js";
-import { detectBrowser, pageAsks, pageIdIn } from "../../src/scenarios/verified/browser.js";
-import { pageFacts } from "../../src/scenarios/verified/page-snapshot.js";
+import { detectBrowser, isSearchBox, pageAsks, pageIdIn } from "../../src/scenarios/verified/browser.js";
+import { flattenSnapshot, pageFacts } from "../../src/scenarios/verified/page-snapshot.js";
 
 const WRITES = { readOnlyHint: false, destructiveHint: true };
 const READS = { readOnlyHint: true, destructiveHint: false };
@@ -86,6 +86,20 @@ describe("a browser that keeps several pages open (chrome-devtools-mcp)", () => 
     expect(detectBrowser([deleting, ...PLAYWRIGHT])!.reader.name).toBe("browser_snapshot");
     expect(detectBrowser([deleting, ...DEVTOOLS])!.reader.name).toBe("take_snapshot");
     expect(detectBrowser([...DEVTOOLS.filter((t) => t.name !== "take_snapshot"), deleting])).toBeUndefined();
+  });
+
+  it("types only into a search box: Enter in any other box submits its form (a deletion's confirmation among them)", () => {
+    const boxes = flattenSnapshot(
+      [
+        'uid=1_1 searchbox "Loaf name"',
+        'uid=1_2 textbox "Search the docs"',
+        'uid=1_3 combobox "Filter by tag"',
+        'uid=1_4 textbox "Type the repository name to confirm"',
+        'uid=1_5 textbox "Email"',
+        "- textbox \"Find a station\" [ref=e7]",
+      ].join("\n"),
+    );
+    expect(boxes.filter(isSearchBox).map((n) => n.name)).toEqual(["Loaf name", "Search the docs", "Filter by tag", "Find a station"]);
   });
 
   it("reads the page's id from the opening call's list of pages: the line with its URL, else the selected one", () => {

@@ -14,10 +14,11 @@
  *   snapshot gives it: refs are numbered in the order the server meets elements, so the same
  *   calls on a fresh instance give the same ref), and tell one of those things about the page it
  *   leads to, where the page first opened does not show that answer already.
- * - search: open a page with one text box (a search field, a form's one input), type a word the
- *   site itself uses into it and submit (browser_type's `submit`, or a fill then Enter), and tell
- *   one of those things about the page that answers, where neither the page first opened nor the
- *   task gives it away.
+ * - search: open a page with one search box (a `searchbox`, or a text box named for searching),
+ *   type a word the site itself uses into it and submit (browser_type's `submit`, or a fill then
+ *   Enter), and tell one of those things about the page that answers, where neither the page
+ *   first opened nor the task gives it away. Only a search: Enter in any other box submits its
+ *   form, and a box that asks to type a name to confirm a deletion is a form too.
  *
  * The server's other tools act on the page open (hover, evaluate, wait for text): single
  * calls with made-up arguments on a fresh instance only fail, read about:blank, or wait (a
@@ -288,8 +289,10 @@ async function buildFollow(ctx: RecipeContext, server: BrowserServer): Promise<D
   return asks.length > 0 ? phrase(ctx.rng.pick(asks)) : undefined;
 }
 
-/** The roles of a box one types a word into */
-const TEXT_BOX = new Set(["textbox", "searchbox", "combobox"]);
+/** A box to search with: a searchbox (`<input type="search">`), or a text box named for it */
+export function isSearchBox(n: SnapshotNode): boolean {
+  return n.role === "searchbox" || (["textbox", "combobox"].includes(n.role) && /search|find|look ?up|query|filter/i.test(n.name));
+}
 
 async function buildSearch(ctx: RecipeContext, server: BrowserServer): Promise<Draft | undefined> {
   const type = server.type!;
@@ -297,8 +300,8 @@ async function buildSearch(ctx: RecipeContext, server: BrowserServer): Promise<D
   if (!page) return undefined;
   const { url, opened, shown, readArgs, pageId } = page;
   const nodes = flattenSnapshot(shown.text);
-  // one box on the page, named, to type into: with two, which one the task means is a guess
-  const boxes = nodes.filter((n) => TEXT_BOX.has(n.role) && n.attrs.ref !== undefined);
+  // one search box on the page, named, to type into: with two, which one the task means is a guess
+  const boxes = nodes.filter((n) => isSearchBox(n) && n.attrs.ref !== undefined);
   if (boxes.length !== 1 || !usable(boxes[0].name)) return undefined;
   const box = boxes[0];
   const words = searchWords(ctx.pool, nodes, box);
