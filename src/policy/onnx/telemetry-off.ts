@@ -4,8 +4,9 @@
  * .onnxruntime, a `.ses` and a `mat-debug-<pid>.log` file in the temp folder, and uploads to
  * mobile.events.data.microsoft.com whenever the network is there. A trainer that is offline by
  * default turns it off. ORT_DISABLE_TELEMETRY=1 is onnxruntime's full opt-out, read once as it
- * initialises, so this module is imported before onnxruntime-node; a value the user set is kept.
+ * initialises, so this module is imported before onnxruntime-node; a value the user set (0) is kept.
  */
-process.env.ORT_DISABLE_TELEMETRY ??= "1";
+// an empty value is replaced too: it says nothing either way
+if (!process.env.ORT_DISABLE_TELEMETRY) process.env.ORT_DISABLE_TELEMETRY = "1";
 
 export {};
