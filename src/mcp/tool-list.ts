@@ -60,8 +60,14 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
     const problem = schemaShapeProblem(t.inputSchema, "inputSchema");
     return problem ? [[t.name, problem] as const] : [];
   }));
-  const list = [...tools.values()].filter((t) => !taskOnly.includes(t.name) && !malformed.has(t.name));
+  let list = [...tools.values()].filter((t) => !taskOnly.includes(t.name) && !malformed.has(t.name));
   const notes = [...conflicting].map((n) => `the server lists tool ${JSON.stringify(n)} more than once with different definitions: the first is the one a model sees`);
+  if (list.length >= 2 && list.every(hasOnlyDefaultHints)) {
+    list = list.map(withoutDefaultHints);
+    notes.push(
+      "every tool carries MCP's default annotations (readOnlyHint false, destructiveHint true, idempotentHint false, openWorldHint true), as mcp-go writes them for a server that sets none: they say nothing, so tools that read are told from tools that write by their names, as for a server without annotations",
+    );
+  }
   for (const [name, problem] of invalid) notes.push(`left out ${JSON.stringify(name)}: the server sent it in a shape MCP does not allow (${problem})`);
   for (const [name, problem] of malformed) notes.push(`left out ${JSON.stringify(name)}: its ${problem}, so no model could be shown it or call it`);
   // a model writes the name inside JSON in a chat template's tool-call format; other characters
@@ -70,6 +76,23 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<T
   if (odd.length > 0) notes.push(`${odd.join(", ")}: a tool name outside A-Z a-z 0-9 _ . - (or over 64 characters) may not be callable by a model`);
   if (taskOnly.length > 0) notes.push(`left out ${taskOnly.join(", ")}: ${taskOnly.length === 1 ? "it runs" : "they run"} only as MCP tasks (execution.taskSupport "required"), which train-mcp does not speak`);
   return { tools: list, notes };
+}
+
+/** What MCP assumes of a tool that gives no annotations, and what mcp-go's NewTool writes into
+ *  every tool's annotations unless the server says otherwise. */
+const DEFAULT_HINTS: Readonly<Record<string, boolean>> = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
+/** A tool whose annotations are those defaults, all four and nothing else (a title aside). */
+export function hasOnlyDefaultHints(tool: Pick<ToolSpec, "annotations">): boolean {
+  const a = tool.annotations;
+  if (!a) return false;
+  return Object.entries(DEFAULT_HINTS).every(([k, v]) => a[k] === v) && Object.keys(a).every((k) => k in DEFAULT_HINTS || k === "title");
+}
+
+function withoutDefaultHints(tool: ToolSpec): ToolSpec {
+  const { annotations, ...rest } = tool;
+  const kept = Object.fromEntries(Object.entries(annotations ?? {}).filter(([k]) => !(k in DEFAULT_HINTS)));
+  return Object.keys(kept).length > 0 ? { ...rest, annotations: kept } : rest;
 }
 
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;

@@ -40,6 +40,10 @@ describe("generic recipes", () => {
     expect(isReadOnlyTool("get_settings")).toBe(true);
     expect(isReadOnlyTool("setTitle")).toBe(false);
     expect(isReadOnlyTool({ name: "spring_clean", annotations: { destructiveHint: true } })).toBe(false);
+    // making another of a thing, formatting what is kept, cleaning up: changes (what an mcp-go
+    // server's names say, its annotations being MCP's defaults); formatting a value passed in reads
+    for (const name of ["excel_copy_sheet", "excel_format_range", "duplicate_page", "git_clone", "clean_cache", "prune_images", "flush_queue"]) expect(isReadOnlyTool(name), name).toBe(false);
+    for (const name of ["excel_read_sheet", "excel_describe_sheets", "format_date", "get_formatted_time", "list_clones"]) expect(isReadOnlyTool(name), name).toBe(true);
     expect(isReadOnlyTool({ name: "tidy", annotations: { readOnlyHint: false } })).toBe(false);
     expect(isReadOnlyTool({ name: "delete_preview", annotations: { readOnlyHint: true } })).toBe(true);
     expect(isReadOnlyTool({ name: "tidy" })).toBe(true);

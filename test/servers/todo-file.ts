@@ -3,7 +3,10 @@
  * process does not undo what an earlier one changed. `todos.json` in its working directory (made
  * with three items when missing). Tools: `list_todos` and `get_todo` (annotated read-only),
  * `add_todo` (state-changing by its name), `spring_clean` (deletes everything: destructive by its
- * annotations only, its name says nothing) and `roll_dice` (a different answer each call).
+ * annotations, and by its name's "clean") and `roll_dice` (a different answer each call).
+ * `--go-defaults`: every tool carries MCP's default annotations instead, as a server written with
+ * mcp-go that sets none lists them (readOnlyHint false, destructiveHint true, idempotentHint
+ * false, openWorldHint true).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -44,6 +47,9 @@ const TOOLS = [
   { name: "spring_clean", description: "Tidies up the list.", inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: false, destructiveHint: true } },
   { name: "roll_dice", description: "Rolls two dice and gives their total.", inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: true } },
 ];
+
+const GO_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+if (process.argv.includes("--go-defaults")) for (const t of TOOLS) t.annotations = { ...GO_DEFAULTS };
 
 let rolls = 0;
 const server = new Server({ name: "todo-file", version: "1.0.0" }, { capabilities: { tools: {} } });

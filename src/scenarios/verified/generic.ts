@@ -28,10 +28,14 @@ import { documentFacts } from "./document-answer.js";
 import { runsCommands } from "./shell-tool.js";
 
 const MUTATING =
-  /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close)(?=$|_|-|\b)/i;
+  /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close|clean|cleanup|prune|flush)(?=$|_|-|\b)/i;
 
 // verbs that are nouns too ("get_block" of a blockchain reads a block): a change only where they lead the name
 const LEADING_MUTATING = /^(manage|advance|terminate|block|unblock|sync)(?=$|_|-)/i;
+
+// making another of a thing (excel_copy_sheet, clone_repo), and formatting what is kept (excel_format_range,
+// format_document), not a value passed in (format_date answers with text)
+const MAKES_OR_FORMATS = /(^|_|-|\b)(copy|duplicate|clone|format_?(range|cells?|sheets?|tables?|document|file|disk|drive|partition|volume)s?)(?=$|_|-|\b)/i;
 
 // the argument that picks what a many-purpose tool does (`operation: "create" | "update" | "delete"`)
 const OPERATION_ARG = /^(operation|action|op|command|cmd|method)$/i;
@@ -66,7 +70,7 @@ function camelWords(name: string): string {
 }
 
 function namesChange(words: string): boolean {
-  return MUTATING.test(camelWords(words));
+  return MUTATING.test(camelWords(words)) || MAKES_OR_FORMATS.test(camelWords(words));
 }
 
 /** The values of a top-level operation argument's enum (`operation`, `action`…), as text. */
