@@ -149,6 +149,8 @@ export function register(program: Command): void {
       const release = quitOnSignal((sig) => generateInterruptText(sig, flags.out, written));
       try {
         const toolbox = await connect(target, options);
+        // what the tool list itself says (a name listed twice, annotations that say nothing, tools left out)
+        for (const note of toolbox.toolNotes) process.stderr.write(`note: ${note}\n`);
         if (flags.value && flags.generator === "llm") throw new TrainMcpError("ConfigInvalid", "--value is for the verified generator (--generator verified): the llm generator's model picks its own arguments");
         const values = flags.value ? parseGivenValues(flags.value, toolbox.tools) : undefined;
         // --allow-writes on the server's real data: say so before the first write

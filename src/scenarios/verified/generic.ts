@@ -16,6 +16,7 @@ import { describeArgs, human, singular, singularLabel } from "./argument-words.j
 import { hostname } from "node:os";
 import { isResourceTool } from "../../mcp/resource-tools.js";
 import { mentionsWorkCopy } from "../../mcp/toolbox.js";
+import { htmlTableCells } from "./html-table.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import type { AnswerCheck, Expected } from "../schema.js";
 import { normKey, ValuePool } from "./harvest.js";
@@ -180,6 +181,12 @@ export function answerFields(result: ToolResult, args: Record<string, unknown> =
   // a bare number as the whole result ("6"): that is the answer
   if (typeof data === "number" && Number.isFinite(data) && !echoes.has(String(data)) && askable(data)) return [{ label: "result", value: data }];
   if (data === undefined || typeof data === "string") {
+    // a table written as HTML (a spreadsheet's sheet): each cell of a named row, by its column
+    const cells = htmlTableCells(result.text)
+      .filter((c) => !echoes.has(c.value) && c.value.length <= 60)
+      .map((c) => ({ label: `${c.column} for the ${c.rowsAre} "${c.row}"`, value: /^-?\d+(\.\d+)?$/.test(c.value) ? Number(c.value) : c.value }))
+      .filter((f) => askable(f.value));
+    if (cells.length > 0) return cells;
     // an image's byte count is no answer: only the text around it is
     const t = result.text.replace(/\[(?:image|audio)[^\]\n]*\]/g, "").trim();
     // the argument handed back ("#91ba0b" to hex): nothing to ask, not even the digits in it
