@@ -78,20 +78,7 @@ export function detectBrowser(tools: readonly ToolSpec[]): BrowserServer | undef
     candidates.find((t) => t.annotations?.destructiveHint !== true && /^(?:browser_)?(?:take|get|capture)?_?(?:page_?)?snapshot$/i.test(t.name));
   if (!navigate || !reader) return undefined;
   const readerPage = requiredOf(reader)[0];
-  const click = tools
-    .filter((t) => /click/i.test(t.name) && !/double|right/i.test(t.name))
-    .map((t) => {
-      const args: Record<string, "ref" | "description" | "page"> = {};
-      for (const a of requiredOf(t)) {
-        if (readerPage !== undefined && a === readerPage) args[a] = "page";
-        else if (propType(t, a) !== "string") return undefined;
-        else if (/^(ref|uid|target|selector|element_?ref)$/i.test(a)) args[a] = "ref";
-        else if (/element|description/i.test(a)) args[a] = "description";
-        else return undefined;
-      }
-      return Object.values(args).includes("ref") ? { tool: t, args } : undefined;
-    })
-    .find((c) => c !== undefined);
+  // what an element tool's required argument takes: the page's id, the snapshot's ref, a description
   const kind = (t: ToolSpec, a: string): "ref" | "description" | "page" | undefined => {
     if (readerPage !== undefined && a === readerPage) return "page";
     if (propType(t, a) !== "string") return undefined;
@@ -99,6 +86,18 @@ export function detectBrowser(tools: readonly ToolSpec[]): BrowserServer | undef
     if (/element|description/i.test(a)) return "description";
     return undefined;
   };
+  const click = tools
+    .filter((t) => /click/i.test(t.name) && !/double|right/i.test(t.name))
+    .map((t) => {
+      const args: Record<string, "ref" | "description" | "page"> = {};
+      for (const a of requiredOf(t)) {
+        const k = kind(t, a);
+        if (!k) return undefined;
+        args[a] = k;
+      }
+      return Object.values(args).includes("ref") ? { tool: t, args } : undefined;
+    })
+    .find((c) => c !== undefined);
   // browser_type {target, text, submit?}, chrome-devtools-mcp's fill {pageId, uid, value}: not a
   // whole form's fill, nor typing into whatever has the focus (type_text has no target)
   const type = tools
