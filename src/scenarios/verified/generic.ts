@@ -71,7 +71,8 @@ function camelWords(name: string): string {
 }
 
 function namesChange(words: string): boolean {
-  return MUTATING.test(camelWords(words)) || MAKES_OR_FORMATS.test(camelWords(words));
+  const split = camelWords(words);
+  return MUTATING.test(split) || MAKES_OR_FORMATS.test(split);
 }
 
 /** The values of a top-level operation argument's enum (`operation`, `action`…), as text. */

@@ -4,7 +4,7 @@
  * the row numbers as its first column, and so do servers that render a query's rows for a page.
  * Each cell of a row named once by its first cell is a question: "the Count for the Item "Rye"".
  */
-import type { TableCell } from "./page-snapshot.js";
+import { namedRowCells, type TableCell } from "./page-snapshot.js";
 
 /** The rows of each `<table>` in the text, as the cells' plain text. */
 export function htmlTables(text: string): string[][][] {
@@ -20,14 +20,7 @@ export function htmlTableCells(text: string): TableCell[] {
     const [header, ...data] = grid;
     // a header of names: no empty or repeated column, no number for a name
     if (!header || data.length === 0 || header.some((h) => h === "" || /^-?\d+(\.\d+)?$/.test(h)) || new Set(header).size !== header.length) return [];
-    const keys = data.map((r) => r[0] ?? "");
-    const out: TableCell[] = [];
-    for (const row of data) {
-      // a row named twice (or not at all) would not say which one is meant
-      if (!row[0] || keys.filter((k) => k === row[0]).length !== 1 || row.length !== header.length) continue;
-      for (let j = 1; j < row.length; j++) if (row[j] !== "") out.push({ row: row[0], rowsAre: header[0], column: header[j], value: row[j], table: index });
-    }
-    return out;
+    return namedRowCells(header, data, index);
   });
 }
 

@@ -126,12 +126,17 @@ function tableCells(table: SnapshotNode, index: number): TableCell[] {
   if (!header) return [];
   const columns = header.children.filter((c) => c.role === "columnheader").map(textOf);
   const data = rows.filter((r) => r !== header).map((r) => r.children.filter((c) => c.role === "cell" || c.role === "rowheader").map(textOf));
+  return namedRowCells(columns, data, index);
+}
+
+/** Each cell of a row named once by its first cell, by its column's header (`columns`): empty
+ *  cells, rows named twice (which one is meant?) and rows of another width give none. */
+export function namedRowCells(columns: readonly string[], data: readonly (readonly string[])[], table: number): TableCell[] {
   const keys = data.map((cells) => cells[0] ?? "");
   const out: TableCell[] = [];
   for (const cells of data) {
-    // a row named twice would not say which one is meant
     if (!cells[0] || keys.filter((k) => k === cells[0]).length !== 1 || cells.length !== columns.length) continue;
-    for (let j = 1; j < cells.length; j++) if (columns[j] && cells[j]) out.push({ row: cells[0], rowsAre: columns[0] ?? "", column: columns[j], value: cells[j], table: index });
+    for (let j = 1; j < cells.length; j++) if (columns[j] && cells[j]) out.push({ row: cells[0], rowsAre: columns[0] ?? "", column: columns[j], value: cells[j], table });
   }
   return out;
 }
