@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, type ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
+import { homedir } from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { TrainMcpError } from "../errors.js";
@@ -167,7 +168,7 @@ function deliverResponsesLast(transport: Transport): void {
 async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs: number, handlers: ClientRequestHandlers): Promise<Connection> {
   // sandboxed: the working copy (--template-dir's) is the one writable folder
   const cwd = spec.cwd ?? process.cwd();
-  const run = spec.sandbox ? sandboxCommand(spec.sandbox.bwrap, spec.command, spec.args, { network: spec.sandbox.network, cwd, workDir: spec.copyOf ? cwd : undefined }) : { command: spec.command, args: spec.args };
+  const run = spec.sandbox ? sandboxCommand(spec.sandbox.bwrap, spec.command, spec.args, { network: spec.sandbox.network, cwd, workDir: spec.copyOf ? cwd : undefined, home: spec.env.HOME ?? homedir(), env: spec.env }) : { command: spec.command, args: spec.args };
   const transport = new StdioTransport({
     command: run.command,
     args: run.args,
@@ -195,7 +196,7 @@ async function openStdio(spec: Extract<LaunchSpec, { kind: "stdio" }>, timeoutMs
     const what = /^(spawn |server )/.test(why) ? why : `${message(e)} (${why})`;
     // `FOO=1 node server.js` is a shell's way to set a variable; no shell runs the command here
     const envHint = /^spawn \S+ ENOENT/.test(why) && /^[A-Za-z_][A-Za-z0-9_]*=/.test(spec.command) ? `; "${spec.command.split("=")[0]}=…" before the command is shell syntax: give the variable with -e ${spec.command.split("=")[0]}=…` : "";
-    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`${spec.sandbox ? " (in the --sandbox)" : ""}: ${what}${envHint}${npxHint(spec, why)}${elsewhereHint(spec)}${spec.sandbox ? sandboxHint(why) : ""}`, true, { cause: e });
+    throw new TrainMcpError("ServerUnreachable", `cannot start MCP server \`${spec.label}\`${spec.sandbox ? " (in the --sandbox)" : ""}: ${what}${envHint}${npxHint(spec, why)}${elsewhereHint(spec)}${spec.sandbox ? sandboxHint(why, spec.env.HOME ?? homedir()) : ""}`, true, { cause: e });
   }
   return Connection.make(client, transport, "stdio", tasks);
 }
