@@ -12,6 +12,7 @@ import type { Toolbox } from "../mcp/types.js";
 import { TrainMcpError } from "../errors.js";
 import type { Scenario } from "../scenarios/schema.js";
 import { isReadOnlyTool } from "../scenarios/verified/generic.js";
+import { signalsProcesses } from "../scenarios/verified/process-tools.js";
 import { linksOutside } from "../mcp/template-copy.js";
 
 /** Fixtures whose tools change server state: each rollout needs its own instance. */
@@ -45,6 +46,8 @@ export class ServerSet {
         const writers = known ? [] : toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
         const stateful = isolate === "on" || (isolate === "auto" && (known ? STATEFUL_FIXTURES.has(target) : writers.length > 0));
         if (writers.length > 0 && !options.templateDir) log?.(writesWarning(target, writers));
+        const signallers = known || options.sandbox ? [] : toolbox.tools.filter(signalsProcesses).map((t) => t.name);
+        if (signallers.length > 0) log?.(signalWarning(target, signallers));
         if (writers.length > 0 && options.templateDir && !linksChecked) {
           linksChecked = true;
           const warning = await templateLinksWarning(options.templateDir);
@@ -109,6 +112,16 @@ export async function templateLinksWarning(templateDir: string): Promise<string 
   if (outside.length === 0) return undefined;
   const named = `${outside.slice(0, 4).join(", ")}${outside.length > 4 ? `, … (${outside.length} in all)` : ""}`;
   return `warning: --template-dir ${templateDir} has symlinks that lead out of it (${named}): each copy keeps them as they are, so a server writing through them changes the originals`;
+}
+
+/** Tools that signal any process of the machine by its id: only a sandbox keeps the model's calls to the server's own. */
+export function signalWarning(target: string, signallers: readonly string[]): string {
+  return (
+    `warning: ${redactTargetCredentials(target)} has tools that signal a process by its id (${signallers.join(", ")}), and the model calls them for real with ids it picks: ` +
+    (parseTarget(target).kind === "stdio"
+      ? `any process of this machine, train-mcp's own included; run the server with --sandbox (a process namespace of its own), or leave them out with --exclude-tools ${signallers.join(",")}`
+      : `any process of the machine it runs on; leave them out with --exclude-tools ${signallers.join(",")}, or run the server in a container`)
+  );
 }
 
 /** The model calls a server's state-changing tools for real: say where those writes land. */

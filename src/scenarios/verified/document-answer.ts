@@ -23,7 +23,8 @@ export function documentAnswer(result: ToolResult, given: Record<string, string>
   const names = new Set(Object.values(given));
   // a JSON document's field; a one-line text whole (a contains check spanning lines fails
   // answers that reflow it); prose is asked about by its lines below, never "the number in it"
-  if (resultData(content) !== undefined || lines.length === 1) {
+  // (not a one-line program: the number in `return 1;` is no field of it)
+  if (resultData(content) !== undefined || (lines.length === 1 && !isSourceCode(given))) {
     const field = pickAnswerField(content, given);
     if (field && (typeof field.value === "number" || (quotable(field.value) && !field.value.includes("\n")))) return field;
   }
@@ -81,6 +82,15 @@ function keyedLines(lines: readonly string[]): DocumentAnswer[] {
 function documentOf(result: ToolResult): ToolResult {
   const s = result.structuredContent;
   const values = s && typeof s === "object" && !Array.isArray(s) ? Object.values(s) : [];
-  if (values.length !== 1 || typeof values[0] !== "string") return result;
-  return { isError: false, text: values[0], truncated: result.truncated };
+  if (values.length !== 1 || typeof values[0] !== "string") return { ...result, text: withoutReadBanner(result.text) };
+  return { isError: false, text: withoutReadBanner(values[0]), truncated: result.truncated };
+}
+
+/**
+ * A file's text without the status line some readers put first: desktop-commander's
+ * "[Reading 3 lines from start (total: 3 lines, 0 remaining)]" is not the file's first line,
+ * nor a JSON document's start.
+ */
+export function withoutReadBanner(text: string): string {
+  return text.replace(/^\s*\[Reading (?:last )?\d+ (?:new )?lines?\b[^\]\n]*\][ \t]*(\r?\n|$)/, "");
 }

@@ -5,7 +5,7 @@
  * lines are read from the tool's own answer, where each file's text follows a "path:" line.
  */
 import { mentionsWorkCopy } from "../../mcp/toolbox.js";
-import { quotable } from "./document-answer.js";
+import { quotable, withoutReadBanner } from "./document-answer.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import { props, requiredOf, taskFolders, visibleFiles, type FileServer } from "./file-tools.js";
 import { containsCheck, isUseful, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
@@ -56,22 +56,32 @@ async function build(ctx: RecipeContext, server: FileServer, tool: ToolSpec, arg
 
 /**
  * The first non-empty line of `path`'s text in a several-files answer: the lines after its own
- * "path:" line, up to the "---" that ends its part. A Markdown heading is read without its "#".
+ * "path:" line (server-filesystem) or "--- path contents: ---" line (desktop-commander), up to
+ * the "---" line that ends its part or starts the next. A Markdown heading is read without its "#".
  */
 export function firstLineOf(result: ToolResult, path: string): string | undefined {
   const text = result.text.replace(/\r\n/g, "\n");
-  const marker = `${path}:\n`;
-  // the marker at a line start ("a.txt:" is also the end of "sub/a.txt:")
-  let at = text.indexOf(marker);
-  while (at > 0 && text[at - 1] !== "\n") at = text.indexOf(marker, at + 1);
-  if (at < 0) return undefined;
-  const part = text.slice(at + marker.length).split(/\n---\n/)[0];
+  // a file's own mark, never a line of another file's text that happens to read "b.txt:":
+  // desktop-commander's, or server-filesystem's at the start or after the "---" between files
+  const found = [
+    { marker: `--- ${path} contents: ---\n`, at: lineStartIndex(text, `--- ${path} contents: ---\n`) },
+    { marker: `${path}:\n`, at: text.startsWith(`${path}:\n`) ? 0 : ((i) => (i < 0 ? i : i + "\n---\n".length))(text.indexOf(`\n---\n${path}:\n`)) },
+  ].find((m) => m.at >= 0);
+  if (!found) return undefined;
+  const part = withoutReadBanner(text.slice(found.at + found.marker.length).split(/\n--- .+ contents: ---\n|\n---\n/)[0]);
   const line = part
     .split("\n")
     .map((l) => l.trim())
     .find((l) => l.length > 0)
     ?.replace(/^#{1,6}\s+/, "");
   return line && line.length <= MAX_LINE && quotable(line) && !/^error\b/i.test(line) && !mentionsWorkCopy(line) ? line : undefined;
+}
+
+/** where `marker` starts a line of `text` ("a.txt:" is also the end of "sub/a.txt:"), or -1 */
+function lineStartIndex(text: string, marker: string): number {
+  let at = text.indexOf(marker);
+  while (at > 0 && text[at - 1] !== "\n") at = text.indexOf(marker, at + 1);
+  return at;
 }
 
 /** Two lines a contains check tells apart: neither holds the other, and neither is just a file's name. */

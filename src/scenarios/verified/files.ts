@@ -48,8 +48,10 @@ function readRecipes(server: FileServer): Recipe[] {
   const readers = server.readOnly.flatMap((t) => {
     const arg = onlyRequired(t);
     // a file's text by its name (read_text_file, cat, get_file_contents); a media reader answers
-    // in base64, a metadata one (get_file_info) with times that change
-    return arg && PATH_ARG.test(arg) && !listsFolders(t) && /read|cat|content|open/i.test(t.name) && !/media|image|binary|base64|multiple|info|stat/i.test(`${t.name} ${t.description ?? ""}`) ? [{ tool: t, arg }] : [];
+    // in base64, a metadata one (get_file_info) with times that change. The name decides, and the
+    // description's first sentence: desktop-commander's read_file reads text and mentions the
+    // images and PDFs it also reads further on
+    return arg && PATH_ARG.test(arg) && !listsFolders(t) && /read|cat|content|open/i.test(t.name) && !/media|image|binary|base64|multiple|info|stat/i.test(t.name) && !/image|binary|base64/i.test(firstSentence(t.description)) ? [{ tool: t, arg }] : [];
   });
   const lister = server.lister;
   return readers.flatMap((reader) => [
@@ -102,4 +104,11 @@ async function build(ctx: RecipeContext, reader: PathTool, server: FileServer, k
     expected: [typeof field.value === "number" ? numericCheck(field.value) : containsCheck(field.value)],
     answer: answerSentence(label, field.value),
   };
+}
+
+/** "Read a file. Also images." → "Read a file." (the whole text when it has no full stop) */
+function firstSentence(description: string | undefined): string {
+  const text = (description ?? "").trim();
+  const end = text.search(/[.!?](\s|$)/);
+  return end < 0 ? text : text.slice(0, end + 1);
 }

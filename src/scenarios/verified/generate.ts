@@ -36,6 +36,7 @@ import { givenPool } from "./given-values.js";
 import { matchAllArgs, ValuePool } from "./harvest.js";
 import { isUseful, reportsFailure, type BuiltDraft, type Recipe, type RecipeContext, type Split } from "./recipe.js";
 import { applicableFixtureRecipes } from "./registry.js";
+import { processToolsNote, signalsProcesses } from "./process-tools.js";
 import { freshInState, makeStartingState } from "./starting-state.js";
 import { fileRecipes } from "./files.js";
 import { browserNeeds, browserRecipes } from "./browser.js";
@@ -137,7 +138,11 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
     options.onNote?.(line);
   };
   const writers = toolbox.tools.filter((t) => !isReadOnlyTool(t)).map((t) => t.name);
-  const usable = options.allowWrites === false ? toolbox.tools.filter((t) => isReadOnlyTool(t)) : toolbox.tools;
+  // a tool that signals any process of the machine by its id is called only inside a sandbox
+  // (whatever its annotations say: a kill tool marked read-only is called with the pids a listing shows)
+  const signalling = options.isolation?.sandbox ? [] : toolbox.tools.filter(signalsProcesses);
+  const usable = toolbox.tools.filter((t) => (options.allowWrites !== false || isReadOnlyTool(t)) && !signalling.includes(t));
+  if (signalling.some((t) => options.allowWrites !== false || isReadOnlyTool(t))) note(processToolsNote(signalling.map((t) => t.name)));
   if (options.allowWrites === false && writers.length > 0)
     note(
       `not calling ${writers.join(", ")}: ${writers.length === 1 ? "it changes" : "they change"} the server's state (by ${writers.length === 1 ? "its" : "their"} annotations, name or operations), and a fresh server process does not undo changes kept in files or databases; ` +
