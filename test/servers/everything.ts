@@ -103,7 +103,8 @@ const TOOLS: Tool[] = [
     inputSchema: obj({}),
     outputSchema: obj({ mean: { type: "number" } }, ["mean"]),
   },
-  { name: "counter_inc", description: "Adds one to this server's counter.", inputSchema: obj({}) },
+  // says nothing of the change it makes, by its name or its description: the witness test's case
+  { name: "counter_inc", description: "Counts one more on this server's counter.", inputSchema: obj({}) },
   { name: "counter_get", description: "Reads this server's counter.", inputSchema: obj({}) },
   { name: "session_inc", description: "Adds one to this session's own counter (HTTP: one per MCP session).", inputSchema: obj({}) },
   { name: "junk", description: "Prints junk on stdout, then answers.", inputSchema: obj({}) },

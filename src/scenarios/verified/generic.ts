@@ -46,7 +46,8 @@ const OPERATION_ARG = /^(operation|action|op|command|cmd|method)$/i;
  * decide when present (`readOnlyHint: true` reads; `readOnlyHint: false` or `destructiveHint:
  * true` changes state); otherwise a state-changing verb in the name does, or, for a tool that
  * does several things (`manage_container {operation: "create" | "update" | "delete"}`), in one
- * of the values its operation argument takes. A tool that runs the command lines it is given
+ * of the values its operation argument takes, or, where the name reads neither way, the verb its
+ * description starts with ("Register a new request…"). A tool that runs the command lines it is given
  * (shell-tool.ts) changes state whatever it says: `rm` is a command too. A bare name (a
  * scenario's reference call) is judged by its name alone.
  */
@@ -61,8 +62,14 @@ export function isReadOnlyTool(tool: string | (Pick<ToolSpec, "name" | "annotati
   // thing names the thing (add_todo, addItem)
   if (/^add$/i.test(name)) return true;
   if (typeof tool !== "string" && operationValues(tool.inputSchema).some(namesChange)) return false;
+  if (typeof tool !== "string" && !READING_NAME.test(camelWords(name)) && CHANGE_FIRST.test(tool.description ?? "")) return false;
   return !namesChange(name) && !LEADING_MUTATING.test(camelWords(name));
 }
+
+// a name that says nothing either way ("request_planning") is read by what its description does
+// first ("Register a new user request and plan its tasks."); a reading name keeps its word
+const READING_NAME = /(^|_|-)(get|list|read|search|find|show|fetch|query|describe|view|open|count|check|lookup|browse|inspect|info|status)(?=$|_|-)/i;
+const CHANGE_FIRST = /^\s*(creates?|adds?|inserts?|registers?|saves?|submits?|appends?|writes?|updates?|deletes?|removes?)\b/i;
 
 /** camelCase words split ("markDone" → "mark_Done"): the match is case-insensitive, so a verb
  *  must end at a separator, never inside a word ("settings", "bookmarks" read) */

@@ -136,7 +136,20 @@ export function reportsFailure(result: ToolResult): boolean {
   const data = resultData(result);
   if (!data || typeof data !== "object" || Array.isArray(data)) return false;
   const d = data as Record<string, unknown>;
-  return d.success === false || d.ok === false;
+  return d.success === false || d.ok === false || failureStatus(d);
+}
+
+const MESSAGE_KEY = /^(message|msg|error|detail|details|reason|description|code)$/i;
+
+/**
+ * A reply that is only a failed status and words about it, without the MCP error flag:
+ * `{"status": "error", "message": "Request not found"}`, `{"status": "task_not_found", …}`
+ * (mcp-taskmanager). A status among more fields is the state of a thing (a build that "failed").
+ */
+function failureStatus(d: Record<string, unknown>): boolean {
+  const words = Object.keys(d).filter((k) => k !== "status");
+  if (typeof d.status !== "string" || words.length > 2 || !words.every((k) => MESSAGE_KEY.test(k) && typeof d[k] === "string")) return false;
+  return /(^|_|-|\s)(error|errored|fail(ed|ure)?|not_?found|invalid|denied|forbidden|unauthori[sz]ed)($|_|-|\s)/i.test(d.status);
 }
 
 /** True when a result is worth building a task on: no error, some content, not an empty list. */
@@ -145,7 +158,7 @@ export function isUseful(result: ToolResult): boolean {
   const t = result.text.trim();
   if (t === "" || t === "[]" || t === "{}" || t === "null") return false;
   // "No facts found for …", "No results", "Not found": an empty answer in words.
-  if (t.length < 200 && /\b(no (\w+ )?(results?|matches?|items?|records?|entries|facts?) (found|match)|no (results?|matches?)\b|not found|nothing found)/i.test(t)) return false;
+  if (t.length < 200 && /\b(no (\w+ )?(results?|matches?|items?|records?|entries|facts?) (found|match)|no (results?|matches?)\b|not found|nothing found|no such \w+ (found|exists?)\b)/i.test(t)) return false;
   const data = resultData(result);
   if (data && typeof data === "object" && !Array.isArray(data)) {
     const values = Object.values(data as Record<string, unknown>);
