@@ -35,7 +35,10 @@ beforeAll(async () => {
   await new Promise((r) => http.once("listening", r));
   url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/`;
 });
+// folders made outside `outside`, removed at the end
+const cleanups: string[] = [];
 afterAll(async () => {
+  for (const dir of cleanups) rmSync(dir, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
   rmSync(template, { recursive: true, force: true });
   await new Promise((r) => http.close(r));
@@ -142,7 +145,9 @@ describe("--sandbox", () => {
   });
 
   it("covers secrets where their symlinks lead, through a home that is a symlink, in a big home, and in the user's home when the server's HOME is another", async () => {
-    const base = join(outside, "homes");
+    // under /var/tmp: these run bwrap on `sh` and `node` alone, so a checkout under /tmp (hidden by the sandbox's own) would hide `outside` too
+    const base = mkdtempSync("/var/tmp/train-mcp-sandbox-homes-");
+    cleanups.push(base);
     const real = join(base, "real");
     mkdirSync(join(real, "dotfiles", "ssh"), { recursive: true });
     writeFileSync(join(real, "dotfiles", "ssh", "id_rsa"), "LINKED KEY\n");
@@ -186,8 +191,8 @@ describe("--sandbox", () => {
   });
 
   it("hides the host's service sockets, which a read-only mount would leave open to connect()", async () => {
-    const socketDir = join(outside, "sockets");
-    mkdirSync(socketDir, { recursive: true });
+    const socketDir = mkdtempSync("/var/tmp/train-mcp-sandbox-sockets-");
+    cleanups.push(socketDir);
     const socket = join(socketDir, "docker.sock");
     const service = createNetServer((c) => c.end("root on the host\n")).listen(socket);
     await new Promise((r) => service.once("listening", r));
