@@ -2,7 +2,9 @@
  * A server in desktop-commander's shape (test/servers/desktop-files.ts): its read_file answers
  * after a status line and its description goes on to images and PDFs, its listings go two levels
  * deep, read_multiple_files marks each file "--- PATH contents: ---", kill_process takes any pid,
- * and it makes a config folder in the home folder before it starts. Through the CLI.
+ * and it makes a config folder in the home folder before it starts. Through the CLI. And a server
+ * in mcp-server-code-runner's shape (test/servers/code-snippets.ts), whose unannotated tool runs
+ * any code it is given.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +14,7 @@ import { ServerSet } from "../../src/train/servers.js";
 import { firstLineOf } from "../../src/scenarios/verified/file-multi-read.js";
 import { documentAnswer, withoutReadBanner } from "../../src/scenarios/verified/document-answer.js";
 import { signalsProcesses } from "../../src/scenarios/verified/process-tools.js";
+import { isReadOnlyTool } from "../../src/scenarios/verified/generic.js";
 import { readScenarioFile } from "../../src/scenarios/io.js";
 import { stdioTarget } from "../servers/launch.js";
 import { cli } from "../train/helpers.js";
@@ -129,4 +132,20 @@ describe("a server in desktop-commander's shape", () => {
     expect(signals("list_processes", { pid: { type: "number" } })).toBe(false);
     expect(signals("end_meeting", { name: { type: "string" } })).toBe(false);
   });
+});
+
+describe("a tool that runs the code it is given", () => {
+  it("is a writer unless it says it only reads, so the generator runs no made-up code without --allow-writes", async () => {
+    const runLog = join(dir, "runs.log");
+    const g = await cli(["scenarios", "generate", "--server", stdioTarget("code-snippets"), "--env", `RUN_LOG=${runLog}`, "--n", "4", "--out", join(dir, "code.jsonl")], { HOME: home });
+    expect(g.code).toBe(2);
+    expect(g.stderr).toContain("not calling run-code");
+    expect(existsSync(runLog)).toBe(false);
+    const tool = (annotations?: { readOnlyHint: boolean }) => ({ name: "run_javascript", description: "Run a short JavaScript snippet.", inputSchema: { type: "object" as const, properties: { code: { type: "string" } }, required: ["code"] }, ...(annotations ? { annotations } : {}) });
+    expect(isReadOnlyTool(tool())).toBe(false);
+    // a snippet run in a sandbox of the server's own, said to read only (the code-runner fixture's)
+    expect(isReadOnlyTool(tool({ readOnlyHint: true }))).toBe(true);
+    // a calculator's expression is no code
+    expect(isReadOnlyTool({ name: "evaluate", description: "Evaluate a math expression.", inputSchema: { type: "object", properties: { expression: { type: "string" } }, required: ["expression"] } })).toBe(true);
+  }, 60_000);
 });

@@ -26,7 +26,7 @@ import { besideIdsGone, fileListings, goneAndKept, idValues, isDeletingTool, sho
 import { answerSentence, containsCheck, envelopeData, isUseful, lowerFirst, numericCheck, reportsFailure, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 import { documentFacts } from "./document-answer.js";
-import { runsCommands } from "./shell-tool.js";
+import { runsCode, runsCommands } from "./shell-tool.js";
 
 const MUTATING =
   /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close|clean|cleanup|prune|flush)(?=$|_|-|\b)/i;
@@ -48,7 +48,8 @@ const OPERATION_ARG = /^(operation|action|op|command|cmd|method)$/i;
  * does several things (`manage_container {operation: "create" | "update" | "delete"}`), in one
  * of the values its operation argument takes, or, where the name reads neither way, the verb its
  * description starts with ("Register a new request…"). A tool that runs the command lines it is given
- * (shell-tool.ts) changes state whatever it says: `rm` is a command too. A bare name (a
+ * (shell-tool.ts) changes state whatever it says: `rm` is a command too; one that runs source code
+ * does unless its annotations say it only reads. A bare name (a
  * scenario's reference call) is judged by its name alone.
  */
 export function isReadOnlyTool(tool: string | (Pick<ToolSpec, "name" | "annotations"> & { inputSchema?: ToolSpec["inputSchema"]; description?: string })): boolean {
@@ -58,6 +59,8 @@ export function isReadOnlyTool(tool: string | (Pick<ToolSpec, "name" | "annotati
   if (typeof tool !== "string" && runsCommands(tool)) return false;
   if (hints?.readOnlyHint === true) return true;
   if (hints?.readOnlyHint === false || hints?.destructiveHint === true) return false;
+  // a code runner that does not say it only reads: code can do what `rm` does
+  if (typeof tool !== "string" && runsCode(tool)) return false;
   // `add` alone is arithmetic (the reference "everything" server's adds two numbers): adding a
   // thing names the thing (add_todo, addItem)
   if (/^add$/i.test(name)) return true;

@@ -48,6 +48,21 @@ export function runsCommands(t: ShapeOnly): boolean {
   return commandArgOf(t) !== undefined;
 }
 
+// source code to run (mcp-server-code-runner's `run-code {code, languageId}`), not a math expression
+const CODE_ARG = /^(code|source|source_?code|program|snippet)$/i;
+const RUNS_CODE = /\b(run|runs|running|execute|executes|exec|eval|interpret|interprets)\b/i;
+
+/**
+ * Whether a tool runs source code it is given: with no annotation saying it reads only (a
+ * snippet run in a sandbox of the server's own, as the code-runner fixture's), code can change
+ * anything the server's user can.
+ */
+export function runsCode(t: ShapeOnly): boolean {
+  const props = (t.inputSchema?.properties ?? {}) as Record<string, { type?: unknown }>;
+  const required = (t.inputSchema?.required as string[] | undefined) ?? [];
+  return required.some((a) => CODE_ARG.test(a) && props[a]?.type === "string") && RUNS_CODE.test(`${words(t.name)} ${t.description ?? ""}`);
+}
+
 /** The tool as a command runner the recipes can call: every other required argument a timeout they can fill in. */
 export function commandTool(t: ToolSpec): CommandTool | undefined {
   const arg = commandArgOf(t);
