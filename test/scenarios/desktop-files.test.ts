@@ -115,7 +115,16 @@ describe("a server in desktop-commander's shape", () => {
     const free = await cli(["tools", "--server", SERVER, "--template-dir", project], { HOME: fresh });
     expect(free.code, free.stderr).toBe(0);
     expect(readFileSync(join(fresh, ".desktop-files", "config.json"), "utf8")).toContain("telemetryEnabled");
-  }, 60_000);
+    // now that the home holds the folder, a server that writes into it at every call fails in the
+    // sandbox, and the generator says what to do; with a home of its own it builds its tasks
+    const writer = `${SERVER} --cache-in-home`;
+    const args = ["scenarios", "generate", "--server", writer, "--template-dir", project, "--sandbox", "--n", "4", "--accept-fewer"];
+    const failed = await cli([...args, "--out", join(dir, "cache-fail.jsonl")], { HOME: fresh });
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toMatch(/EROFS.*--env 'HOME=\$\{cwd\}'/s);
+    const ownHome = await cli([...args, "--env", "HOME=${cwd}", "--out", join(dir, "cache-ok.jsonl")], { HOME: fresh });
+    expect(ownHome.code, ownHome.stderr).toBe(0);
+  }, 120_000);
 
   it("knows a tool that signals a process, by id or, for a killing tool, by name or port, however its name is written", () => {
     const tool = (name: string, properties: Record<string, unknown>) => ({ name, description: "", inputSchema: { type: "object" as const, properties } });

@@ -11,7 +11,8 @@
  * - write_file {path, content}, kill_process {pid}: annotated destructive. kill_process signals
  *   nothing here: it appends its pid to the file $KILL_LOG, so a test sees whether it was called.
  * Like the real server, it will not start unless it can make its config folder in the home folder
- * (where it has one already, a config it cannot write there is let go).
+ * (where it has one already, a config it cannot write there is let go). `--cache-in-home`: each
+ * call writes into that folder first, and fails where it cannot.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -70,6 +71,9 @@ server.setRequestHandler(CallToolRequestSchema, async (req) => {
   const a = (req.params.arguments ?? {}) as Record<string, unknown>;
   const p = typeof a.path === "string" ? a.path : "";
   try {
+    // `--cache-in-home`: every call first writes into the config folder, as @playwright/mcp writes
+    // into ~/.cache/ms-playwright (a folder the home already holds, read-only in the sandbox)
+    if (process.argv.includes("--cache-in-home")) fs.writeFileSync(path.join(configDir, "last-call"), req.params.name);
     switch (req.params.name) {
       case "list_directory":
         if (!fs.existsSync(p)) return text(`[NOT_FOUND] ${p} — path does not exist`);

@@ -330,7 +330,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       else throw new TrainMcpError(
         "ConfigInvalid",
         committed.length === 0
-          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried})${errorsSeen(calls, toolbox.secrets ?? [])}; ${leftOut}${otherSources}`
+          ? `could not build any verified scenario: no call to the server's tools gave a result to check a task against (${tried})${errorsSeen(calls, toolbox.secrets ?? [], options.isolation?.sandbox)}; ${leftOut}${otherSources}`
           : `could only build ${committed.length} distinct verified scenarios of the ${n} asked for (the server's tools offer too few distinct tasks: ${tried}); ` +
             `${options.fewer ?? "lower --n"}, or ${otherSources}`,
       );
@@ -658,11 +658,13 @@ const LOST_IN_A_ROW = 12;
 
 /** "; 15 of 15 calls answered with an error, most often git_log: No session working directory set…":
  *  the server's own words on why nothing could be built (a credential in them is held back). */
-function errorsSeen(calls: CallTally, secrets: readonly string[]): string {
+function errorsSeen(calls: CallTally, secrets: readonly string[], sandboxed = false): string {
   if (calls.failed === 0) return "";
   const [line] = [...calls.errors].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
   const quoted = containsHeldSecret(line, secrets) ? "(withheld: it holds a credential the server was given)" : JSON.stringify(line);
-  return `; ${calls.failed} of ${calls.made} calls answered with an error, most often ${quoted}`;
+  // @playwright/mcp writes into ~/.cache/ms-playwright, which the sandbox's home holds read-only
+  const readOnly = sandboxed && /EROFS|read-only file system/i.test(line) ? ` (in the --sandbox only the working copy, /tmp and new files in the home take writes: a server that writes into a folder its home already holds needs a home of its own, --env 'HOME=\${cwd}')` : "";
+  return `; ${calls.failed} of ${calls.made} calls answered with an error, most often ${quoted}${readOnly}`;
 }
 
 /** `{name}` placeholders from vars; a missing one is a bug in a recipe, so it throws. */
