@@ -154,6 +154,15 @@ describe("a tool that runs the code it is given", () => {
     expect(isReadOnlyTool(tool())).toBe(false);
     // a snippet run in a sandbox of the server's own, said to read only (the code-runner fixture's)
     expect(isReadOnlyTool(tool({ readOnlyHint: true }))).toBe(true);
+    // with --allow-writes still no made-up snippet runs: not as a task, nor as a starting state
+    const w = await cli(["scenarios", "generate", "--server", stdioTarget("code-snippets"), "--env", `RUN_LOG=${runLog}`, "--allow-writes", "--n", "4", "--out", join(dir, "code-w.jsonl")], { HOME: home });
+    expect(w.code).toBe(2);
+    expect(w.stderr).not.toContain("setup call");
+    expect(existsSync(runLog)).toBe(false);
+    const shaped = (name: string, description: string, arg: string) => ({ name, description, inputSchema: { type: "object" as const, properties: { [arg]: { type: "string" } }, required: [arg] } });
+    expect(isReadOnlyTool(shaped("run_python_code", "Tool to execute Python code and return stdout.", "python_code"))).toBe(false);
+    expect(isReadOnlyTool(shaped("node_evaluate", "Evaluate JavaScript code in the server's Node.js process.", "code"))).toBe(false);
+    expect(isReadOnlyTool(shaped("lint_code", "Lints code without running it. Run it yourself later.", "code"))).toBe(true);
     // a calculator's expression is no code
     expect(isReadOnlyTool({ name: "evaluate", description: "Evaluate a math expression.", inputSchema: { type: "object", properties: { expression: { type: "string" } }, required: ["expression"] } })).toBe(true);
   }, 60_000);

@@ -31,6 +31,8 @@ describe("failures written as replies", () => {
     expect(reportsFailure(json({ status: "failed", job: "build" }))).toBe(false);
     expect(reportsFailure(json({ status: "task_details", requestId: "req-1" }))).toBe(false);
     expect(isUseful({ text: "No such task found", isError: false, truncated: false })).toBe(false);
+    expect(reportsFailure(json({ status: "error", code: 404, message: "x" }))).toBe(true);
+    expect(reportsFailure(json({ status: "Not Found" }))).toBe(true);
   });
 
   it("takes a tool whose name says nothing for a writer when its description starts by creating", () => {
@@ -40,6 +42,14 @@ describe("failures written as replies", () => {
     // a reading name keeps its word; a description that starts otherwise says nothing
     expect(isReadOnlyTool(tool("get_plan", "Creates nothing: returns the plan."))).toBe(true);
     expect(isReadOnlyTool(tool("request_planning", "Shows the plan of a request."))).toBe(true);
+    expect(isReadOnlyTool(tool("webhook_setup", "Use this tool to register a webhook for the repository."))).toBe(false);
+    expect(isReadOnlyTool(tool("remember", "Stores a memory with its tags."))).toBe(false);
+    // a name that says it computes keeps its word, whatever its description starts with
+    expect(isReadOnlyTool(tool("summarize", "Creates a concise summary of the text."))).toBe(true);
+    // `add` of two numbers is arithmetic; of a title, a new item
+    const add = (type: string) => ({ name: "add", description: "Add a new task.", inputSchema: { type: "object" as const, properties: { a: { type } }, required: ["a"] } });
+    expect(isReadOnlyTool(add("number"))).toBe(true);
+    expect(isReadOnlyTool(add("string"))).toBe(false);
   });
 
   it("gives the empty server a starting state made by its creating tool, and asks nothing of a failure", async () => {

@@ -24,6 +24,7 @@
  * Slots are built in batches of `concurrency` and committed in slot order, so the output does
  * not depend on timing. Fewer than N distinct scenarios is an error: nothing partial.
  */
+import { homedir } from "node:os";
 import { TrainMcpError } from "../../errors.js";
 import type { Toolbox, ToolResult, ToolSpec } from "../../mcp/types.js";
 import { containsHeldSecret, redactedJson } from "../../mcp/command-credentials.js";
@@ -41,7 +42,7 @@ import { freshInState, makeStartingState } from "./starting-state.js";
 import { fileRecipes } from "./files.js";
 import { browserNeeds, browserRecipes } from "./browser.js";
 import { detectShell, shellAdvice, shellFolderProblem, shellNeeds, shellRecipes } from "./shell.js";
-import { runsCommands } from "./shell-tool.js";
+import { runsCode, runsCommands } from "./shell-tool.js";
 import { resourceRecipes } from "./resources.js";
 import { sqlRecipes } from "./sql.js";
 import { Rng } from "./rng.js";
@@ -145,7 +146,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   if (signalling.some((t) => options.allowWrites !== false || isReadOnlyTool(t))) note(processToolsNote(signalling.map((t) => t.name)));
   if (options.allowWrites === false && writers.length > 0)
     note(
-      `not calling ${writers.join(", ")}: ${writers.length === 1 ? "it changes" : "they change"} the server's state (by ${writers.length === 1 ? "its" : "their"} annotations, name or operations), and a fresh server process does not undo changes kept in files or databases; ` +
+      `not calling ${writers.join(", ")}: ${writers.length === 1 ? "it changes" : "they change"} the server's state (by ${writers.length === 1 ? "its" : "their"} annotations, name, operations or description, or by running what it is given), and a fresh server process does not undo changes kept in files or databases; ` +
         `--allow-writes calls ${writers.length === 1 ? "it" : "them"}, ${options.writesAdvice ?? "best against a copy of the server's data (--template-dir)"}`,
     );
   const stateful = options.allowWrites === false ? false : (options.stateful ?? detectStateful(toolbox.tools));
@@ -195,7 +196,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
       ? await harvestOn(pristine)
       : { pool: givenPool(options.values), unstable: new Set<string>(), slow: new Map<string, number>(), useful: 0 };
     // an empty server (every read answered with nothing): tasks start from a few entries made first
-    const state = stateful && harvested.useful === 0 && recipes.some((r) => r.id.startsWith("generic.")) ? await makeStartingState(toolbox, usable.filter((t) => !runsCommands(t)), harvested.pool, seed) : undefined;
+    const state = stateful && harvested.useful === 0 && recipes.some((r) => r.id.startsWith("generic.")) ? await makeStartingState(toolbox, usable.filter((t) => !runsCommands(t) && !runsCode(t)), harvested.pool, seed) : undefined;
     if (state) {
       await pristine.close();
       pristine = state.box;
@@ -456,8 +457,9 @@ function selectRecipes(tools: readonly ToolSpec[], useFixtures: boolean): Recipe
   if (browser.length > 0) return browser;
   const covered = new Set(specific.map((r) => r.primary ?? r.tools[0]));
   // a tool that runs command lines gets the read-only commands shell.ts composes, and no other
-  // recipe's: a synthesized string run as a command is anything at all (shell-tool.ts)
-  const others = tools.filter((t) => !runsCommands(t));
+  // recipe's: a synthesized string run as a command is anything at all (shell-tool.ts); nor does
+  // a tool that runs code (a made-up snippet is no task, and on the host it runs for real)
+  const others = tools.filter((t) => !runsCommands(t) && !runsCode(t));
   const shaped = [...shellRecipes(tools), ...resourceRecipes(others), ...fileRecipes(others), ...sqlRecipes(others)];
   // a tool that takes a path or a query gets tasks from the recipes that know how to fill them
   // in: a single call with synthesized arguments (a made-up path, a made-up SQL) only fails
@@ -663,7 +665,13 @@ function errorsSeen(calls: CallTally, secrets: readonly string[], sandboxed = fa
   const [line] = [...calls.errors].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
   const quoted = containsHeldSecret(line, secrets) ? "(withheld: it holds a credential the server was given)" : JSON.stringify(line);
   // @playwright/mcp writes into ~/.cache/ms-playwright, which the sandbox's home holds read-only
-  const readOnly = sandboxed && /EROFS|read-only file system/i.test(line) ? ` (in the --sandbox only the working copy, /tmp and new files in the home take writes: a server that writes into a folder its home already holds needs a home of its own, --env 'HOME=\${cwd}')` : "";
+  const home = homedir();
+  const readOnly =
+    !sandboxed || !/EROFS|read-only file system/i.test(line)
+      ? ""
+      : line.includes(`${home}/`)
+        ? ` (in the --sandbox only the working copy, /tmp and new files in the home take writes: a server that writes into a folder its home already holds needs a home of its own, --env 'HOME=\${cwd}')`
+        : " (in the --sandbox only the working copy and /tmp take writes: give the server its data folder with --template-dir)";
   return `; ${calls.failed} of ${calls.made} calls answered with an error, most often ${quoted}${readOnly}`;
 }
 

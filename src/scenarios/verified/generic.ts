@@ -63,16 +63,26 @@ export function isReadOnlyTool(tool: string | (Pick<ToolSpec, "name" | "annotati
   if (typeof tool !== "string" && runsCode(tool)) return false;
   // `add` alone is arithmetic (the reference "everything" server's adds two numbers): adding a
   // thing names the thing (add_todo, addItem)
-  if (/^add$/i.test(name)) return true;
+  if (/^add$/i.test(name) && (typeof tool === "string" || requiredNumbersOnly(tool))) return true;
   if (typeof tool !== "string" && operationValues(tool.inputSchema).some(namesChange)) return false;
-  if (typeof tool !== "string" && !READING_NAME.test(camelWords(name)) && CHANGE_FIRST.test(tool.description ?? "")) return false;
+  if (typeof tool !== "string" && !READING_NAME.test(camelWords(name)) && CHANGE_FIRST.test((tool.description ?? "").replace(PREAMBLE, ""))) return false;
   return !namesChange(name) && !LEADING_MUTATING.test(camelWords(name));
 }
 
 // a name that says nothing either way ("request_planning") is read by what its description does
 // first ("Register a new user request and plan its tasks."); a reading name keeps its word
-const READING_NAME = /(^|_|-)(get|list|read|search|find|show|fetch|query|describe|view|open|count|check|lookup|browse|inspect|info|status)(?=$|_|-)/i;
-const CHANGE_FIRST = /^\s*(creates?|adds?|inserts?|registers?|saves?|submits?|appends?|writes?|updates?|deletes?|removes?)\b/i;
+const READING_NAME =
+  /(^|_|-)(get|list|read|search|find|show|fetch|query|describe|view|open|count|check|lookup|browse|inspect|info|status|calculate|compute|convert|diff|compare|validate|parse|summari[sz]e|render|translate|retrieve|estimate|preview)(?=$|_|-)/i;
+const CHANGE_FIRST = /^\s*(creates?|adds?|inserts?|registers?|saves?|stores?|submits?|sends?|repl(y|ies)|forks?|appends?|writes?|updates?|deletes?|removes?)\b/i;
+// "Use this tool to register…", "This tool creates…", "Tool to create…", "Allows you to add…"
+const PREAMBLE = /^\s*(?:(?:use )?this tool(?: (?:to|will))?|tool (?:to|that)|allows? you to|lets? you)\s+/i;
+
+/** an `add` whose required arguments are all numbers (server-everything's a + b), not a thing's name */
+function requiredNumbersOnly(tool: { inputSchema?: ToolSpec["inputSchema"] }): boolean {
+  const props = (tool.inputSchema?.properties ?? {}) as Record<string, { type?: unknown }>;
+  const required = (tool.inputSchema?.required as string[] | undefined) ?? [];
+  return required.length > 0 && required.every((r) => props[r]?.type === "number" || props[r]?.type === "integer");
+}
 
 /** camelCase words split ("markDone" → "mark_Done"): the match is case-insensitive, so a verb
  *  must end at a separator, never inside a word ("settings", "bookmarks" read) */

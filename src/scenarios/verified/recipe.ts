@@ -148,8 +148,8 @@ const MESSAGE_KEY = /^(message|msg|error|detail|details|reason|description|code)
  */
 function failureStatus(d: Record<string, unknown>): boolean {
   const words = Object.keys(d).filter((k) => k !== "status");
-  if (typeof d.status !== "string" || words.length > 2 || !words.every((k) => MESSAGE_KEY.test(k) && typeof d[k] === "string")) return false;
-  return /(^|_|-|\s)(error|errored|fail(ed|ure)?|not_?found|invalid|denied|forbidden|unauthori[sz]ed)($|_|-|\s)/i.test(d.status);
+  if (typeof d.status !== "string" || words.length > 2 || !words.every((k) => MESSAGE_KEY.test(k) && d[k] !== null && ["string", "number", "object"].includes(typeof d[k]))) return false;
+  return /(^|_|-|\s)(error|errored|fail(ed|ure)?|not[ _-]?found|invalid|denied|forbidden|unauthori[sz]ed)($|_|-|\s)/i.test(d.status);
 }
 
 /** True when a result is worth building a task on: no error, some content, not an empty list. */

@@ -48,19 +48,23 @@ export function runsCommands(t: ShapeOnly): boolean {
   return commandArgOf(t) !== undefined;
 }
 
-// source code to run (mcp-server-code-runner's `run-code {code, languageId}`), not a math expression
-const CODE_ARG = /^(code|source|source_?code|program|snippet)$/i;
-const RUNS_CODE = /\b(run|runs|running|execute|executes|exec|eval|interpret|interprets)\b/i;
+// source code to run (mcp-server-code-runner's `run-code {code, languageId}`, run_python_code
+// {python_code}), not a math expression
+const CODE_ARG = /^((python|py|js|javascript|typescript|ts|ruby|r|sql)_?code|code(_?snippet)?|source(_?code)?|program|snippet)$/i;
+const RUNS_CODE = /\b(run|runs|running|execute|executes|exec|eval|evaluate|evaluates|interpret|interprets)\b/i;
 
 /**
  * Whether a tool runs source code it is given: with no annotation saying it reads only (a
  * snippet run in a sandbox of the server's own, as the code-runner fixture's), code can change
- * anything the server's user can.
+ * anything the server's user can. By its name and its description's first sentence, unless
+ * that says it does not run it ("lint_code": "…without running it").
  */
 export function runsCode(t: ShapeOnly): boolean {
   const props = (t.inputSchema?.properties ?? {}) as Record<string, { type?: unknown }>;
   const required = (t.inputSchema?.required as string[] | undefined) ?? [];
-  return required.some((a) => CODE_ARG.test(a) && props[a]?.type === "string") && RUNS_CODE.test(`${words(t.name)} ${t.description ?? ""}`);
+  const sentence = /^[^.!?]*/.exec((t.description ?? "").trim())?.[0] ?? "";
+  const said = `${words(t.name)} ${sentence}`;
+  return required.some((a) => CODE_ARG.test(words(a).replace(/ /g, "_")) && props[a]?.type === "string") && RUNS_CODE.test(said) && !/\b(without|not|never|no)\b[^.]*\b(run|execut|eval)/i.test(said);
 }
 
 /** The tool as a command runner the recipes can call: every other required argument a timeout they can fill in. */
