@@ -15,10 +15,15 @@ const KILL_BY = /^(name|pattern|port|command|process_?name)$/i;
 
 /** whether the tool signals a process given by an id (or, for a killing tool, by name or port) */
 export function signalsProcesses(t: ToolSpec): boolean {
-  const name = t.name.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
+  const name = snake(t.name);
   if (!SIGNALS.test(name)) return false;
-  const args = Object.keys((t.inputSchema.properties as Record<string, unknown> | undefined) ?? {}).map((a) => a.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
+  const args = Object.keys((t.inputSchema.properties as Record<string, unknown> | undefined) ?? {}).map(snake);
   return args.some((a) => PID_ARG.test(a)) || (/kill/i.test(name) && args.some((a) => KILL_BY.test(a)));
+}
+
+/** "forceTerminate" → "force_Terminate", "targetPid" → "target_Pid" */
+function snake(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
 }
 
 /** The note for the tools left out, outside a sandbox. */
