@@ -173,7 +173,7 @@ export async function generateVerified(toolbox: Toolbox, options: VerifiedOption
   try {
     const browserProblem = browserNeeds(toolbox.tools, usable, givenPool(options.values));
     if (browserProblem) throw new TrainMcpError("ConfigInvalid", `${browserProblem}; ${otherSources}`);
-    let recipes = selectRecipes(usable, options.fixtureRecipes ?? true);
+    let recipes = selectRecipes(usable, options.fixtureRecipes ?? true, toolbox.serverName);
     // a shell tool is a writer by its shape (shell-tool.ts): without --allow-writes, say what it
     // would give, and refuse at once where nothing else would (a harvest has nothing to call)
     const shellProblem = shellNeeds(toolbox.tools, usable);
@@ -449,8 +449,8 @@ function dedupeKey(b: BuiltDraft): { calls: string; task: string; expected: stri
 }
 
 
-function selectRecipes(tools: readonly ToolSpec[], useFixtures: boolean): Recipe[] {
-  const specific = useFixtures ? applicableFixtureRecipes(tools) : [];
+function selectRecipes(tools: readonly ToolSpec[], useFixtures: boolean, serverName: string | undefined): Recipe[] {
+  const specific = useFixtures ? applicableFixtureRecipes(tools, serverName) : [];
   // a browser's other tools act on the page open, and a fresh instance has none: single calls
   // with made-up arguments only fail, read about:blank or wait (browser.ts)
   const browser = browserRecipes(tools);

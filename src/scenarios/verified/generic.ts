@@ -155,6 +155,16 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
  * elevation and operator are three questions. A label two different values share (nested
  * objects whose keys read alike) would not say which one is meant, and is left out.
  */
+// the last word of a label that counts something
+const COUNT_WORD = /^(?:total|count|counts|number|length|size|returned|found|matches|results)$/i;
+
+/** The length of every list in a call's arguments, nested ones too */
+function listLengths(v: unknown, depth = 0): number[] {
+  if (depth > 6 || !v || typeof v !== "object") return [];
+  const own = Array.isArray(v) ? [v.length] : [];
+  return [...own, ...Object.values(v).flatMap((x) => listLengths(x, depth + 1))];
+}
+
 export function answerFields(result: ToolResult, args: Record<string, unknown> = {}): AnswerField[] {
   if (reportsFailure(result)) return [];
   const data = envelopeData(resultData(result));
@@ -193,7 +203,10 @@ export function answerFields(result: ToolResult, args: Record<string, unknown> =
     }
   };
   visit(data, "", 0);
-  const useful = scalars.filter((s) => s.label && !echoes.has(String(s.value)) && askable(s.value));
+  // a count of what was asked for ("total" 3 after asking for three components) is in the task already
+  const askedCounts = new Set(listLengths(args));
+  const countOfAsked = (s: { label: string; value: string | number }) => typeof s.value === "number" && askedCounts.has(s.value) && COUNT_WORD.test(s.label.split(" ").pop() ?? "");
+  const useful = scalars.filter((s) => s.label && !echoes.has(String(s.value)) && !countOfAsked(s) && askable(s.value));
   if (useful.length > 0) {
     const first = PREFERRED.map((p) => useful.find((s) => normKey(s.label.split(" ").pop() ?? "") === p)).find((s) => s !== undefined) ?? useful[0];
     const plain = useful.filter((s) => s !== first && !useful.some((o) => o.label === s.label && o.value !== s.value));

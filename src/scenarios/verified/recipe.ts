@@ -136,7 +136,27 @@ export function reportsFailure(result: ToolResult): boolean {
   const data = resultData(result);
   if (!data || typeof data !== "object" || Array.isArray(data)) return false;
   const d = data as Record<string, unknown>;
-  return d.success === false || d.ok === false || failureStatus(d);
+  return d.success === false || d.ok === false || failureStatus(d) || everyItemFailed(d);
+}
+
+/**
+ * A batch reply in which each thing asked for failed: `{"total": 1, "succeeded": 0, "results":
+ * [{"index": 0, "status": "error", "error": "Invalid component item…"}]}` (@primevue/mcp's
+ * get_component given names where it takes objects). Its counts are no answer. An item fails
+ * when it says so (`success`/`ok` false, or an "error" status) with an `error` beside at most
+ * two other fields: a build whose status is "failed" among its other fields is data.
+ */
+function everyItemFailed(d: Record<string, unknown>): boolean {
+  const lists = Object.values(d).filter((v): v is unknown[] => Array.isArray(v) && v.length > 0);
+  if (lists.length === 0) return false;
+  const itemFailed = (item: unknown): boolean => {
+    if (!item || typeof item !== "object" || Array.isArray(item)) return false;
+    const x = item as Record<string, unknown>;
+    const said = x.success === false || x.ok === false || (typeof x.status === "string" && /^(error|errored|failure|invalid|not[ _-]?found)$/i.test(x.status));
+    const error = ["error", "errors"].find((k) => k in x && x[k] !== null);
+    return said && error !== undefined && Object.keys(x).filter((k) => !["status", "success", "ok", error].includes(k)).length <= 2;
+  };
+  return lists.every((l) => l.every(itemFailed));
 }
 
 const MESSAGE_KEY = /^(message|msg|error|detail|details|reason|description|code)$/i;

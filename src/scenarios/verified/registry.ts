@@ -55,9 +55,19 @@ const PROBED: Record<string, string[]> = {
   shop: ["search_products", "get_customer", "list_orders"],
 };
 
-/** Fixture recipes whose tools, and their fixture's probed tools, all exist on this server with matching arguments. */
-export function applicableFixtureRecipes(tools: readonly ToolSpec[]): Recipe[] {
+/**
+ * Fixture recipes whose tools, and their fixture's probed tools, all exist on this server with
+ * matching arguments, on the fixture itself: a server that names itself otherwise (MCP
+ * serverInfo.name; each fixture's is its recipes' prefix) gets none, since `search {query,
+ * limit}` is half the documentation servers there are (@primevue/mcp's), and the knowledge
+ * recipes would take its search tool from the generic ones only to fail on every attempt.
+ * `serverName` undefined (a toolbox that does not say) checks the signatures alone.
+ */
+export function applicableFixtureRecipes(tools: readonly ToolSpec[], serverName?: string): Recipe[] {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const has = (name: string) => byName.has(name) && signatureMatches(byName.get(name)!);
-  return fixtureRecipes().filter((r) => [...r.tools, ...(PROBED[r.id.split(".")[0]] ?? [])].every(has));
+  return fixtureRecipes().filter((r) => {
+    const fixture = r.id.split(".")[0];
+    return (serverName === undefined || serverName === fixture) && [...r.tools, ...(PROBED[fixture] ?? [])].every(has);
+  });
 }
