@@ -152,7 +152,7 @@ describe.each(BROWSERS)("$name (the npm package) on local pages, through the CLI
     const check = await cli(["scenarios", "check", "--fresh", "--server", SERVER, out]);
     expect(check.code, check.stderr + check.stdout).toBe(0);
     expect(check.stdout).toContain("6 scenarios: 6 ok");
-  }, 120_000);
+  }, 300_000);
 
   it("types a word the page shows into its one box, submits it, and asks about the page that answers", async () => {
     const out = join(dir, `${navigate}-search.jsonl`);
@@ -177,7 +177,7 @@ describe.each(BROWSERS)("$name (the npm package) on local pages, through the CLI
     const check = await cli(["scenarios", "check", "--fresh", "--server", SERVER, out]);
     expect(check.code, check.stderr + check.stdout).toBe(0);
     expect(check.stdout).toContain("4 scenarios: 4 ok");
-  }, 180_000);
+  }, 300_000);
 
   it("without --allow-writes, or without a page to open, it says what it needs before calling a tool", async () => {
     const box = await connect(`stdio:${SERVER}`);
