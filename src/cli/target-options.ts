@@ -56,7 +56,7 @@ export function addConnectOptions(cmd: Command): Command {
         ...ELICITATION_MODES,
       ]),
     )
-    .option("--tools <names>", "offer only these tools of the server (comma-separated names or globs: 'git_log,git_show', 'get_*'; repeatable): the others are not shown to the model, called or callable", collect)
+    .option("--tools <names>", "offer only these tools of the server (comma-separated names or globs: 'git_log,git_show', 'get_*'; SERVER:NAME for one server of several, by the name `train-mcp tools` prints; repeatable): the others are not shown to the model, called or callable", collect)
     .option("--exclude-tools <names>", "leave these tools out (comma-separated names or globs; repeatable), after --tools", collect)
     .option("--server-instructions", "show the model the server's MCP instructions (how to use its tools) after the system prompt, as Claude Code does")
     .option("--sandbox", "stdio: run the server under bubblewrap (bwrap): read-only files but its --template-dir copy, no network, own process tree")

@@ -9,7 +9,11 @@
  *
  * A pattern that matches no tool is a typo until shown otherwise (an exclusion that misses
  * leaves the tool offered): toolFilterProblem names it, with the nearest name, so the commands
- * stop at once. Over several servers a pattern need only match on one of them.
+ * stop at once. Over several servers a pattern need only match on one of them, and
+ * `SERVER:PATTERN` applies to one server only, named as it names itself when it connects (MCP
+ * serverInfo.name, which `train-mcp tools` prints; a fixture by its name): `--server A --server
+ * B --tools 'git-mcp-server:git_log*'` leaves A's tools alone, where a plain `git_log*` would
+ * leave A none. MCP tool names hold no colon; one that does is still matched whole.
  */
 import { closestName } from "../closest-name.js";
 
@@ -41,17 +45,38 @@ export interface FilteredTools<T extends { name: string }> {
   misses: { include: string[]; exclude: string[] };
 }
 
-export function applyToolFilter<T extends { name: string }>(tools: readonly T[], filter: ToolFilter | undefined): FilteredTools<T> {
-  const include = (filter?.include ?? []).map((p) => ({ p, re: globToRegExp(p) }));
-  const exclude = (filter?.exclude ?? []).map((p) => ({ p, re: globToRegExp(p) }));
+/** `SERVER:PATTERN` → the server's name and the pattern; undefined for a plain pattern */
+export function scopedPattern(pattern: string): { server: string; glob: string } | undefined {
+  const m = /^((?:fixture:)?[^:]+):(.+)$/.exec(pattern);
+  return m ? { server: m[1].replace(/^fixture:/, ""), glob: m[2] } : undefined;
+}
+
+/**
+ * The patterns of one list that apply to a server named `serverName`: the plain ones, and the
+ * `SERVER:PATTERN` ones naming it (as their PATTERN). A pattern with a colon that names another
+ * server is left out, unless some tool's name matches it whole.
+ */
+function patternsFor(patterns: readonly string[], tools: ReadonlyArray<{ name: string }>, serverName: string | undefined): Array<{ p: string; re: RegExp }> {
+  return patterns.flatMap((p) => {
+    const scoped = scopedPattern(p);
+    if (scoped && scoped.server === serverName) return [{ p, re: globToRegExp(scoped.glob) }];
+    const whole = globToRegExp(p);
+    if (scoped && !tools.some((t) => whole.test(t.name))) return [];
+    return [{ p, re: whole }];
+  });
+}
+
+export function applyToolFilter<T extends { name: string }>(tools: readonly T[], filter: ToolFilter | undefined, serverName?: string): FilteredTools<T> {
+  const include = patternsFor(filter?.include ?? [], tools, serverName);
+  const exclude = patternsFor(filter?.exclude ?? [], tools, serverName);
   const offered = (name: string) => (include.length === 0 || include.some((x) => x.re.test(name))) && !exclude.some((x) => x.re.test(name));
+  // a pattern for another server missed here too: one that names no server of the run is missed everywhere
+  const missed = (all: readonly string[] | undefined, applied: Array<{ p: string; re: RegExp }>) =>
+    (all ?? []).filter((p) => !applied.some((x) => x.p === p && tools.some((t) => x.re.test(t.name))));
   return {
     kept: tools.filter((t) => offered(t.name)),
     leftOut: tools.filter((t) => !offered(t.name)).map((t) => t.name),
-    misses: {
-      include: include.filter((x) => !tools.some((t) => x.re.test(t.name))).map((x) => x.p),
-      exclude: exclude.filter((x) => !tools.some((t) => x.re.test(t.name))).map((x) => x.p),
-    },
+    misses: { include: missed(filter?.include, include), exclude: missed(filter?.exclude, exclude) },
   };
 }
 
@@ -60,13 +85,19 @@ export function applyToolFilter<T extends { name: string }>(tools: readonly T[],
  * nearest tool name; undefined when every pattern matched somewhere. `servers` gives each
  * server's misses (applyToolFilter's) and every tool it lists, the left-out ones included.
  */
-export function toolFilterProblem(servers: ReadonlyArray<{ misses: FilteredTools<{ name: string }>["misses"]; allTools: readonly string[] }>): string | undefined {
+export function toolFilterProblem(servers: ReadonlyArray<{ misses: FilteredTools<{ name: string }>["misses"]; allTools: readonly string[]; serverName?: string }>): string | undefined {
   const everywhere = (list: "include" | "exclude") => servers.length > 0 && servers[0].misses[list].filter((p) => servers.every((s) => s.misses[list].includes(p)));
   const names = [...new Set(servers.flatMap((s) => s.allTools))];
+  const serverNames = [...new Set(servers.map((s) => s.serverName).filter((n): n is string => !!n))];
   for (const [list, flag] of [["include", "--tools"], ["exclude", "--exclude-tools"]] as const) {
     const missed = everywhere(list) || [];
     if (missed.length === 0) continue;
     const p = missed[0];
+    const scoped = scopedPattern(p);
+    if (scoped && !serverNames.includes(scoped.server)) {
+      const near = closestName(scoped.server, serverNames);
+      return `${flag} ${JSON.stringify(p)}: no server of the run is named "${scoped.server}"${near ? ` (did you mean "${near}"?)` : ""}; SERVER:PATTERN names a server as it names itself (\`train-mcp tools\` prints it): ${serverNames.map((n) => `"${n}"`).join(", ") || "(none said)"}`;
+    }
     const near = /[*?]/.test(p) ? undefined : (names.find((n) => n.toLowerCase() === p.toLowerCase()) ?? closestName(p, names));
     const shown = names.length > 12 ? `${names.slice(0, 12).join(", ")}, … (${names.length} in all; \`train-mcp tools\` lists them)` : names.join(", ") || "(none)";
     return `${flag} ${JSON.stringify(p)}: no tool of the server${servers.length === 1 ? "" : "s"} matches it${near ? ` (did you mean "${near}"?)` : ""}; ${servers.length === 1 ? "its" : "their"} tools: ${shown}`;

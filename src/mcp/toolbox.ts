@@ -102,6 +102,11 @@ export class McpToolbox implements Toolbox {
     return this.conn.client.getServerVersion()?.name;
   }
 
+  /** the version the server gave with its name */
+  get serverVersion(): string | undefined {
+    return this.conn.client.getServerVersion()?.version;
+  }
+
   /** Starts one server instance (with its own working copy if templateDir is set). */
   static async start(launch: LaunchSpec, options: ResolvedOptions, shared?: Shared, semaphore?: Semaphore): Promise<McpToolbox> {
     let workDir: string | undefined;
@@ -127,13 +132,13 @@ export class McpToolbox implements Toolbox {
         const listed = await listAllTools(conn.client, options.connectTimeoutMs);
         const extra = options.resourceTools ? resourceToolSpecs(conn.client, listed.tools) : { tools: [], notes: [] };
         const all = [...listed.tools, ...extra.tools];
-        const filtered = applyToolFilter(all, options.tools);
+        const filtered = applyToolFilter(all, options.tools, conn.client.getServerVersion()?.name);
         const tools = filtered.kept;
         // nothing left: a pattern that matched nothing says more than "none left" (a typo, most likely)
         if (all.length > 0 && tools.length === 0)
           throw new TrainMcpError(
             "ConfigInvalid",
-            toolFilterProblem([{ misses: filtered.misses, allTools: all.map((t) => t.name) }]) ??
+            toolFilterProblem([{ misses: filtered.misses, allTools: all.map((t) => t.name), serverName: conn.client.getServerVersion()?.name }]) ??
               `${filterFlags(options.tools)} leave${filterFlags(options.tools).includes(" and ") ? "" : "s"} none of the ${all.length} tools of ${launch.label} (${all.map((t) => t.name).join(", ")})`,
           );
         const notes = [...listed.notes, ...extra.notes];
@@ -176,8 +181,8 @@ export class McpToolbox implements Toolbox {
   }
 
   /** every tool the server lists, with those `options.tools` left out, and the filter's patterns that matched none */
-  get toolFilterReport(): { allTools: readonly string[]; misses: FilteredTools<ToolSpec>["misses"] } {
-    return { allTools: this.shared.allToolNames, misses: this.shared.filterMisses };
+  get toolFilterReport(): { allTools: readonly string[]; misses: FilteredTools<ToolSpec>["misses"]; serverName?: string } {
+    return { allTools: this.shared.allToolNames, misses: this.shared.filterMisses, serverName: this.serverName };
   }
 
   /** how the current session talks to the server */

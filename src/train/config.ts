@@ -139,7 +139,7 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .array(z.string().trim().min(1, "empty tool name"))
     .min(1, "an empty list would offer no tool; leave the field out to offer them all")
     .optional()
-    .describe("offer only these tools of the servers (--tools): names or globs (`*`, `?`); the others are not shown to the model, called or callable; unset: all"),
+    .describe("offer only these tools of the servers (--tools): names or globs (`*`, `?`), `SERVER:PATTERN` for one server of several; the others are not shown to the model, called or callable; unset: all"),
   server_exclude_tools: z
     .array(z.string().trim().min(1, "empty tool name"))
     .optional()

@@ -44,6 +44,12 @@ function oneCleanLine(stderr: string): void {
 
 let http: HttpServer;
 const everything = stdioTarget("everything");
+
+/** `tools`' stderr after its first line, which names the server (`server "NAME" VERSION: N tools`) */
+function notes(stderr: string): string {
+  expect(stderr).toMatch(/^server "[^"\n]+"[^\n]*: \d+ tools?\n/);
+  return stderr.replace(/^[^\n]*\n/, "");
+}
 beforeAll(async () => {
   http = await startEverything("http");
 });
@@ -130,8 +136,9 @@ describe.concurrent("train-mcp CLI", () => {
   it("tools notes a tool name a model may not be able to call", async () => {
     const r = await cli("tools", "--server", stdioTarget("everything", "--odd-name"));
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe('note: "say \\"hi\\" <tool_call>": a tool name outside A-Z a-z 0-9 _ . - (or over 64 characters) may not be callable by a model\n');
-    expect((await cli("tools", "--server", "fixture:calculator")).stderr).toBe("");
+    // first the name the server gives itself (what --tools SERVER:PATTERN names it by), then the notes
+    expect(r.stderr).toBe('server "everything" 1.0.0: 2 tools\nnote: "say \\"hi\\" <tool_call>": a tool name outside A-Z a-z 0-9 _ . - (or over 64 characters) may not be callable by a model\n');
+    expect(notes((await cli("tools", "--server", "fixture:calculator")).stderr)).toBe("");
   });
 
   it("calls a tool that samples the client's model named by --sampling-model / --sampling-base-url, which go together", async () => {
@@ -172,7 +179,7 @@ describe.concurrent("train-mcp CLI", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(/^research\b/m);
     expect(r.stdout).toMatch(/^echo\b/m);
-    expect(r.stderr).toBe('note: left out research: it runs only as MCP tasks (execution.taskSupport "required"), which train-mcp does not speak\n');
+    expect(notes(r.stderr)).toBe('note: left out research: it runs only as MCP tasks (execution.taskSupport "required"), which train-mcp does not speak\n');
   });
 
   it("leaves out a tool whose input schema breaks JSON Schema's shape (a chat template cannot render it), naming it and the field", async () => {
@@ -180,7 +187,7 @@ describe.concurrent("train-mcp CLI", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^loose\b/m);
     for (const name of ["badenum", "listprops", "stringargs", "noschema"]) expect(r.stdout).not.toMatch(new RegExp(`^${name}\\b`, "m"));
-    expect(r.stderr).toBe(
+    expect(notes(r.stderr)).toBe(
       'note: left out "noschema": the server sent it in a shape MCP does not allow (no inputSchema)\n' +
         'note: left out "badenum": its inputSchema.properties.mode.enum is not a list, so no model could be shown it or call it\n' +
         'note: left out "listprops": its inputSchema.properties is not an object, so no model could be shown it or call it\n' +
@@ -192,14 +199,14 @@ describe.concurrent("train-mcp CLI", () => {
     const r = await cli("tools", "--server", stdioTarget("sloppy", "--conflict"));
     expect(r.code).toBe(0);
     expect(r.stdout.match(/^loose\b/gm)).toHaveLength(1);
-    expect(r.stderr).toBe('note: the server lists tool "loose" more than once with different definitions: the first is the one a model sees\n');
+    expect(notes(r.stderr)).toBe('note: the server lists tool "loose" more than once with different definitions: the first is the one a model sees\n');
     // the plain sloppy server serves the same page twice: nothing to note
-    expect((await cli("tools", "--server", stdioTarget("sloppy"))).stderr).toBe("");
+    expect(notes((await cli("tools", "--server", stdioTarget("sloppy"))).stderr)).toBe("");
     // a server without the tools capability has no tools, said plainly (not "Method not found")
     const none = await cli("tools", "--server", stdioTarget("sloppy", "--resources-only"));
     expect(none.code).toBe(0);
     expect(none.stdout).toBe("(the server offers no tools)\n");
-    expect(none.stderr).toBe("note: the server declares no tools capability (it may offer only resources or prompts)\n");
+    expect(notes(none.stderr)).toBe("note: the server declares no tools capability (it may offer only resources or prompts)\n");
   });
 
   it("call --json prints {isError, text, structuredContent}", async () => {

@@ -62,6 +62,35 @@ describe("tool filter patterns", () => {
       /^--tools "red_file": no tool of the servers matches it \(did you mean "read_file"\?\); their tools: /,
     );
   });
+
+  it("applies SERVER:PATTERN to the server of that name only; one naming no server of the run is named", () => {
+    const other = [{ name: "read_file" }, { name: "write_file" }];
+    const filter = { include: ["git:git_log", "git:git_s*"] };
+    const a = applyToolFilter(tools, filter, "git");
+    const b = applyToolFilter(other, filter, "filesystem");
+    expect(a.kept.map((t) => t.name)).toEqual(["git_log", "git_show", "git_status"]);
+    // no pattern is for this server: it keeps every tool (a plain git_* would leave it none)
+    expect(b.kept.map((t) => t.name)).toEqual(["read_file", "write_file"]);
+    expect(applyToolFilter(other, { include: ["git_*"] }, "filesystem").kept).toEqual([]);
+    const reports = [
+      { misses: a.misses, allTools: tools.map((t) => t.name), serverName: "git" },
+      { misses: b.misses, allTools: other.map((t) => t.name), serverName: "filesystem" },
+    ];
+    expect(toolFilterProblem(reports)).toBeUndefined();
+    // an exclusion for one server, a fixture named as its target is
+    expect(applyToolFilter(other, { exclude: ["fixture:filesystem:write_*"] }, "filesystem").kept.map((t) => t.name)).toEqual(["read_file"]);
+    expect(applyToolFilter(tools, { exclude: ["filesystem:write_*"] }, "git").kept).toHaveLength(6);
+    // a misspelt server, and a pattern for the right server that matches none of its tools
+    const typo = { include: ["gti:git_log"] };
+    expect(toolFilterProblem([{ misses: applyToolFilter(tools, typo, "git").misses, allTools: tools.map((t) => t.name), serverName: "git" }])).toBe(
+      '--tools "gti:git_log": no server of the run is named "gti" (did you mean "git"?); SERVER:PATTERN names a server as it names itself (`train-mcp tools` prints it): "git"',
+    );
+    const miss = applyToolFilter(tools, { include: ["git:git_lg"] }, "git");
+    expect(toolFilterProblem([{ misses: miss.misses, allTools: tools.map((t) => t.name), serverName: "git" }])).toMatch(/^--tools "git:git_lg": no tool of the server matches it; /);
+    // a tool whose own name holds a colon is still matched whole
+    const colon = applyToolFilter([{ name: "ns:read" }, { name: "ns:write" }], { include: ["ns:read"] }, "other");
+    expect(colon.kept.map((t) => t.name)).toEqual(["ns:read"]);
+  });
 });
 
 describe("on real fixture servers", () => {
@@ -126,6 +155,17 @@ describe("on real fixture servers", () => {
       await Promise.all(calc.entries.map((e) => e.toolbox.close()));
       rmSync(runDir, { recursive: true, force: true });
     }
+    // --tools for one server of two: the other keeps all its tools
+    const scoped = await ServerSet.connect(["fixture:calculator", "fixture:shop"], "auto", { tools: { include: ["calculator:calc*"] } });
+    try {
+      expect(scoped.entries[0].toolbox.tools.map((t) => t.name)).toEqual(["calculate"]);
+      expect(scoped.entries[1].toolbox.tools.map((t) => t.name)).toContain("place_order");
+    } finally {
+      await Promise.all(scoped.entries.map((e) => e.toolbox.close()));
+    }
+    await expect(ServerSet.connect(["fixture:calculator", "fixture:shop"], "auto", { tools: { include: ["shopp:get_*"] } })).rejects.toThrow(
+      /--tools "shopp:get_\*": no server of the run is named "shopp" \(did you mean "shop"\?\)/,
+    );
     await expect(ServerSet.connect(["fixture:calculator", "fixture:shop"], "auto", { tools: { exclude: ["statistics", "place_ordr"] } })).rejects.toThrow(
       /--exclude-tools "place_ordr": no tool of the servers matches it \(did you mean "place_order"\?\)/,
     );

@@ -33,6 +33,9 @@ export function register(program: Command): void {
           ? JSON.stringify(toolbox.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(cost ? { tokens: cost.perTool.get(t.name) } : {}) })), null, 2)
           : toolTable(toolbox.tools, process.stdout.columns || 100, cost?.perTool);
         process.stdout.write(out + "\n");
+        // the name --tools SERVER:PATTERN knows it by, on stderr: stdout stays the table (or JSON)
+        const version = toolbox.serverVersion;
+        if (toolbox.serverName) process.stderr.write(`server "${toolbox.serverName}"${version ? ` ${version}` : ""}: ${toolbox.tools.length} tool${toolbox.tools.length === 1 ? "" : "s"}\n`);
         if (cost && counter) {
           const model = flags.model === "default" ? "the built-in model's" : `${flags.model}'s`;
           const over = cost.total + MIN_ROOM - counter.context;
