@@ -95,7 +95,8 @@ export function toolFilterProblem(servers: ReadonlyArray<{ misses: FilteredTools
     const p = missed[0];
     const scoped = scopedPattern(p);
     if (scoped && !serverNames.includes(scoped.server)) {
-      const near = closestName(scoped.server, serverNames);
+      // "primevue" for "@primevue/mcp": a part of the name, else a typo of it
+      const near = serverNames.find((n) => n.toLowerCase().includes(scoped.server.toLowerCase())) ?? closestName(scoped.server, serverNames);
       return `${flag} ${JSON.stringify(p)}: no server of the run is named "${scoped.server}"${near ? ` (did you mean "${near}"?)` : ""}; SERVER:PATTERN names a server as it names itself (\`train-mcp tools\` prints it): ${serverNames.map((n) => `"${n}"`).join(", ") || "(none said)"}`;
     }
     const near = /[*?]/.test(p) ? undefined : (names.find((n) => n.toLowerCase() === p.toLowerCase()) ?? closestName(p, names));

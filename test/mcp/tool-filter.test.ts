@@ -85,6 +85,8 @@ describe("tool filter patterns", () => {
     expect(toolFilterProblem([{ misses: applyToolFilter(tools, typo, "git").misses, allTools: tools.map((t) => t.name), serverName: "git" }])).toBe(
       '--tools "gti:git_log": no server of the run is named "gti" (did you mean "git"?); SERVER:PATTERN names a server as it names itself (`train-mcp tools` prints it): "git"',
     );
+    const scopeOfName = applyToolFilter(tools, { include: ["primevue:search"] }, "@primevue/mcp");
+    expect(toolFilterProblem([{ misses: scopeOfName.misses, allTools: tools.map((t) => t.name), serverName: "@primevue/mcp" }])).toMatch(/no server of the run is named "primevue" \(did you mean "@primevue\/mcp"\?\)/);
     const miss = applyToolFilter(tools, { include: ["git:git_lg"] }, "git");
     expect(toolFilterProblem([{ misses: miss.misses, allTools: tools.map((t) => t.name), serverName: "git" }])).toMatch(/^--tools "git:git_lg": no tool of the server matches it; /);
     // a tool whose own name holds a colon is still matched whole
