@@ -13,7 +13,10 @@
  * `SERVER:PATTERN` applies to one server only, named as it names itself when it connects (MCP
  * serverInfo.name, which `train-mcp tools` prints; a fixture by its name): `--server A --server
  * B --tools 'git-mcp-server:git_log*'` leaves A's tools alone, where a plain `git_log*` would
- * leave A none. MCP tool names hold no colon; one that does is still matched whole.
+ * leave A none. MCP tool names hold no colon; a pattern whose part before the colon names no
+ * server is matched whole. The name must be the same on every launch and differ between the
+ * run's servers: a server that names itself anew each time (FastMCP's default `FastMCP-1a2b`) or
+ * two that give one name cannot be told apart this way, nor a name that holds a colon.
  */
 import { closestName } from "../closest-name.js";
 
