@@ -5,15 +5,19 @@
  * And a batch read given names where it takes objects answered item by item with an error,
  * which became tasks asking for "the first result status" ("error") or the "total" (the number
  * of names the task itself gave).
+ * And a reader of documents in batches (@sylphx/pdf-reader-mcp's read_pdf {sources: [{path?,
+ * url?}]}, test/servers/pdf-batch.ts): its sources' items require nothing, so one was often `{}`,
+ * whose failed item ("unknown source") was the only thing asked about; a source read well held
+ * its fields too deep to be asked (results → item → data → info → Title).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ToolSpec } from "../../src/mcp/types.js";
 import { readScenarioFile } from "../../src/scenarios/io.js";
 import { answerFields } from "../../src/scenarios/verified/generic.js";
-import { reportsFailure } from "../../src/scenarios/verified/recipe.js";
+import { oneOfBatch, reportsFailure } from "../../src/scenarios/verified/recipe.js";
 import { applicableFixtureRecipes } from "../../src/scenarios/verified/registry.js";
 import { stdioTarget } from "../servers/launch.js";
 import { cli } from "../train/helpers.js";
@@ -41,6 +45,9 @@ describe("a documentation server", () => {
     // a list of builds that failed is data: a status among a thing's fields, no error beside it
     expect(reportsFailure(json({ builds: [{ id: 7, status: "failed", branch: "main", reason: "tests" }] }))).toBe(false);
     expect(reportsFailure(json({ items: [{ success: false, error: "x" }, { ok: false, error: "y", path: "a" }] }))).toBe(true);
+    // a health check's failed services, a validator's invalid files: what was asked, not a failed call
+    expect(reportsFailure(json({ checks: [{ name: "db", status: "error", error: "connection refused" }] }))).toBe(false);
+    expect(reportsFailure(json({ results: [{ file: "a.json", valid: false, status: "invalid", errors: ["x"] }] }))).toBe(false);
   });
 
   it("asks no count of the things the call was given", () => {
@@ -71,4 +78,41 @@ describe("a documentation server", () => {
     expect(check.code, check.stderr + check.stdout).toBe(0);
     expect(check.stdout + check.stderr).toContain(`${scenarios.length} ok, 0 failing`);
   }, 180_000);
+});
+
+describe("a reader of documents in batches", () => {
+  const PDF = stdioTarget("pdf-batch");
+
+  it("reads one item's data out of a batch of one, and nothing out of a failed one", () => {
+    const one = { results: [{ source: "inv.pdf", success: true, data: { num_pages: 1, info: { Title: "Invoice 2291" } } }] };
+    expect(oneOfBatch(one)).toEqual({ num_pages: 1, info: { Title: "Invoice 2291" } });
+    const two = { results: [...one.results, { source: "rep.pdf", success: true, data: { num_pages: 2 } }] };
+    expect(oneOfBatch(two)).toBe(two);
+    const failed = { results: [{ source: "unknown source", success: false, error: "missing 'path'" }] };
+    expect(oneOfBatch(failed)).toBe(failed);
+    expect(answerFields(json({ results: [{ source: "unknown source", success: false, error: "x" }, { source: "rep.pdf", success: true, data: { num_pages: 2 } }] }), { sources: [{}, { path: "rep.pdf" }] })).toEqual([]);
+    expect(answerFields(json(one), { sources: [{ path: "inv.pdf" }] }).map((f) => [f.label, f.value])).toContainEqual(["info title", "Invoice 2291"]);
+  });
+
+  it("names a document in every source, and asks what the documents hold", async () => {
+    const docs = join(dir, "pdfs");
+    mkdirSync(docs);
+    writeFileSync(join(docs, "inv.pdf"), "Invoice 2291\nBilled to: Harbor Tea Company\nTotal due: 450.50 EUR\n");
+    writeFileSync(join(docs, "rep.pdf"), "Field report: Marsh survey\nSurveyor: Lena Okafor\fWeather: light rain\n");
+    const out = join(dir, "pdf.jsonl");
+    const g = await cli(["scenarios", "generate", "--server", PDF, "--template-dir", docs, "--value", "path=inv.pdf", "--value", "path=rep.pdf", "--n", "8", "--accept-fewer", "--out", out]);
+    expect(g.code, g.stderr).toBe(0);
+    const scenarios = readScenarioFile(out);
+    expect(scenarios.length).toBeGreaterThanOrEqual(6);
+    for (const s of scenarios) {
+      const sources = s.reference!.calls[0].arguments.sources as Array<Record<string, unknown>>;
+      for (const source of sources) expect(Object.keys(source).length, s.task).toBeGreaterThan(0);
+      expect(JSON.stringify(s.expected)).not.toMatch(/unknown source|Failed to process/);
+    }
+    const values = scenarios.flatMap((s) => (s.expected ?? []).map((e) => ("value" in e ? e.value : undefined)));
+    expect(values.some((v) => v === "Invoice 2291" || v === "Field report: Marsh survey" || v === 2)).toBe(true);
+    const check = await cli(["scenarios", "check", "--server", PDF, "--template-dir", docs, "--fresh", out]);
+    expect(check.code, check.stderr + check.stdout).toBe(0);
+    expect(check.stdout + check.stderr).toContain(`${scenarios.length} ok, 0 failing`);
+  });
 });

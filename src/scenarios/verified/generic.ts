@@ -23,7 +23,7 @@ import { normKey, ValuePool } from "./harvest.js";
 import { extractNumbers } from "../numbers.js";
 import { checkAnswer } from "../check.js";
 import { besideIdsGone, fileListings, goneAndKept, idValues, isDeletingTool, shownValues, valuesBesideIds } from "./deletions.js";
-import { answerSentence, containsCheck, envelopeData, isUseful, lowerFirst, numericCheck, reportsFailure, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
+import { answerSentence, containsCheck, envelopeData, isUseful, itemFailed, lowerFirst, numericCheck, oneOfBatch, reportsFailure, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 import { documentFacts } from "./document-answer.js";
 import { runsCode, runsCommands } from "./shell-tool.js";
@@ -167,7 +167,7 @@ function listLengths(v: unknown, depth = 0): number[] {
 
 export function answerFields(result: ToolResult, args: Record<string, unknown> = {}): AnswerField[] {
   if (reportsFailure(result)) return [];
-  const data = envelopeData(resultData(result));
+  const data = oneOfBatch(envelopeData(resultData(result)));
   if (environmentDump(data, result.text)) return [];
   // every scalar given, nested ones too ({location: {city: "cairo"}} gives "cairo")
   const echoes = new Set<string>();
@@ -196,6 +196,8 @@ export function answerFields(result: ToolResult, args: Record<string, unknown> =
     // a bare list's items are entries: "first entry's name", not "first name" (a given name)
     else if (Array.isArray(v) && v.length > 0) {
       if (v.length > 1 && reordered(v[0])) return;
+      // the first item of a batch failed ({"source": "unknown source", "success": false}): no "first result" to ask about
+      if (itemFailed(v[0])) return;
       visit(v[0], v.length === 1 ? singularLabel(label) : `first ${singularLabel(label) || "entry's"}`, depth + 1);
     }
     else if (v && typeof v === "object") {

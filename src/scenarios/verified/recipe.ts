@@ -128,6 +128,25 @@ export function envelopeData(data: unknown): unknown {
 }
 
 /**
+ * A batch reply for one thing asked (`{"results": [{"source": "a.pdf", "success": true, "data":
+ * {...}}]}`, read_pdf of one source): the one item's `data`, `result` or `payload`, beside which
+ * the item holds only scalars (its source, its status), else the reply as it is. The answer's
+ * fields then read "num pages" and "info title", not "result data num pages" cut off by depth.
+ */
+export function oneOfBatch(data: unknown): unknown {
+  if (!data || typeof data !== "object" || Array.isArray(data)) return data;
+  const lists = Object.entries(data).filter(([, v]) => Array.isArray(v));
+  const others = Object.entries(data).filter(([, v]) => !Array.isArray(v));
+  if (lists.length !== 1 || !others.every(([, v]) => typeof v !== "object" || v === null)) return data;
+  const items = lists[0][1] as unknown[];
+  const item = items.length === 1 ? items[0] : undefined;
+  if (!item || typeof item !== "object" || Array.isArray(item) || itemFailed(item)) return data;
+  const inner = Object.entries(item).filter(([k]) => /^(data|result|payload)$/.test(k));
+  const scalarsBeside = Object.entries(item).every(([k, v]) => k === inner[0]?.[0] || typeof v !== "object" || v === null);
+  return inner.length === 1 && inner[0][1] && typeof inner[0][1] === "object" && !Array.isArray(inner[0][1]) && scalarsBeside ? inner[0][1] : data;
+}
+
+/**
  * A reply that says in its data that the call failed, without the MCP error flag (`{"success":
  * false, "message": "Task not found: …", "error": "NOT_FOUND"}`, `{"ok": false}`): an error,
  * not an answer to build a task on. (A `status` of "failed" is left alone: a job's status is data.)
@@ -142,21 +161,25 @@ export function reportsFailure(result: ToolResult): boolean {
 /**
  * A batch reply in which each thing asked for failed: `{"total": 1, "succeeded": 0, "results":
  * [{"index": 0, "status": "error", "error": "Invalid component item…"}]}` (@primevue/mcp's
- * get_component given names where it takes objects). Its counts are no answer. An item fails
- * when it says so (`success`/`ok` false, or an "error" status) with an `error` beside at most
- * two other fields: a build whose status is "failed" among its other fields is data.
+ * get_component given names where it takes objects), or items that each say `"success": false`
+ * beside an error (read_pdf's sources). Its counts are no answer. A list of things whose status
+ * is "error" is data unless the reply counts no success (a health check's `{"checks": [{"name":
+ * "db", "status": "error", "error": "connection refused"}]}` says which service is down).
  */
 function everyItemFailed(d: Record<string, unknown>): boolean {
   const lists = Object.values(d).filter((v): v is unknown[] => Array.isArray(v) && v.length > 0);
-  if (lists.length === 0) return false;
-  const itemFailed = (item: unknown): boolean => {
-    if (!item || typeof item !== "object" || Array.isArray(item)) return false;
-    const x = item as Record<string, unknown>;
-    const said = x.success === false || x.ok === false || (typeof x.status === "string" && /^(error|errored|failure|invalid|not[ _-]?found)$/i.test(x.status));
-    const error = ["error", "errors"].find((k) => k in x && x[k] !== null);
-    return said && error !== undefined && Object.keys(x).filter((k) => !["status", "success", "ok", error].includes(k)).length <= 2;
-  };
-  return lists.every((l) => l.every(itemFailed));
+  const noneSucceeded = ["succeeded", "successful", "success_count", "successCount", "ok_count"].some((k) => d[k] === 0);
+  return lists.length > 0 && lists.every((l) => l.every((item) => itemFailed(item, noneSucceeded)));
+}
+
+/** One item of a batch reply that failed: `{"source": "a.pdf", "success": false, "error": "…"}`;
+ *  with `statusSays`, `{"index": 0, "status": "error", "error": "…"}` too */
+export function itemFailed(item: unknown, statusSays = false): boolean {
+  if (!item || typeof item !== "object" || Array.isArray(item)) return false;
+  const x = item as Record<string, unknown>;
+  const said = x.success === false || x.ok === false || (statusSays && typeof x.status === "string" && /^(error|errored|failure|invalid|not[ _-]?found)$/i.test(x.status));
+  const error = ["error", "errors"].find((k) => k in x && x[k] !== null);
+  return said && error !== undefined && Object.keys(x).filter((k) => !["status", "success", "ok", error].includes(k)).length <= 2;
 }
 
 const MESSAGE_KEY = /^(message|msg|error|detail|details|reason|description|code)$/i;

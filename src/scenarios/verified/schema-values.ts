@@ -129,6 +129,15 @@ function synthObject(schema: Schema, root: Schema, rng: Rng, pool: ValuePool | u
     }
     out[name] = v;
   }
+  // an object with nothing in it (`{}` among read_pdf's `sources`) asks for nothing: it gets one
+  // property whose values the server showed or the user gave (--value path=…), where one has
+  // (never a made-up one: a made-up filter finds nothing, a made-up `force` forces)
+  const known = depth > 0 && Object.keys(out).length === 0 ? Object.keys(props).filter((n) => (pool?.lookup(n).length ?? 0) > 0) : [];
+  if (known.length > 0) {
+    const name = rng.pick(known);
+    const v = synthValue(props[name], root, name, rng, pool, { ...o, noInvented: true }, depth + 1);
+    if (v !== undefined) out[name] = v;
+  }
   return out;
 }
 
