@@ -132,13 +132,14 @@ export class McpToolbox implements Toolbox {
         const listed = await listAllTools(conn.client, options.connectTimeoutMs);
         const extra = options.resourceTools ? resourceToolSpecs(conn.client, listed.tools) : { tools: [], notes: [] };
         const all = [...listed.tools, ...extra.tools];
-        const filtered = applyToolFilter(all, options.tools, conn.client.getServerVersion()?.name);
+        const serverName = conn.client.getServerVersion()?.name;
+        const filtered = applyToolFilter(all, options.tools, serverName);
         const tools = filtered.kept;
         // nothing left: a pattern that matched nothing says more than "none left" (a typo, most likely)
         if (all.length > 0 && tools.length === 0)
           throw new TrainMcpError(
             "ConfigInvalid",
-            toolFilterProblem([{ misses: filtered.misses, allTools: all.map((t) => t.name), serverName: conn.client.getServerVersion()?.name }]) ??
+            toolFilterProblem([{ misses: filtered.misses, allTools: all.map((t) => t.name), serverName }]) ??
               `${filterFlags(options.tools)} leave${filterFlags(options.tools).includes(" and ") ? "" : "s"} none of the ${all.length} tools of ${launch.label} (${all.map((t) => t.name).join(", ")})`,
           );
         const notes = [...listed.notes, ...extra.notes];

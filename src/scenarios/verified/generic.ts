@@ -149,12 +149,6 @@ export function pickAnswerField(result: ToolResult, args: Record<string, unknown
   return answerFields(result, args)[0];
 }
 
-/**
- * Every scalar of a result worth asking about, the one pickAnswerField picks first (a PREFERRED
- * name, else the first useful one), then the others in the result's order: a page's station,
- * elevation and operator are three questions. A label two different values share (nested
- * objects whose keys read alike) would not say which one is meant, and is left out.
- */
 // the last word of a label that counts something
 const COUNT_WORD = /^(?:total|count|counts|number|length|size|returned|found|matches|results)$/i;
 
@@ -165,6 +159,12 @@ function listLengths(v: unknown, depth = 0): number[] {
   return [...own, ...Object.values(v).flatMap((x) => listLengths(x, depth + 1))];
 }
 
+/**
+ * Every scalar of a result worth asking about, the one pickAnswerField picks first (a PREFERRED
+ * name, else the first useful one), then the others in the result's order: a page's station,
+ * elevation and operator are three questions. A label two different values share (nested
+ * objects whose keys read alike) would not say which one is meant, and is left out.
+ */
 export function answerFields(result: ToolResult, args: Record<string, unknown> = {}): AnswerField[] {
   if (reportsFailure(result)) return [];
   const data = oneOfBatch(envelopeData(resultData(result)));
