@@ -16,7 +16,9 @@ import calculatorTools from "./calculator-tools.json" with { type: "json" };
 // the built-in model calls them as it learned to
 const TOOLS = calculatorTools;
 
-const server = new Server({ name: "crash-calc", version: "1.0.0" }, { capabilities: { tools: {} } });
+// the calculator in an outage: named as the fixture is, so the generator plays the calculator's
+// own recipes on it (a fixture's recipes apply only to the server that gives its name)
+const server = new Server({ name: "calculator", version: "1.0.0" }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
 const argv = process.argv.slice(2);
 const crashEvery = argv.includes("--crash-every") ? Number(argv[argv.indexOf("--crash-every") + 1]) : 1;
