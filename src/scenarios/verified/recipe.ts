@@ -111,6 +111,8 @@ export function resultData(result: ToolResult): unknown {
 // "metadata": {"timestamp": …, "version": "1.0.0"}}`
 const ENVELOPE_KEYS = new Set(["success", "ok", "status", "message", "msg", "error", "errors", "metadata", "meta", "timestamp", "version", "code", "warning", "warnings"]);
 const ENVELOPE_MARKS = ["success", "ok", "message", "msg", "metadata", "meta"];
+/** the key an envelope (or a batch's item) keeps its content under */
+const BODY_KEY = /^(data|result|payload)$/;
 
 /**
  * What a reply wrapped in a status envelope holds (its `data`, `result` or `payload`), else the
@@ -120,7 +122,7 @@ const ENVELOPE_MARKS = ["success", "ok", "message", "msg", "metadata", "meta"];
 export function envelopeData(data: unknown): unknown {
   if (!data || typeof data !== "object" || Array.isArray(data)) return data;
   const keys = Object.keys(data);
-  const inner = keys.filter((k) => /^(data|result|payload)$/.test(k));
+  const inner = keys.filter((k) => BODY_KEY.test(k));
   const body = inner.length === 1 ? (data as Record<string, unknown>)[inner[0]] : undefined;
   if (!body || typeof body !== "object") return data;
   const rest = keys.filter((k) => k !== inner[0]);
@@ -141,7 +143,7 @@ export function oneOfBatch(data: unknown): unknown {
   const items = lists[0][1] as unknown[];
   const item = items.length === 1 ? items[0] : undefined;
   if (!item || typeof item !== "object" || Array.isArray(item) || itemFailed(item)) return data;
-  const inner = Object.entries(item).filter(([k]) => /^(data|result|payload)$/.test(k));
+  const inner = Object.entries(item).filter(([k]) => BODY_KEY.test(k));
   const scalarsBeside = Object.entries(item).every(([k, v]) => k === inner[0]?.[0] || typeof v !== "object" || v === null);
   return inner.length === 1 && inner[0][1] && typeof inner[0][1] === "object" && !Array.isArray(inner[0][1]) && scalarsBeside ? inner[0][1] : data;
 }
