@@ -57,6 +57,8 @@ export const RolloutSettingsSchema = z.object({
   server_instructions: z.boolean().optional(),
   /** the tools it was offered, when not all (--tools, --exclude-tools) */
   tools: z.object({ include: z.array(z.string()).optional(), exclude: z.array(z.string()).optional() }).optional().catch(undefined),
+  /** the names of the tools its prompt listed, across its servers (sorted): what eval compares, whatever filters named them */
+  offered_tools: z.array(z.string()).optional().catch(undefined),
   /** its servers' sampling requests were answered by a model (--sampling-model): tools that need it were listed */
   sampling: z.boolean().optional(),
   /** who answered its servers' elicitation forms (--elicitation) */

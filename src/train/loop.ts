@@ -442,7 +442,7 @@ export async function train(o: TrainOptions): Promise<TrainSummary> {
         optimizer: trainable.optimizerState(),
         state,
         modelDir: setup!.modelDir,
-        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, ...(cfg.server_resource_tools ? { resource_tools: true } : {}), ...(toolFilterOf(cfg) ? { tools: toolFilterOf(cfg) } : {}), ...(cfg.server_instructions ? { server_instructions: true } : {}), ...(cfg.server_sampling ? { sampling: true } : {}), ...(cfg.server_elicitation ? { elicitation: cfg.server_elicitation } : {}), rewards: withoutJudge(cfg.rewards) },
+        rollout: { system_prompt: cfg.system_prompt, max_turns: cfg.max_turns, max_tokens_per_turn: cfg.max_tokens_per_turn, max_completion_length: completionCap, ...(cfg.server_resource_tools ? { resource_tools: true } : {}), ...(toolFilterOf(cfg) ? { tools: toolFilterOf(cfg) } : {}), offered_tools: servers.offeredToolNames(), ...(cfg.server_instructions ? { server_instructions: true } : {}), ...(cfg.server_sampling ? { sampling: true } : {}), ...(cfg.server_elicitation ? { elicitation: cfg.server_elicitation } : {}), rewards: withoutJudge(cfg.rewards) },
       });
       pruneCheckpoints(ckDir, cfg.save_total_limit ?? Number.POSITIVE_INFINITY, state.bestStep);
       syncServerLog();

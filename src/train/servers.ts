@@ -85,6 +85,11 @@ export class ServerSet {
     return this.entries.some((e) => sameTarget(e.target, target));
   }
 
+  /** the names of the tools a rollout's prompt lists, across the servers, sorted and once each */
+  offeredToolNames(): string[] {
+    return [...new Set(this.entries.flatMap((e) => e.toolbox.tools.map((t) => t.name)))].sort();
+  }
+
   /** Keeps the scenarios whose server is in the set (all of them for a single server). */
   playable(scenarios: Scenario[]): Scenario[] {
     if (this.entries.length === 1) return scenarios;

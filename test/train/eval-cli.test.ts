@@ -291,6 +291,34 @@ describe("train-mcp eval", () => {
     }
   });
 
+  it("compares the tools offered with those the run wrote down, not the filters' spelling", async () => {
+    const settings = (offered: string[]) =>
+      fs.writeFileSync(path.join(a, "train_mcp.json"), JSON.stringify({ max_turns: 1, max_tokens_per_turn: 4, tools: { include: ["fixture:calculator:calc*", "fixture:calculator:percentage"] }, offered_tools: offered }));
+    // scenarios that call `calculate` alone, so that every filter below leaves their tools in
+    const file = path.join(tempDir("eval-offered"), "calculate.jsonl");
+    const lines = fs.readFileSync(scenarios, "utf8").split("\n").filter((l) => l && (JSON.parse(l) as { reference?: { calls: Array<{ name: string }> } }).reference?.calls.every((c) => c.name === "calculate"));
+    expect(lines.length).toBeGreaterThan(0);
+    fs.writeFileSync(file, lines.join("\n") + "\n");
+    const play = (...flags: string[]) => cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", file, "--n", "1", "--engine", "tfjs", ...flags]);
+    try {
+      settings(["calculate", "percentage"]);
+      // the same two tools, filtered another way: no warning
+      const same = await play("--tools", "calculator:calc*,percentage");
+      expect(same.code, same.stderr).toBe(0);
+      expect(same.stderr).not.toContain("other tools than it learned with");
+      // a tool more here, one fewer: named
+      const other = await play("--tools", "calculate,statistics");
+      expect(other.code, other.stderr).toBe(0);
+      expect(other.stderr).toContain(`warning: ${a} was trained with --tools fixture:calculator:calc*,fixture:calculator:percentage; here --tools calculate,statistics is offered, so its prompt shows other tools than it learned with (not offered here: percentage; new here: statistics)`);
+      // the server changed its tools since: said too, though the filters are spelt alike
+      settings(["calculate", "percentage", "sqrt"]);
+      const changed = await play("--tools", "fixture:calculator:calc*,fixture:calculator:percentage");
+      expect(changed.stderr).toContain("(not offered here: sqrt)");
+    } finally {
+      fs.rmSync(path.join(a, "train_mcp.json"));
+    }
+  });
+
   it("scores a checkpoint with the reward settings its run saved in train_mcp.json", async () => {
     const run = async (settings: unknown) => {
       fs.writeFileSync(path.join(a, "train_mcp.json"), JSON.stringify(settings));

@@ -92,6 +92,8 @@ describe("the training loop on a tiny model and the real calculator server", () 
     for (const f of ["model.safetensors", "config.json", "tokenizer.json", "optimizer.safetensors", "trainer_state.json"]) expect(fs.existsSync(path.join(latest, f))).toBe(true);
     // how it was played and scored, for eval
     expect(readRolloutSettings(latest)).toMatchObject({ max_turns: 2, max_tokens_per_turn: 24, rewards: { normalize: true, rubric: true } });
+    // and with which tools: what eval compares its own with
+    expect(readRolloutSettings(latest)?.offered_tools).toEqual(["calculate", "compound_interest", "percentage", "statistics"]);
     expect(fs.readdirSync(path.join(out, "checkpoints")).filter((e) => e.startsWith(".tmp"))).toEqual([]);
     expect(fs.existsSync(path.join(out, "report.html"))).toBe(true);
     // the calculator's stderr is kept with the run: this run's start lines only

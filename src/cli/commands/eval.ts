@@ -139,8 +139,11 @@ export function register(program: Command): void {
           const trained = readRolloutSettings(p.dir);
           if (trained?.resource_tools && !connectOptions.resourceTools) logLine(`warning: ${spec} was trained with --resource-tools (list_resources, read_resource); without that flag here it is played without them`);
           const filterText = (t: ToolFilter | undefined) => [t?.include?.length ? `--tools ${t.include.join(",")}` : "", t?.exclude?.length ? `--exclude-tools ${t.exclude.join(",")}` : ""].filter(Boolean).join(" ");
-          if (trained && filterText(trained.tools) !== filterText(connectOptions.tools))
-            logLine(`warning: ${spec} was trained with ${filterText(trained.tools) || "every tool of its servers"}; here ${filterText(connectOptions.tools) || "every tool"} is offered, so its prompt shows other tools than it learned with`);
+          // the tools themselves where the run wrote them down: filters spelt two ways may offer the same tools
+          const offeredNow = servers.offeredToolNames();
+          const toolsDiffer = trained?.offered_tools ? !sameList(trained.offered_tools, offeredNow) : trained && filterText(trained.tools) !== filterText(connectOptions.tools);
+          if (trained && toolsDiffer)
+            logLine(`warning: ${spec} was trained with ${filterText(trained.tools) || "every tool of its servers"}; here ${filterText(connectOptions.tools) || "every tool"} is offered, so its prompt shows other tools than it learned with${trained.offered_tools ? toolChanges(trained.offered_tools, offeredNow) : ""}`);
           if (trained && !!trained.server_instructions !== !!connectOptions.serverInstructions)
             logLine(`warning: ${spec} was trained ${trained.server_instructions ? "with" : "without"} its servers' instructions in the system prompt (--server-instructions); here it is played ${connectOptions.serverInstructions ? "with" : "without"} them`);
           if (trained?.elicitation && trained.elicitation !== connectOptions.elicitation)
@@ -284,4 +287,17 @@ async function runScenarios(models: readonly string[], servers: readonly string[
     found.push({ run, specs });
   }
   return found;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** " (not offered here: a, b; new here: c)": the tool names that differ, a few of each */
+function toolChanges(trained: readonly string[], now: readonly string[]): string {
+  const few = (names: string[]) => (names.length > 5 ? `${names.slice(0, 5).join(", ")} and ${names.length - 5} more` : names.join(", "));
+  const gone = trained.filter((n) => !now.includes(n));
+  const added = now.filter((n) => !trained.includes(n));
+  const parts = [gone.length ? `not offered here: ${few(gone)}` : "", added.length ? `new here: ${few(added)}` : ""].filter(Boolean);
+  return parts.length ? ` (${parts.join("; ")})` : "";
 }
