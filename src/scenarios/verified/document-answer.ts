@@ -39,10 +39,11 @@ export function documentAnswer(result: ToolResult, given: Record<string, string>
   return undefined;
 }
 
-/** An answer a contains check can tell apart: it has a word or number of two characters or more
- *  ("{", "/**" or "z" would pass any reply that happens to hold them). */
+/** An answer a contains check can tell apart: it has a word or number of two characters or more,
+ *  or is a dotted number such as a section or version, "1.1.1" ("{", "/**" or "z" would pass any
+ *  reply that happens to hold them). */
 export function quotable(value: string): boolean {
-  return /[\p{L}\p{N}]{2,}/u.test(value);
+  return /[\p{L}\p{N}]{2,}/u.test(value) || /^\d+(?:\.\d+){2,}$/.test(value.trim());
 }
 
 const SOURCE_CODE = /\.(?:[cm]?[jt]sx?|py|rb|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|lua|scala|sql)$/i;
@@ -72,7 +73,8 @@ function keyedLines(lines: readonly string[]): DocumentAnswer[] {
     const raw = m[2].trim();
     const value = /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
     if (clockLike(value) || mentionsWorkCopy(raw)) return [];
-    return [{ label: m[1].trim().toLowerCase(), value }];
+    // "ACT rules", "WCAG": an acronym keeps its capitals
+    return [{ label: m[1].trim().split(/\s+/).map((w) => (/^[A-Z0-9]{2,}$/.test(w) ? w : w.toLowerCase())).join(" "), value }];
   });
   return found.filter((f) => found.filter((g) => g.label === f.label).length === 1);
 }

@@ -23,9 +23,10 @@ import { normKey, ValuePool } from "./harvest.js";
 import { extractNumbers } from "../numbers.js";
 import { checkAnswer } from "../check.js";
 import { besideIdsGone, fileListings, goneAndKept, idValues, isDeletingTool, shownValues, valuesBesideIds } from "./deletions.js";
-import { answerSentence, containsCheck, envelopeData, isUseful, itemFailed, lowerFirst, numericCheck, oneOfBatch, reportsFailure, resultData, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
+import { answerSentence, containsCheck, envelopeData, isUseful, itemFailed, lowerFirst, numericCheck, oneOfBatch, reportsFailure, resultData, verbFor, type Draft, type Recipe, type RecipeContext } from "./recipe.js";
 import { synthesizeArgs } from "./schema-values.js";
 import { documentFacts } from "./document-answer.js";
+import { markdownTableCells } from "./markdown-table.js";
 import { runsCode, runsCommands } from "./shell-tool.js";
 
 const MUTATING =
@@ -217,12 +218,20 @@ export function answerFields(result: ToolResult, args: Record<string, unknown> =
   // a bare number as the whole result ("6"): that is the answer
   if (typeof data === "number" && Number.isFinite(data) && !echoes.has(String(data)) && askable(data)) return [{ label: "result", value: data }];
   if (data === undefined || typeof data === "string") {
-    // a table written as HTML (a spreadsheet's sheet): each cell of a named row, by its column
-    const cells = htmlTableCells(result.text)
+    // a table written as HTML (a spreadsheet's sheet) or in Markdown (a listing's rows): each
+    // cell of a named row, by its column; a label two tables give different values is no question
+    const labelled = [...htmlTableCells(result.text), ...markdownTableCells(result.text)]
       .filter((c) => !echoes.has(c.value) && c.value.length <= 60)
       .map((c) => ({ label: `${c.column} for the ${c.rowsAre} "${c.row}"`, value: /^-?\d+(\.\d+)?$/.test(c.value) ? Number(c.value) : c.value }))
       .filter((f) => askable(f.value));
+    const cells = labelled.filter((f) => !labelled.some((o) => o.label === f.label && o.value !== f.value));
     if (cells.length > 0) return cells;
+    // a record printed a field a line ("Level: AA", "WCAG: 1.3.1"): each line whose key no other
+    // line repeats, by its key
+    if (result.text.trim().includes("\n")) {
+      const keyed = documentFacts(result.text).keyed.filter((f) => !echoes.has(String(f.value)) && askable(f.value));
+      if (keyed.length > 0) return keyed.map((f) => withCase(f, echoes));
+    }
     // an image's byte count is no answer: only the text around it is
     const t = result.text.replace(/\[(?:image|audio)[^\]\n]*\]/g, "").trim();
     // the argument handed back ("#91ba0b" to hex): nothing to ask, not even the digits in it
@@ -412,7 +421,7 @@ function expectFor(value: string | number, caseSensitive = false): AnswerCheck {
 }
 
 // Descriptions start with a verb ("Evaluate…") or a noun ("Full details of…"); these frames read for both.
-const SINGLE_TRAIN = ["Use the available tools for this: {goal} ({given}). What is the {field}?", "Task: {goal}. Inputs: {given}. Report the {field}."];
+const SINGLE_TRAIN = ["Use the available tools for this: {goal} ({given}). What {is} the {field}?", "Task: {goal}. Inputs: {given}. Report the {field}."];
 const SINGLE_TEST = ["With {given}: {goal}. Tell me the {field}."];
 // a change with nothing to report: the state check is the task's whole outcome
 const CHANGE_TRAIN = ["Use the available tools for this: {goal} ({given}).", "Task: {goal}. Inputs: {given}. Say when it is done."];
@@ -464,7 +473,7 @@ function singleRecipe(tool: ToolSpec): Recipe {
         const went = await besideIdsGone(ctx, reads, args, (v) => askable(v) && v.length <= 200);
         return { task: ctx.phrase(CHANGE_TRAIN, CHANGE_TEST, { goal, given: describeArgs(args) }), difficulty, expected: [state, ...went], answer: "Done." };
       }
-      const task = ctx.phrase(SINGLE_TRAIN, SINGLE_TEST, { goal, given: describeArgs(args), field: field.label });
+      const task = ctx.phrase(SINGLE_TRAIN, SINGLE_TEST, { goal, given: describeArgs(args), field: field.label, is: verbFor(field.label) });
       const expected: Expected[] = [expectFor(field.value, field.caseSensitive)];
       if (mutates) {
         // a read by what the reply gives (the new id), else one by what the task gave
@@ -641,7 +650,7 @@ async function stateCheckAfter(ctx: RecipeContext, mutated: ToolSpec, result: To
   return undefined;
 }
 
-const CHAIN_TRAIN = ["Two steps. First: {goalA} ({givenA}). Then, with the {link} found there: {goalB}. What is the {field}?"];
+const CHAIN_TRAIN = ["Two steps. First: {goalA} ({givenA}). Then, with the {link} found there: {goalB}. What {is} the {field}?"];
 const CHAIN_TEST = ["Step one: {goalA} ({givenA}). Step two, for the {link} it gives: {goalB}. Report the {field}."];
 
 function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
@@ -673,6 +682,7 @@ function chainRecipe(a: ToolSpec, b: ToolSpec, link: string): Recipe {
         link: human(link),
         goalB: goalOf(b),
         field: field.label,
+        is: verbFor(field.label),
       });
       const expected: Expected[] = [expectFor(field.value, field.caseSensitive)];
       // a chain that ends in a change is checked by what a reader then sees, as a single one is

@@ -13,6 +13,7 @@ import { mentionsWorkCopy } from "../../mcp/toolbox.js";
 import type { ToolResult, ToolSpec } from "../../mcp/types.js";
 import { schemaAccepts, singular } from "./schema-values.js";
 import { reportsFailure } from "./recipe.js";
+import { markdownTableRecords } from "./markdown-table.js";
 
 export type Scalar = string | number | boolean;
 
@@ -90,7 +91,12 @@ export class ValuePool {
     if (result.isError || reportsFailure(result)) return;
     const data = result.structuredContent ?? parseJsonLoose(result.text)?.value;
     if (data !== undefined) this.harvestData(tool, data, args);
-    else this.harvestListing(result.text);
+    else {
+      this.harvestListing(result.text);
+      // a listing as a Markdown table: each row a record, its cells filed by their column's name
+      const rows = markdownTableRecords(result.text);
+      if (rows.length > 0) this.harvestData(tool, rows, args);
+    }
     for (const email of result.text.match(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g) ?? []) this.add("email", email);
   }
 

@@ -85,7 +85,16 @@ export function numericCheck(value: number, opts: { money?: boolean } = {}): Ans
 /** "The capital is Paris." — one full stop, also after a value that ends with one ("D.C."). */
 export function answerSentence(label: string, value: string | number): string {
   const text = typeof value === "number" ? fmt(value) : value;
-  return `The ${label} is ${text}${/[.!?]$/.test(text) ? "" : "."}`;
+  return `The ${label} ${verbFor(label)} ${text}${/[.!?]$/.test(text) ? "" : "."}`;
+}
+
+/**
+ * "is", or "are" for a label whose head noun is a plural ("tags", "ACT rules"; not "status",
+ * "address", "analysis", nor the "count of items", whose head is "count").
+ */
+export function verbFor(label: string): "is" | "are" {
+  const head = label.split(/ (?:of|for|in|on|by|from|per) /)[0].trim().split(/\s+/).pop() ?? "";
+  return /^[a-z]*[^su\W]s$/i.test(head) && !/(ss|us|is)$/i.test(head) ? "are" : "is";
 }
 
 export function containsCheck(value: string): AnswerCheck {
@@ -203,7 +212,8 @@ export function isUseful(result: ToolResult): boolean {
   const t = result.text.trim();
   if (t === "" || t === "[]" || t === "{}" || t === "null") return false;
   // "No facts found for …", "No results", "Not found": an empty answer in words.
-  if (t.length < 200 && /\b(no (\w+ )?(results?|matches?|items?|records?|entries|facts?) (found|match)|no (results?|matches?)\b|not found|nothing found|no such \w+ (found|exists?)\b)/i.test(t)) return false;
+  // ("No rules match the specified filters.": a plural of anything found or matched)
+  if (t.length < 200 && /\b(no (\w+ )?(results?|matches?|items?|records?|entries|facts?) (found|match)|no \w+s (were )?(found|match(ed)?)\b|no (results?|matches?)\b|not found|nothing found|no such \w+ (found|exists?)\b)/i.test(t)) return false;
   const data = resultData(result);
   if (data && typeof data === "object" && !Array.isArray(data)) {
     const values = Object.values(data as Record<string, unknown>);
