@@ -36,7 +36,15 @@ export interface TargetFlags {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function addTargetOptions(cmd: Command): Command {
-  return addConnectOptions(cmd.requiredOption("-s, --server <target>", "MCP server: http(s)://URL, stdio:<command line>, a command line, or fixture:<name>"));
+  return addConnectOptions(
+    cmd.addOption(
+      new Option("-s, --server <target>", "MCP server: http(s)://URL, stdio:<command line>, a command line, or fixture:<name>").makeOptionMandatory().argParser((target: string, previous: string | undefined) => {
+        // commander keeps the last of a repeated flag: a server given first would go unseen
+        if (previous !== undefined) throw new TrainMcpError("ConfigInvalid", `${cmd.parent?.parent ? `${cmd.parent.name()} ` : ""}${cmd.name()} talks to one server: --server was given twice (${previous}, then ${target}); run it once per server (train and eval take several)`);
+        return target;
+      }),
+    ),
+  );
 }
 
 /** The connection flags without --server, for commands whose --server is optional or repeated. */
@@ -102,7 +110,7 @@ export function connectArgs(flags: TargetFlags): { target: string; options: Conn
       headers,
       cwd: flags.cwd,
       timeoutMs,
-      serverLog: flags.serverLog,
+      serverLog: serverLogFlag(flags.serverLog),
       inheritEnv: flags.inheritEnv,
       templateDir: templateDirFlag(flags.templateDir),
       resourceTools: flags.resourceTools,
@@ -130,6 +138,12 @@ export function templateDirFlag(dir: string | undefined): string | undefined {
   const abs = path.resolve(dir);
   if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new TrainMcpError("ConfigInvalid", `--template-dir ${dir}: no such folder`);
   return abs;
+}
+
+/** `--server-log FILE`: a file (made on first use, its folders too), never a folder */
+export function serverLogFlag(file: string | undefined): string | undefined {
+  if (file !== undefined && fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new TrainMcpError("ConfigInvalid", `--server-log ${file} is a folder: name a file in it`);
+  return file;
 }
 
 /** `--sampling-model` with `--sampling-base-url`: the endpoint that answers servers' sampling requests */

@@ -6,9 +6,9 @@
  * failure keeps it, since error messages name it — so runs do not pile logs up in /tmp; a
  * training run keeps its copy in the run directory (`keepServerLog`).
  */
-import { appendFileSync, chmodSync, constants, createWriteStream, existsSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, type WriteStream } from "node:fs";
+import { appendFileSync, chmodSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { TrainMcpError } from "../errors.js";
 import { redactSecretValues } from "./command-credentials.js";
 
@@ -16,22 +16,76 @@ const uid = process.getuid?.();
 
 export const DEFAULT_SERVER_LOG = join(tmpdir(), uid === undefined ? "train-mcp" : `train-mcp-${uid}`, `server-${process.pid}.log`);
 
-/** The stream a stdio transport appends its server's stderr to: the default log privately, a
- *  `--server-log` file as given. */
-export function openServerLog(logPath: string): WriteStream {
+/**
+ * Where a stdio transport appends its server's stderr. Written synchronously: a server that dies
+ * at start makes the CLI exit at once, and its last words must be in the log the error names
+ * (a stream's queued writes were lost then). A write that fails stops the log, never the run.
+ */
+export interface ServerLog {
+  write(text: string): void;
+  end(text?: string): void;
+}
+
+class FileLog implements ServerLog {
+  constructor(private fd: number | undefined) {}
+
+  write(text: string): void {
+    if (this.fd === undefined) return;
+    try {
+      writeSync(this.fd, text);
+    } catch {
+      this.end();
+    }
+  }
+
+  end(text?: string): void {
+    if (text) this.write(text);
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      closeSync(fd);
+    } catch {
+      /* closed already */
+    }
+  }
+}
+
+/** The default log privately; a `--server-log` file as given, its folders made. */
+export function openServerLog(logPath: string): ServerLog {
   if (logPath !== DEFAULT_SERVER_LOG) {
-    mkdirSync(dirname(logPath), { recursive: true });
-    return createWriteStream(logPath, { flags: "a" });
+    const why = (e: unknown) => ((e as NodeJS.ErrnoException).code === "EISDIR" ? "it is a folder: name a file in it" : (e as Error).message);
+    try {
+      makeFolders(dirname(resolve(logPath)));
+      return new FileLog(openSync(logPath, "a"));
+    } catch (e) {
+      throw new TrainMcpError("ConfigInvalid", `--server-log ${logPath}: cannot write it (${why(e)})`);
+    }
   }
   privateFolder(dirname(logPath));
   removeDefaultServerLogOnCleanExit();
-  let fd: number;
   try {
-    fd = openSync(logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+    return new FileLog(openSync(logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600));
   } catch (e) {
     throw new TrainMcpError("IoFailed", `cannot open the servers' log ${logPath} (${(e as NodeJS.ErrnoException).code === "ELOOP" ? "a link is in its place" : (e as Error).message}): remove it, or give --server-log FILE`);
   }
-  return createWriteStream(logPath, { fd });
+}
+
+/**
+ * `mkdir -p`, one folder at a time from the nearest that exists. Node 20's own recursive mkdir
+ * loops forever where a folder cannot be made under /proc or /sys (ENOENT, then EEXIST for the
+ * parent, again and again); this one fails with the first error.
+ */
+function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  let at = dir;
+  while (!existsSync(at)) {
+    missing.unshift(at);
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  for (const d of missing) mkdirSync(d);
 }
 
 function privateFolder(dir: string): void {

@@ -11,12 +11,11 @@
  * - close() is quick: stdin end, a short grace, then SIGTERM and SIGKILL to the group.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import type { WriteStream } from "node:fs";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { trackChild, untrackChild } from "./children.js";
 import { redactCommandWords, redactSecretValues, stdioServerSecrets } from "./command-credentials.js";
-import { openServerLog } from "./server-log.js";
+import { openServerLog, type ServerLog } from "./server-log.js";
 
 export interface StdioTransportParams {
   command: string;
@@ -41,7 +40,7 @@ export class StdioTransport implements Transport {
   /** stdout lines that were not JSON-RPC messages */
   junkLines = 0;
   private child?: ChildProcess;
-  private log?: WriteStream;
+  private log?: ServerLog;
   private buffer: Buffer = Buffer.alloc(0);
   private stderrTail = "";
   /** the last lines on stdout that were not JSON-RPC: a server that logs to stdout says why it
@@ -94,7 +93,6 @@ export class StdioTransport implements Transport {
     const { command, args, env, cwd, logPath } = this.params;
     this.secrets = stdioServerSecrets(command, args, env);
     this.log = openServerLog(logPath);
-    this.log.on("error", () => {}); // a broken log must never break the session
     this.log.write(`--- ${new Date().toISOString()} start: ${redactCommandWords([command, ...args]).join(" ")}\n`);
     return new Promise((resolve, reject) => {
       const child = spawn(command, args, {

@@ -41,7 +41,7 @@ export function adapterBaseName(adapterCfg: string): string | undefined {
 /** Resolves `spec` without reading weights; bad input is a usage error naming `flag`. */
 export function resolveModelFolder(spec: string, flag = "--model"): ModelFolder {
   const dir = spec === "default" ? defaultModelDir() : path.resolve(spec);
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ModelInvalid", `${flag} ${spec}: no such folder (expected a Hugging Face model folder, a checkpoint, or "default")${hubIdHint(spec)}`);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new TrainMcpError("ModelInvalid", `${flag} ${spec}: ${fs.existsSync(dir) ? "a file, not a folder" : "no such folder"} (expected a Hugging Face model folder, a checkpoint, or "default")${hubIdHint(spec)}`);
   if (hasWeights(dir)) return { dir, weightsDir: dir };
   const adapterCfg = path.join(dir, "adapter_config.json");
   if (fs.existsSync(adapterCfg)) {

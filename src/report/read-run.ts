@@ -80,7 +80,8 @@ export async function readRun(runDir: string): Promise<RunData> {
     notes.push({ level: "info", file: RUN_FILES.metrics, message: `${lines.length - metrics.length} steps appear twice in metrics.jsonl (a resumed run redoes the steps after its last checkpoint): the later line is shown` });
   }
   const evals: EvalLine[] = [];
-  await readJsonlFile(runDir, RUN_FILES.eval, notes, EvalLineSchema, (v) => evals.push(v));
+  // a run without a held-out set measures nothing, and writes no eval.jsonl (its page says so already)
+  await readJsonlFile(runDir, RUN_FILES.eval, notes, EvalLineSchema, (v) => evals.push(v), summary?.heldout_n === 0);
   return { runDir, config, summary, metrics, evals, notes };
 }
 
@@ -130,10 +131,12 @@ async function readJsonlFile<T>(
   notes: RunNote[],
   schema: z.ZodType<T>,
   onValue: (v: T) => void,
+  /** the run was not expected to write it */
+  mayLack = false,
 ): Promise<void> {
   const path = join(runDir, file);
   if (!existsSync(path)) {
-    notes.push({ level: "warn", file, message: `${file} is missing` });
+    if (!mayLack) notes.push({ level: "warn", file, message: `${file} is missing` });
     return;
   }
   try {

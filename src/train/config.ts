@@ -10,7 +10,7 @@ import path from "node:path";
 import { z } from "zod";
 import { TrainMcpError } from "../errors.js";
 import { redactUrlCredentials } from "../mcp/url-credentials.js";
-import { redactTargetCredentials } from "../mcp/target.js";
+import { redactTargetCredentials, sameTarget } from "../mcp/target.js";
 import { RewardConfigSchema } from "../rewards/defaults.js";
 import { GrpoConfigSchema } from "../rl/config.js";
 import { ELICITATION_MODES } from "../mcp/elicitation.js";
@@ -45,7 +45,15 @@ const TrainConfigFields = GrpoConfigSchema.extend({
     .unwrap()
     .optional()
     .describe(`AdamW learning rate; default ${DEFAULT_LEARNING_RATE.toExponential()} (TRL's, full fine-tuning), ${DEFAULT_LORA_LEARNING_RATE.toExponential()} with lora_rank > 0`),
-  server: z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(z.string().trim().min(1, "empty target (expected a URL, stdio:<command>, fixture:<name> or a command line)")).min(1, "no server given")).describe("MCP targets (URL, command line, stdio:..., fixture:NAME); several train together; one may be given as a string"),
+  server: z.preprocess((v) => (typeof v === "string" ? [v] : v), z
+      .array(z.string().trim().min(1, "empty target (expected a URL, stdio:<command>, fixture:<name> or a command line)"))
+      .min(1, "no server given")
+      .superRefine((targets, ctx) => {
+        // the same server twice would play its tasks twice, and its bundled set's ids clash
+        const again = targets.findIndex((t, i) => targets.slice(0, i).some((u) => sameTarget(u, t)));
+        if (again >= 0) ctx.addIssue({ code: "custom", path: [again], message: `${redactTargetCredentials(targets[again])} is given twice: name each server once` });
+      }),
+  ).describe("MCP targets (URL, command line, stdio:..., fixture:NAME); several train together; one may be given as a string"),
   out: z.string().optional().describe("run directory; default runs/<date>-<time>"),
   model: z.string().default("default").describe('"default" (the built-in tiny model) or a Hugging Face model folder'),
   scenarios: z

@@ -59,7 +59,7 @@ export interface PolicySetup {
 export function resolveModelDir(model: string): string {
   const dir = model === "default" ? defaultModelDir() : path.resolve(model);
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())
-    throw new TrainMcpError("ModelInvalid", `--model ${model}: no such folder (expected "default" or a Hugging Face model folder)${hubIdHint(model)}`);
+    throw new TrainMcpError("ModelInvalid", `--model ${model}: ${fs.existsSync(dir) ? "a file, not a folder" : "no such folder"} (expected "default" or a Hugging Face model folder)${hubIdHint(model)}`);
   if (!hasWeights(dir)) refuseRunDirectory(model);
   // a LoRA checkpoint is weights on top of a base: training starts from a whole model
   const adapterCfg = path.join(dir, "adapter_config.json");

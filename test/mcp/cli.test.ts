@@ -249,6 +249,11 @@ describe.concurrent("train-mcp CLI", () => {
     expect([misspelt.code, misspelt.stderr]).toEqual([2, "train-mcp: unknown option '--modle' (Did you mean --model?)\n"]);
     const missing = await cli("tools");
     expect([missing.code, missing.stderr]).toEqual([2, "train-mcp: required option '-s, --server <target>' not specified\n"]);
+    // a command of one server given two: refused, not the first dropped without a word
+    for (const args of [["tools"], ["call", "calculate", "{}"], ["scenarios", "generate", "--n", "1", "--out", path.join(os.tmpdir(), "never-written.jsonl")]]) {
+      const twice = await cli(...args, "--server", "fixture:calculator", "--server", "fixture:shop");
+      expect([twice.code, twice.stderr]).toEqual([2, `train-mcp: ${args[0] === "scenarios" ? "scenarios generate" : args[0]} talks to one server: --server was given twice (fixture:calculator, then fixture:shop); run it once per server (train and eval take several)\n`]);
+    }
     const invalid = await cli("call", "-s", everything, "slow", '{"steps":"many","ms":1}');
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain("/steps: must be integer");
@@ -357,6 +362,15 @@ describe.concurrent("train-mcp CLI", () => {
     expect(logs()).toHaveLength(1);
     expect(named).toBe(path.join(folder, logs()[0]));
     expect(fs.readFileSync(named!, "utf8")).toContain("boom");
+    // all of it, though the CLI exits at once: its exit too, in the --server-log file as in the default one
+    expect(fs.readFileSync(named!, "utf8")).toContain("--- server exited with code 3\n");
+    const given = path.join(tmp, "logs", "servers.log");
+    const logged = await cliWith({ TMPDIR: tmp }, "tools", "-s", `${process.execPath} -e "console.error('boom'); process.exit(3)"`, "--server-log", given);
+    expect(logged.code).toBe(2);
+    expect(logged.stderr).toContain(`log: ${given}`);
+    expect(fs.readFileSync(given, "utf8")).toMatch(/boom\n--- server exited with code 3\n$/);
+    const folder2 = await cliWith({ TMPDIR: tmp }, "tools", "-s", "fixture:calculator", "--server-log", tmp);
+    expect([folder2.code, folder2.stderr]).toEqual([2, `train-mcp: --server-log ${tmp} is a folder: name a file in it\n`]);
   });
 
   it("routes no arguments to the demo and a bare --server, --config or --resume to train", async () => {

@@ -4,7 +4,6 @@
  * stderr was then appended through.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -30,17 +29,21 @@ describe("the default server log", () => {
     rmSync(DEFAULT_SERVER_LOG);
     const log = openServerLog(DEFAULT_SERVER_LOG);
     log.end("a server's stderr\n");
-    await once(log, "finish");
     expect(readFileSync(DEFAULT_SERVER_LOG, "utf8")).toBe("a server's stderr\n");
     expect(statSync(dirname(DEFAULT_SERVER_LOG)).mode & 0o777).toBe(0o700);
     expect(statSync(DEFAULT_SERVER_LOG).mode & 0o777).toBe(0o600);
   });
 
-  it("a --server-log file is opened as given, its folder made", async () => {
-    const file = join(scratch, "logs", "servers.log");
+  it("a --server-log file is opened as given, its folders made; a folder, or one that cannot be made, is a usage error", () => {
+    const file = join(scratch, "logs", "deeper", "servers.log");
     const log = openServerLog(file);
-    log.end("x\n");
-    await once(log, "finish");
+    // written at once: a CLI that exits right after still leaves it in the file
+    log.write("x\n");
     expect(readFileSync(file, "utf8")).toBe("x\n");
+    log.end("y\n");
+    expect(readFileSync(file, "utf8")).toBe("x\ny\n");
+    expect(() => openServerLog(scratch)).toThrow(`--server-log ${scratch}: cannot write it (it is a folder: name a file in it)`);
+    // (Node 20's recursive mkdir never returns here)
+    expect(() => openServerLog("/proc/no-such-folder/x.log")).toThrow(/^--server-log \/proc\/no-such-folder\/x\.log: cannot write it \(ENOENT/);
   });
 });

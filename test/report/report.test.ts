@@ -236,4 +236,11 @@ describe("train-mcp report (the real CLI)", () => {
     expect(notRun.status).toBe(2);
     expect(notRun.stderr).toMatch(/^train-mcp: .*cli is not a run directory: none of config\.json/);
   });
+
+  it("exits 2 for an --out that is a folder, before reading the run", () => {
+    const folder = join(root, "cli");
+    mkdirSync(folder, { recursive: true });
+    const r = cli(run.dir, "--out", folder);
+    expect([r.status, r.stderr]).toEqual([2, `train-mcp: --out ${folder} is a folder: name the file (.html) to write\n`]);
+  });
 });

@@ -49,6 +49,8 @@ describe("train-mcp scenarios", () => {
     expect(s.out).toMatch(/SPLIT\s+train\s+test\s+total\nall\s+9\s+3\s+12/);
     expect(s.out).toMatch(/DIFFICULTY/);
     expect(s.out).toMatch(/TOOL/);
+    // as the command's description says it
+    expect((await run(["scenarios", "summarize", file])).out).toBe(s.out);
   });
 
   it("generate refuses fewer scenarios than --n, naming --accept-fewer, which writes the ones built", async () => {
@@ -222,6 +224,9 @@ describe("train-mcp scenarios", () => {
     const f = await run(["scenarios", "generate", "--server", "fixture:calculator", "--n", "2", "--out", file, "--force"]);
     expect(f.code, f.err).toBe(0);
     expect(readScenarioFile(file)).toHaveLength(2);
+    // a folder, --force or not: refused before anything is generated
+    const folder = await run(["scenarios", "generate", "--server", "fixture:calculator", "--n", "2", "--out", dir, "--force"]);
+    expect([folder.code, folder.err]).toEqual([2, `train-mcp: --out ${dir} is a folder: name a file (.jsonl) to write\n`]);
   });
 
   it("check --server: a call or state check marked error: true must come back as the tool's error; a derived answer is checked on the reference alone", async () => {

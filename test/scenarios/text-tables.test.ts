@@ -82,7 +82,7 @@ describe("Markdown tables in a text reply", () => {
         // an ID the listing showed, and an answer the rule's own line holds
         const rule = RULES.find((r) => r.id === c.arguments.id);
         expect(rule, String(c.arguments.id)).toBeDefined();
-        const answer = String(s.expected![0].value);
+        const answer = String((s.expected![0] as { value: unknown }).value);
         expect([rule!.description, rule!.wcag, rule!.level, rule!.fixability, rule!.act, rule!.tags]).toContain(answer);
       }
     }

@@ -23,6 +23,14 @@ describe("train-mcp serve (CLI)", () => {
     expect(r.stderr).toMatch(/--model \/no\/such\/model-dir: no such folder/);
   });
 
+  it("exits 2 on a --served-model-name no request could give (empty, or with spaces around it)", () => {
+    for (const name of ["", " default"]) {
+      const r = spawnSync(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--served-model-name", name], { encoding: "utf8" });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(`train-mcp: --served-model-name ${JSON.stringify(name)}: give a name without spaces around it, as requests' "model" will spell it\n`);
+    }
+  });
+
   it("exits 2 naming --prefix-cache-mib when it is not a size", () => {
     const r = spawnSync(process.execPath, [BIN, "serve", "--model", "default", "--port", "0", "--prefix-cache-mib", "-5"], { encoding: "utf8" });
     expect(r.status).toBe(2);

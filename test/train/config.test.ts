@@ -140,6 +140,9 @@ describe("resolveTrainConfig", () => {
     expect(() => resolveTrainConfig({}, { server, max_steps: -1 }, "train.json", {})).toThrow(/^train\.json: field "max_steps": Too small/);
     expect(() => resolveTrainConfig({}, { server, judge: { model: "j" } }, "train.json")).toThrow('train.json: unknown field "judge" (it belongs under "rewards": {"judge": {"model": …, "baseURL": …}})');
     expect(() => resolveTrainConfig({ server: [" "] }, {}, "train.json", { server: "--server" })).toThrow('--server (server.0): empty target (expected a URL, stdio:<command>, fixture:<name> or a command line)');
+    // the same server twice, however spelt: named, not left to clash as two bundled sets
+    expect(() => resolveTrainConfig({ server: ["fixture:shop", "fixture:calculator", "fixture:calculator"] }, {}, "train.json", { server: "--server" })).toThrow("--server (server.2): fixture:calculator is given twice: name each server once");
+    expect(() => resolveTrainConfig({ server: ["stdio:node a.mjs", "node a.mjs"] }, {}, "train.json", { server: "--server" })).toThrow("--server (server.1): node a.mjs is given twice: name each server once");
   });
 
   it("reports every bad field of a config at once, each with its path (and the flag that set it)", () => {

@@ -258,6 +258,9 @@ describe("train-mcp eval", () => {
       expect(r.stderr).toContain(`'${flag} <`);
       expect(r.stderr).toContain(`'${value}' is invalid`);
     }
+    // one server twice: named as such, before any scenario is read
+    const twice = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--server", "fixture:calculator", "--scenarios", scenarios]);
+    expect([twice.code, twice.stderr]).toEqual([2, "train-mcp: --server fixture:calculator is given twice: name each server once\n"]);
     // the connection flags are eval's too
     const r = await cli(["eval", "--model", a, "--server", "fixture:calculator", "--scenarios", scenarios, "--header", "no-colon-here"]);
     expect(r.code).toBe(2);

@@ -241,6 +241,12 @@ describe("faults and bad input", () => {
     expect(r.stderr).toContain("--model /no/such/model: no such folder");
     expect(r.stderr).not.toContain("Hub id");
     expect(fs.existsSync(out)).toBe(false);
+    // a file named where the folder goes: said so
+    const aFile = path.join(tempDir("model-file"), "model.safetensors");
+    fs.writeFileSync(aFile, "");
+    const file = await cli(tinyRun(aFile, scenarios, out, 1));
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain(`--model ${aFile}: a file, not a folder (expected "default" or a Hugging Face model folder)`);
     // a Hub id is no folder either: how to fetch it
     const hub = await cli(tinyRun("Qwen/Qwen2.5-0.5B-Instruct", scenarios, out, 1));
     expect(hub.code).toBe(2);

@@ -8,6 +8,7 @@ import { train } from "../../src/train/loop.js";
 import { startChatServer } from "../helpers/chat-server.js";
 import { stdioTarget } from "../servers/launch.js";
 import { calculatorScenarios, readJsonl, tempDir, tinyModelDir } from "./helpers.js";
+import { readRun } from "../../src/report/read-run.js";
 
 describe("the training loop on a tiny model and the real calculator server", () => {
   it("runs the whole trip and leaves a complete run directory", async () => {
@@ -163,6 +164,8 @@ describe("the training loop on a tiny model and the real calculator server", () 
     expect(fs.existsSync(path.join(out, "eval.jsonl"))).toBe(false);
     expect(logs.filter((l) => l.startsWith("report:"))).toEqual([]); // the report is built all the same
     expect(fs.existsSync(path.join(out, "report.html"))).toBe(true);
+    // and its page does not call the eval.jsonl such a run never writes missing
+    expect((await readRun(out)).notes.map((n) => n.message)).not.toContain("eval.jsonl is missing");
   });
 
   it("caps each rollout's generated tokens at max_completion_length, and saves the cap for eval", async () => {

@@ -58,6 +58,9 @@ export function register(program: Command): void {
   addConnectOptions(cmd).action(async (f: EvalFlags) => {
       // a run's checkpoint knows the servers it trained on: --server may be left out then
       f.server = f.server?.length ? f.server : await runServers(f.model);
+      const { redactTargetCredentials, sameTarget } = await import("../../mcp/target.js");
+      const again = f.server.find((t, i) => f.server!.slice(0, i).some((u) => sameTarget(u, t)));
+      if (again !== undefined) throw new TrainMcpError("ConfigInvalid", `--server ${redactTargetCredentials(again)} is given twice: name each server once`);
       // every number is checked before a server starts or a model loads
       const k = intFlag("--k", f.k, 1);
       const n = f.n !== undefined ? intFlag("--n", f.n, 1) : undefined;

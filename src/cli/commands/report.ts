@@ -5,6 +5,8 @@
  * run directory exits with code 2.
  */
 import type { Command } from "commander";
+import { existsSync, statSync } from "node:fs";
+import { TrainMcpError } from "../../errors.js";
 import { intFlag } from "../number-flags.js";
 import { buildReport } from "../../report/build-report.js";
 import { DEFAULT_MAX_TRAJECTORIES } from "../../report/sample.js";
@@ -25,6 +27,8 @@ export function register(program: Command): void {
     .option("--json", "print one JSON object {path, trajectories, bytes, notes}")
     .action(async (runDir: string, flags: ReportFlags) => {
       const max = intFlag("--max-trajectories", flags.maxTrajectories, 0);
+      // (before the run is read: a folder is never replaced by the page)
+      if (flags.out !== undefined && existsSync(flags.out) && statSync(flags.out).isDirectory()) throw new TrainMcpError("ConfigInvalid", `--out ${flags.out} is a folder: name the file (.html) to write`);
       const result = await buildReport(runDir, { out: flags.out, maxTrajectories: max });
       if (flags.json) {
         process.stdout.write(JSON.stringify(result) + "\n");

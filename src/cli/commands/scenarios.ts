@@ -32,7 +32,7 @@ import { countScenarios, formatCounts } from "../../scenarios/summary.js";
 import { detectStateful, generateVerified, writesAdviceFor } from "../../scenarios/verified/generate.js";
 import { parseGivenValues } from "../../scenarios/verified/given-values.js";
 import { progressLines } from "../../scenarios/verified/progress-line.js";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { addConnectOptions, addTargetOptions, connectArgs, type TargetFlags } from "../target-options.js";
 
 interface GenerateFlags extends TargetFlags {
@@ -116,7 +116,7 @@ export function failingLine(c: CheckCounts): string {
 }
 
 export function register(program: Command): void {
-  const scenarios = program.command("scenarios").description("generate, check and summarize scenario files (JSONL)");
+  const scenarios = program.command("scenarios").description("generate, check and show (summarize) scenario files (JSONL)");
 
   addTargetOptions(scenarios.command("generate").description("write N verified or LLM-written scenarios for a server's tools"))
     .addOption(new Option("-g, --generator <kind>", "verified: offline, execution-checked; llm: written by an OpenAI-compatible model").choices(["verified", "llm"]).default("verified"))
@@ -140,6 +140,8 @@ export function register(program: Command): void {
       const n = intFlag("--n", flags.n, 1);
       const testFraction = numberFlag("--test-fraction", flags.testFraction, 0, 1);
       // a hand-edited or long-generated file is not replaced by a mistyped --out: asked before any tool runs
+      // (before the minutes of generating: a folder is never replaced, --force or not)
+      if (existsSync(flags.out) && statSync(flags.out).isDirectory()) throw new TrainMcpError("ConfigInvalid", `--out ${flags.out} is a folder: name a file (.jsonl) to write`);
       if (existsSync(flags.out) && !flags.force) throw new TrainMcpError("ConfigInvalid", `--out ${flags.out} already exists: pass --force to replace it, or choose another file`);
       const { target, options } = connectArgs(flags);
       const fixture = /^fixture:(.+)$/.exec(target.trim())?.[1];
@@ -334,6 +336,7 @@ export function register(program: Command): void {
 
   scenarios
     .command("show")
+    .alias("summarize")
     .description("summarize a scenario file: counts per split, difficulty and tool")
     .argument("<file>", "scenario file (JSONL)")
     .action((file: string) => {

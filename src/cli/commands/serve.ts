@@ -80,7 +80,7 @@ export function register(program: Command): void {
         adapters: flags.adapter.map(parseAdapterFlag),
         apiKey: flags.apiKey ?? (process.env.TRAIN_MCP_API_KEY || undefined),
         allowOrigins: flags.allowOrigin,
-        servedModelName: flags.servedModelName,
+        servedModelName: servedModelNameFlag(flags.servedModelName),
         seed: intFlag("--seed", flags.seed, 0, 2 ** 31 - 1),
         maxBatch: intFlag("--max-batch", flags.maxBatch, 1, 256),
         reasoningParser,
@@ -108,4 +108,10 @@ export function register(program: Command): void {
       process.once("SIGTERM", again);
       await server.close(30_000);
     });
+}
+
+/** `--served-model-name`: a name a request can give (not empty, no spaces around it) */
+function servedModelNameFlag(name: string | undefined): string | undefined {
+  if (name !== undefined && (name.trim() === "" || name.trim() !== name)) throw new TrainMcpError("ConfigInvalid", `--served-model-name ${JSON.stringify(name)}: give a name without spaces around it, as requests' "model" will spell it`);
+  return name;
 }

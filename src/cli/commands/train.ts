@@ -13,7 +13,7 @@ import { isRedactedTarget } from "../../mcp/target.js";
 import { numberFlag } from "../number-flags.js";
 import { fieldDefault, formatValue, helpDefault, modelFolderDefault } from "../help-defaults.js";
 import { parseDangerousPatterns } from "../../rewards/dangerous.js";
-import { addConnectOptions, parseEnvAndHeaders, toolFilterFlags, type TargetFlags } from "../target-options.js";
+import { addConnectOptions, parseEnvAndHeaders, serverLogFlag, toolFilterFlags, type TargetFlags } from "../target-options.js";
 import type { ConnectOptions } from "../../mcp/options.js";
 import { DEFAULT_LEARNING_RATE, DEFAULT_LORA_LEARNING_RATE, fieldLines, readConfigFile, resolveTrainConfig, type TrainConfig } from "../../train/config.js";
 import { parseValueSpecs } from "../../scenarios/verified/given-values.js";
@@ -212,7 +212,7 @@ function connectOptions(f: TrainFlags, config: TrainConfig): ConnectOptions {
   return {
     env,
     headers,
-    serverLog: f.serverLog, // the working directory is the config's server_cwd (--cwd)
+    serverLog: serverLogFlag(f.serverLog), // the working directory is the config's server_cwd (--cwd)
     inheritEnv: f.inheritEnv,
     timeoutMs: config.tool_timeout_ms,
     connectTimeoutMs: f.timeout !== undefined ? config.tool_timeout_ms : Math.max(30_000, config.tool_timeout_ms),
