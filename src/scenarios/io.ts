@@ -41,12 +41,18 @@ export class ScenarioFileError extends TrainMcpError {
     readonly problems: ScenarioProblem[],
     lead?: string,
   ) {
-    const lines = new Set(problems.map((p) => p.line)).size;
-    const shown = problems.slice(0, LISTED_PROBLEMS).map((p) => formatProblem(file, p));
-    const rest = problems.length - shown.length;
-    if (rest > 0) shown.push(`… and ${rest} more (\`train-mcp scenarios check ${file} [--server …]\` lists every one)`);
-    super("ScenarioInvalid", `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in ${lines} line${lines === 1 ? "" : "s"}${lead ? ` (${lead})` : ""}:\n${shown.join("\n")}`);
+    super("ScenarioInvalid", problemsMessage(file, problems, lead));
   }
+}
+
+function problemsMessage(file: string, problems: readonly ScenarioProblem[], lead?: string): string {
+  // one problem is one line, "FILE:LINE: what": the usage error's one line
+  if (problems.length === 1 && !lead) return formatProblem(file, problems[0]);
+  const lines = new Set(problems.map((p) => p.line)).size;
+  const shown = problems.slice(0, LISTED_PROBLEMS).map((p) => formatProblem(file, p));
+  const rest = problems.length - shown.length;
+  if (rest > 0) shown.push(`… and ${rest} more (\`train-mcp scenarios check ${file} [--server …]\` lists every one)`);
+  return `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in ${lines} line${lines === 1 ? "" : "s"}${lead ? ` (${lead})` : ""}:\n${shown.join("\n")}`;
 }
 
 export function formatProblem(file: string, p: ScenarioProblem): string {

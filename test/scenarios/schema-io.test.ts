@@ -166,6 +166,9 @@ describe("bad lines", () => {
     expect(e.code).toBe("ScenarioInvalid");
     expect(e.problems.map((p) => p.line)).toEqual([2, 3]);
     expect(e.message).toContain(`${file}:2: field "difficulty"`);
+    // one problem: the message is its one line
+    writeFileSync(file, [good(), "oops"].join("\n"));
+    expect(() => readScenarioFile(file)).toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:2: invalid JSON: [^\n]*$`));
   });
 });
 
