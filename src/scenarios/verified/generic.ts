@@ -33,7 +33,8 @@ const MUTATING =
   /(^|_|-|\b)(create|add|insert|update|upsert|edit|write|delete|remove|cancel|place|set|unset|put|post|patch|move|rename|upload|send|submit|apply|reset|clear|drop|book|buy|purchase|pay|transfer|modify|replace|append|save|commit|push|register|assign|archive|restore|enable|disable|start|stop|kill|purge|wipe|erase|destroy|truncate|mark|toggle|complete|approve|reject|grant|revoke|merge|import|publish|deploy|schedule|invite|ban|lock|unlock|revert|rollback|increment|decrement|subscribe|unsubscribe|close|clean|cleanup|prune|flush)(?=$|_|-|\b)/i;
 
 // verbs that are nouns too ("get_block" of a blockchain reads a block): a change only where they lead the name
-const LEADING_MUTATING = /^(manage|advance|terminate|block|unblock|sync)(?=$|_|-)/i;
+// (a session or a link made or ended is a change too: connect_session, logout, unmount)
+const LEADING_MUTATING = /^(manage|advance|terminate|block|unblock|sync|connect|disconnect|login|logout|log_?in|log_?out|sign_?in|sign_?out|attach|detach|mount|unmount|unlink|unbind)(?=$|_|-)/i;
 
 // making another of a thing (excel_copy_sheet, clone_repo), and formatting what is kept (excel_format_range,
 // format_document), not a value passed in (format_date answers with text)
@@ -62,6 +63,9 @@ export function isReadOnlyTool(tool: string | (Pick<ToolSpec, "name" | "annotati
   if (hints?.readOnlyHint === false || hints?.destructiveHint === true) return false;
   // a code runner that does not say it only reads: code can do what `rm` does
   if (typeof tool !== "string" && runsCode(tool)) return false;
+  // a reader that can also save what it read (export_project's save_to_file): a call may write,
+  // and an instance it wrote on is no longer a fresh one
+  if (typeof tool !== "string" && Object.keys((tool.inputSchema?.properties ?? {}) as object).some((k) => SAVES_OUTPUT.test(k))) return false;
   // `add` alone is arithmetic (the reference "everything" server's adds two numbers): adding a
   // thing names the thing (add_todo, addItem)
   if (/^add$/i.test(name) && (typeof tool === "string" || requiredNumbersOnly(tool))) return true;
@@ -69,6 +73,9 @@ export function isReadOnlyTool(tool: string | (Pick<ToolSpec, "name" | "annotati
   if (typeof tool !== "string" && !READING_NAME.test(camelWords(name)) && CHANGE_FIRST.test((tool.description ?? "").replace(PREAMBLE, ""))) return false;
   return !namesChange(name) && !LEADING_MUTATING.test(camelWords(name));
 }
+
+// an argument that writes a tool's output to a file
+const SAVES_OUTPUT = /^(save|save_?to_?file|save_?as|save_?path|write_?to_?file|output_?(path|file|filename)|out_?file|to_?file)$/i;
 
 // a name that says nothing either way ("request_planning") is read by what its description does
 // first ("Register a new user request and plan its tasks."); a reading name keeps its word

@@ -166,7 +166,22 @@ export function reportsFailure(result: ToolResult): boolean {
   const data = resultData(result);
   if (!data || typeof data !== "object" || Array.isArray(data)) return false;
   const d = data as Record<string, unknown>;
-  return d.success === false || d.ok === false || failureStatus(d) || everyItemFailed(d);
+  return d.success === false || d.ok === false || failureStatus(d) || everyItemFailed(d) || nothingDone(d);
+}
+
+// a batch's count of what it did, and of what it could not
+const DONE_COUNT = /^(succeeded|successful|success_?count|ok_?count|parsed|imported|processed|added|created|inserted|loaded|fetched|indexed)$/i;
+const NOT_DONE_COUNT = /^(failed|failures|failed_?count|skipped|rejected|errors|error_?count|invalid)$/i;
+
+/**
+ * A batch that did none of what it was given: `{"parsed": 0, "failed": 1, …}` (a page that could
+ * not be fetched), `{"imported": 0, "skipped": 1}` (chunks it refused). Its counts are no answer,
+ * and what it was asked to do did not happen.
+ */
+function nothingDone(d: Record<string, unknown>): boolean {
+  const done = Object.entries(d).filter(([k, v]) => DONE_COUNT.test(k) && typeof v === "number");
+  const notDone = Object.entries(d).filter(([k, v]) => NOT_DONE_COUNT.test(k) && typeof v === "number");
+  return done.length > 0 && done.every(([, v]) => v === 0) && notDone.some(([, v]) => (v as number) > 0);
 }
 
 /**
@@ -179,7 +194,7 @@ export function reportsFailure(result: ToolResult): boolean {
  */
 function everyItemFailed(d: Record<string, unknown>): boolean {
   const lists = Object.values(d).filter((v): v is unknown[] => Array.isArray(v) && v.length > 0);
-  const noneSucceeded = ["succeeded", "successful", "success_count", "successCount", "ok_count"].some((k) => d[k] === 0);
+  const noneSucceeded = Object.entries(d).some(([k, v]) => DONE_COUNT.test(k) && v === 0);
   return lists.length > 0 && lists.every((l) => l.every((item) => itemFailed(item, noneSucceeded)));
 }
 
@@ -188,7 +203,8 @@ function everyItemFailed(d: Record<string, unknown>): boolean {
 export function itemFailed(item: unknown, statusSays = false): boolean {
   if (!item || typeof item !== "object" || Array.isArray(item)) return false;
   const x = item as Record<string, unknown>;
-  const said = x.success === false || x.ok === false || (statusSays && typeof x.status === "string" && /^(error|errored|failure|invalid|not[ _-]?found)$/i.test(x.status));
+  // (where the reply counts no success, an item with an error and no verdict of its own failed: `{"url": …, "error": "fetch failed"}`)
+  const said = x.success === false || x.ok === false || (statusSays && typeof x.status === "string" && /^(error|errored|failure|invalid|not[ _-]?found)$/i.test(x.status)) || (statusSays && !["success", "ok", "status"].some((k) => k in x));
   const error = ["error", "errors"].find((k) => k in x && x[k] !== null);
   return said && error !== undefined && Object.keys(x).filter((k) => !["status", "success", "ok", error].includes(k)).length <= 2;
 }
