@@ -181,7 +181,9 @@ const NOT_DONE_COUNT = /^(failed|failures|failed_?count|skipped|rejected|errors|
 function nothingDone(d: Record<string, unknown>): boolean {
   const done = Object.entries(d).filter(([k, v]) => DONE_COUNT.test(k) && typeof v === "number");
   const notDone = Object.entries(d).filter(([k, v]) => NOT_DONE_COUNT.test(k) && typeof v === "number");
-  return done.length > 0 && done.every(([, v]) => v === 0) && notDone.some(([, v]) => (v as number) > 0);
+  // (an item of its own that went well says otherwise, whatever the counts)
+  const items = Object.values(d).filter(Array.isArray).flat();
+  return done.length > 0 && done.every(([, v]) => v === 0) && notDone.some(([, v]) => (v as number) > 0) && items.every((item) => itemFailed(item, true));
 }
 
 /**
