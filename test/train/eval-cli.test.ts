@@ -195,6 +195,13 @@ describe("train-mcp eval", () => {
     const r = await cli(["eval", "--model", "/nope", "--server", "fixture:calculator", "--scenarios", scenarios]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    // a checkpoint its run has pruned since, servers and scenarios left to the run: one line still
+    const run = path.join(tempDir("eval-pruned"), "run");
+    fs.mkdirSync(path.join(run, "checkpoints"), { recursive: true });
+    fs.writeFileSync(path.join(run, "config.json"), JSON.stringify({ server: ["fixture:calculator"], scenarios: ["auto"] }));
+    const pruned = path.join(run, "checkpoints", "step-000001");
+    const gone = await cli(["eval", "--model", pruned]);
+    expect([gone.code, gone.stderr]).toEqual([2, `train-mcp: --model ${pruned}: no such folder (expected a Hugging Face model folder, a checkpoint, or "default")\n`]);
   });
 
   it("exits 2 on the tfjs engine for weights the wasm heap cannot hold, before reading them", async () => {

@@ -56,6 +56,9 @@ export function register(program: Command): void {
     .option("--json", "one JSON object per model on stdout")
     .option("--trajectories <file>", "write every rollout (JSONL, with its model and scenario's template) to this file");
   addConnectOptions(cmd).action(async (f: EvalFlags) => {
+      // each --model is a folder before anything is said of its run (a checkpoint pruned since)
+      const { resolveModelFolder } = await import("../../policy/model-folder.js");
+      for (const spec of f.model) resolveModelFolder(spec);
       // a run's checkpoint knows the servers it trained on: --server may be left out then
       f.server = f.server?.length ? f.server : await runServers(f.model);
       const { redactTargetCredentials, sameTarget } = await import("../../mcp/target.js");
