@@ -34,7 +34,7 @@ const MUTATING =
 
 // verbs that are nouns too ("get_block" of a blockchain reads a block): a change only where they lead the name
 // (a session or a link made or ended is a change too: connect_session, logout, unmount)
-const LEADING_MUTATING = /^(manage|advance|terminate|block|unblock|sync|connect|disconnect|login|logout|log_?in|log_?out|sign_?in|sign_?out|attach|detach|mount|unmount|unlink|unbind)(?=$|_|-)/i;
+const LEADING_MUTATING = /^(manage|advance|terminate|block|unblock|sync|connect|disconnect|log_?in|log_?out|sign_?in|sign_?out|attach|detach|mount|unmount|unlink|unbind)(?=$|_|-)/i;
 
 // making another of a thing (excel_copy_sheet, clone_repo), and formatting what is kept (excel_format_range,
 // format_document), not a value passed in (format_date answers with text)

@@ -4,7 +4,7 @@
  * the row numbers as its first column, and so do servers that render a query's rows for a page.
  * Each cell of a row named once by its first cell is a question: "the Count for the Item "Rye"".
  */
-import { namedRowCells, type TableCell } from "./page-snapshot.js";
+import { namedRowCells, namesColumns, type TableCell } from "./page-snapshot.js";
 
 /** The rows of each `<table>` in the text, as the cells' plain text. */
 export function htmlTables(text: string): string[][][] {
@@ -18,8 +18,7 @@ export function htmlTableCells(text: string): TableCell[] {
   return htmlTables(text).flatMap((rows, index) => {
     const grid = withoutSpreadsheetFrame(rows);
     const [header, ...data] = grid;
-    // a header of names: no empty or repeated column, no number for a name
-    if (!header || data.length === 0 || header.some((h) => h === "" || /^-?\d+(\.\d+)?$/.test(h)) || new Set(header).size !== header.length) return [];
+    if (!header || data.length === 0 || !namesColumns(header)) return [];
     return namedRowCells(header, data, index);
   });
 }

@@ -7,7 +7,7 @@
  * (a rule's ID for explain_rule).
  * Reference: https://github.github.com/gfm/#tables-extension-
  */
-import { namedRowCells, type TableCell } from "./page-snapshot.js";
+import { namedRowCells, namesColumns, type TableCell } from "./page-snapshot.js";
 
 // a delimiter cell: dashes, with a colon at either end for alignment
 const DELIMITER_CELL = /^:?-{3,}:?$/;
@@ -42,9 +42,7 @@ export function markdownTables(text: string): string[][][] {
 /** Cells of the tables whose header names the columns, each row named by its first cell. */
 export function markdownTableCells(text: string): TableCell[] {
   return markdownTables(text).flatMap(([header, ...data], index) => {
-    // a header of names: no empty or repeated column, no number for a name
-    if (header.some((h) => h === "" || /^-?\d+(\.\d+)?$/.test(h)) || new Set(header).size !== header.length) return [];
-    return namedRowCells(header, data, index);
+    return namesColumns(header) ? namedRowCells(header, data, index) : [];
   });
 }
 

@@ -129,6 +129,11 @@ function tableCells(table: SnapshotNode, index: number): TableCell[] {
   return namedRowCells(columns, data, index);
 }
 
+/** A table's first row names its columns: no empty or repeated name, no number for a name. */
+export function namesColumns(header: readonly string[]): boolean {
+  return !header.some((h) => h === "" || /^-?\d+(\.\d+)?$/.test(h)) && new Set(header).size === header.length;
+}
+
 /** Each cell of a row named once by its first cell, by its column's header (`columns`): empty
  *  cells, rows named twice (which one is meant?) and rows of another width give none. */
 export function namedRowCells(columns: readonly string[], data: readonly (readonly string[])[], table: number): TableCell[] {

@@ -23,7 +23,7 @@ const DRAWS = 3;
 
 // tools that end or empty something rather than make it (disconnect_session, logout, reset_db):
 // nothing to start from
-const UNDOES = /^(disconnect|logout|log_?out|sign_?out|detach|unmount|unlink|unbind|reset|clear|stop|close|cancel|disable|unsubscribe|purge|wipe|flush)(?=$|_|-|[A-Z])/i;
+const UNDOES = /^(disconnect|log_?out|sign_?out|detach|unmount|unlink|unbind|reset|clear|stop|close|cancel|disable|unsubscribe|purge|wipe|flush)(?=$|_|-)/i;
 
 export interface StartingState {
   /** the calls that made it, in order */
@@ -38,7 +38,7 @@ export interface StartingState {
  * relation between entities just created). undefined when no such call succeeds.
  */
 export async function makeStartingState(toolbox: Toolbox, tools: readonly ToolSpec[], pool: ValuePool, seed: string): Promise<StartingState | undefined> {
-  const creators = tools.filter((t) => !isReadOnlyTool(t) && !isDeletingTool(t) && !UNDOES.test(t.name)).sort((a, b) => a.name.localeCompare(b.name));
+  const creators = tools.filter((t) => !isReadOnlyTool(t) && !isDeletingTool(t) && !UNDOES.test(t.name.replace(/([a-z])([A-Z])/g, "$1_$2"))).sort((a, b) => a.name.localeCompare(b.name));
   if (creators.length === 0) return undefined;
   const box = await toolbox.isolated();
   const made = pool.clone();
